@@ -1,0 +1,3 @@
+from rivulet.app.cli import main
+
+main()

@@ -1,0 +1,87 @@
+"""The `rivulet` command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from typing import Any
+
+from rivulet.core.bus import BusEvent, EventBus
+from rivulet.core.config import Settings, is_loopback, load_settings
+from rivulet.core.conversation import Conversation
+from rivulet.core.errors import ConfigError, RivuletError, redact
+from rivulet.core.sanitize import sanitize
+from rivulet.core.sse import SseTransport
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rivulet", description="A terminal client for the OpenAI Responses API.")
+    parser.add_argument("--log-level", default="WARNING", help="log level for stderr (default WARNING)")
+    sub = parser.add_subparsers(dest="command")
+    ex = sub.add_parser("exec", help="run one turn headless and print the answer")
+    ex.add_argument("prompt", help="the user message ('-' reads it from standard input)")
+    ex.add_argument("--json", action="store_true", help="print one JSON object per line for every event")
+    ex.add_argument("--base-url", help="Responses API base URL (default $OPENAI_BASE_URL or OpenAI's)")
+    ex.add_argument("--model", help="model name")
+    ex.add_argument("--instructions", help="system instructions for the model")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
+                        format="rivulet: %(levelname)s %(name)s: %(message)s")
+    if args.command == "exec":
+        sys.exit(asyncio.run(run_exec(args)))
+    build_parser().print_help()
+    sys.exit(0)
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(f"rivulet: error: {sanitize(redact(message))}", file=sys.stderr)
+    return code
+
+
+def settings_for(args: argparse.Namespace) -> Settings:
+    settings = load_settings(base_url=args.base_url, model=args.model, instructions=getattr(args, "instructions", None))
+    if settings.api_key is None and not is_loopback(settings.base_url):
+        raise ConfigError("OPENAI_API_KEY is not set (a key is needed for any server but a local one)")
+    return settings
+
+
+async def run_exec(args: argparse.Namespace) -> int:
+    try:
+        settings = settings_for(args)
+    except ConfigError as exc:
+        return _fail(exc.message, 2)
+    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+    bus = EventBus()
+    if args.json:
+        bus.subscribe(_print_json)
+    transport = SseTransport(settings)
+    conversation = Conversation(settings, transport, bus)
+    try:
+        result = await conversation.run_turn(prompt)
+    except RivuletError as exc:
+        await bus.close()
+        return _fail(f"{exc.kind}: {exc.message}")
+    finally:
+        await transport.aclose()
+    await bus.close()
+    if not args.json:
+        print(sanitize(result.last_message or ""))
+    return 0
+
+
+def _print_json(event: BusEvent) -> None:
+    # ensure_ascii: every control character (C0 and C1) leaves as a \u escape.
+    line = json.dumps(event.to_json(), ensure_ascii=True, default=_default)
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def _default(value: Any) -> Any:
+    return str(value)

@@ -1,0 +1,204 @@
+"""A typed async event bus: the sampling consumer publishes, the UI subscribes.
+
+`publish` never waits: each subscriber has its own queue drained by its own task,
+so a slow subscriber only delays itself and one that raises is logged and keeps
+receiving. `drain()` waits until every subscriber has seen everything published
+(the headless printer needs that before the process exits).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import RivuletError
+
+log = logging.getLogger(__name__)
+
+
+# ---- UI-level events -------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class BusEvent:
+    type: str = field(init=False, default="event")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        for name in self.__dataclass_fields__:  # type: ignore[attr-defined]
+            if name != "type":
+                value = getattr(self, name)
+                out[name] = value.to_json() if isinstance(value, RivuletError) else value
+        return out
+
+
+@dataclass(slots=True)
+class TurnStarted(BusEvent):
+    turn_id: int
+    prompt: str
+    type: str = field(init=False, default="turn.started")
+
+
+@dataclass(slots=True)
+class ResponseStarted(BusEvent):
+    """A sampling request was sent (the first of a turn, a follow-up, or a retry)."""
+
+    turn_id: int
+    request: int
+    attempt: int
+    type: str = field(init=False, default="response.started")
+
+
+@dataclass(slots=True)
+class ItemStarted(BusEvent):
+    item: dict[str, Any]
+    item_id: str
+    type: str = field(init=False, default="item.started")
+
+
+@dataclass(slots=True)
+class ItemDelta(BusEvent):
+    item_id: str
+    kind: str
+    delta: str
+    index: int | None = None
+    type: str = field(init=False, default="item.delta")
+
+
+@dataclass(slots=True)
+class ItemPart(BusEvent):
+    """A new content / reasoning summary part starts in a live item."""
+
+    item_id: str
+    kind: str
+    index: int | None = None
+    type: str = field(init=False, default="item.part")
+
+
+@dataclass(slots=True)
+class ItemProgressed(BusEvent):
+    item_id: str | None
+    event: str
+    type: str = field(init=False, default="item.progress")
+
+
+@dataclass(slots=True)
+class ItemCompleted(BusEvent):
+    """An item was committed to history: `item` is exactly what the server sent."""
+
+    item: dict[str, Any]
+    item_id: str
+    backfilled: bool = False
+    type: str = field(init=False, default="item.completed")
+
+
+@dataclass(slots=True)
+class ItemDiscarded(BusEvent):
+    """A live item that will never be committed (stream cut, interrupt)."""
+
+    item_id: str
+    reason: str
+    type: str = field(init=False, default="item.discarded")
+
+
+@dataclass(slots=True)
+class UsageUpdated(BusEvent):
+    response_id: str | None
+    usage: dict[str, Any] | None
+    type: str = field(init=False, default="usage")
+
+
+@dataclass(slots=True)
+class Retrying(BusEvent):
+    attempt: int
+    max_attempts: int
+    delay: float
+    error: RivuletError
+    type: str = field(init=False, default="retrying")
+
+
+@dataclass(slots=True)
+class ErrorOccurred(BusEvent):
+    error: RivuletError
+    type: str = field(init=False, default="error")
+
+
+@dataclass(slots=True)
+class TurnCompleted(BusEvent):
+    turn_id: int
+    usage: dict[str, Any] | None
+    last_message: str | None
+    type: str = field(init=False, default="turn.completed")
+
+
+Handler = Callable[[BusEvent], Awaitable[None] | None]
+
+
+class _Subscription:
+    def __init__(self, bus: EventBus, handler: Handler, types: tuple[type[BusEvent], ...] | None) -> None:
+        self.bus = bus
+        self.handler = handler
+        self.types = types
+        self.queue: asyncio.Queue[BusEvent | None] = asyncio.Queue()
+        self.task = asyncio.get_running_loop().create_task(self._run(), name=f"bus:{handler!r}")
+
+    def offer(self, event: BusEvent) -> None:
+        if self.types is None or isinstance(event, self.types):
+            self.queue.put_nowait(event)
+
+    async def _run(self) -> None:
+        while True:
+            event = await self.queue.get()
+            try:
+                if event is None:
+                    return
+                result = self.handler(event)
+                if asyncio.iscoroutine(result) or isinstance(result, Awaitable):
+                    await result
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a broken subscriber must not break the stream
+                self.bus.errors += 1
+                log.exception("bus subscriber %r failed on %s", self.handler, event.type if event else None)
+            finally:
+                self.queue.task_done()
+
+    def cancel(self) -> None:
+        self.queue.put_nowait(None)
+
+
+class EventBus:
+    def __init__(self) -> None:
+        self._subs: list[_Subscription] = []
+        self.errors = 0  # subscriber exceptions seen, for tests and diagnostics
+
+    def subscribe(self, handler: Handler, *types: type[BusEvent]) -> Callable[[], None]:
+        """Call `handler` for every event (or only those of `types`). Returns an
+        unsubscribe function. Must be called inside a running event loop."""
+        sub = _Subscription(self, handler, types or None)
+        self._subs.append(sub)
+
+        def unsubscribe() -> None:
+            if sub in self._subs:
+                self._subs.remove(sub)
+                sub.cancel()
+
+        return unsubscribe
+
+    def publish(self, event: BusEvent) -> None:
+        for sub in self._subs:
+            sub.offer(event)
+
+    async def drain(self) -> None:
+        """Wait until every subscriber has handled everything published so far."""
+        await asyncio.gather(*(sub.queue.join() for sub in list(self._subs)))
+
+    async def close(self) -> None:
+        await self.drain()
+        for sub in list(self._subs):
+            sub.cancel()
+        await asyncio.gather(*(sub.task for sub in self._subs), return_exceptions=True)
+        self._subs.clear()

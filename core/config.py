@@ -1,0 +1,102 @@
+"""Settings: defaults < config file (TOML) < environment < command line.
+
+pydantic-settings does the layering; the API key is a `SecretStr` so it never shows
+in a repr, a log line or an error.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from platformdirs import user_config_dir
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from .errors import ConfigError
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def config_path() -> Path:
+    override = os.environ.get("RIVULET_CONFIG")
+    return Path(override) if override else Path(user_config_dir("rivulet")) / "config.toml"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="RIVULET_", extra="ignore", populate_by_name=True)
+
+    base_url: str = Field(DEFAULT_BASE_URL, validation_alias=AliasChoices("base_url", "RIVULET_BASE_URL", "OPENAI_BASE_URL"))
+    api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("api_key", "RIVULET_API_KEY", "OPENAI_API_KEY"))
+    model: str = "gpt-5.1-codex"
+    instructions: str | None = None
+    # Extra HTTP headers sent with every request (e.g. an org or project id).
+    headers: dict[str, str] = Field(default_factory=dict)
+    # Seconds without any event before the stream counts as dead (Codex uses 300).
+    idle_timeout: float = 300.0
+    connect_timeout: float = 15.0
+    reasoning_effort: Literal["minimal", "low", "medium", "high", "xhigh", "none"] | None = None
+    # "auto" asks reasoning models for summaries; None sends no reasoning block at all.
+    reasoning_summary: Literal["auto", "concise", "detailed", "off"] | None = "auto"
+    store: bool = False
+    max_follow_ups: int = Field(16, ge=0)
+    # Retries of one request after a retryable error (cut stream, 5xx, rate limit with a delay).
+    max_retries: int = Field(4, ge=0)
+    theme: str = "rivulet-dark"
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"base_url must be an http(s) URL, got {safe_url(value)!r}")
+        return value.rstrip("/")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=config_path()))
+
+    def auth_headers(self) -> dict[str, str]:
+        headers = dict(self.headers)
+        if self.api_key is not None and self.api_key.get_secret_value():
+            headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
+        return headers
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from every source, with a one-line ConfigError on bad input."""
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return Settings(**clean)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "config"
+        raise ConfigError(f"bad setting {where!r}: {first.get('msg')} (config file: {config_path()})") from None
+    except (OSError, ValueError) as exc:  # an unreadable or invalid TOML file
+        raise ConfigError(f"cannot read config file {config_path()}: {exc}") from None
+
+
+def safe_url(url: str) -> str:
+    """A URL without userinfo or query (either may carry credentials)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<invalid url>"
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def is_loopback(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")

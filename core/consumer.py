@@ -1,0 +1,75 @@
+"""The sampling consumer: turns state-machine decisions into history and bus events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import items as it
+from .bus import EventBus, ItemCompleted, ItemDelta, ItemDiscarded, ItemPart, ItemProgressed, ItemStarted, UsageUpdated
+from .events import Completed, Delta, ItemProgress, PartAdded
+from .history import History
+from .state_machine import SamplingSink, Transient
+
+
+class BusSink(SamplingSink):
+    """Publishes live-item events and commits each Item Done to history at once."""
+
+    def __init__(self, bus: EventBus, history: History, segment: str) -> None:
+        self.bus = bus
+        self.history = history
+        self.segment = segment  # groups this request's items in history (for reordering)
+        # Items already committed by an earlier attempt of this request: a retry that
+        # replays them neither shows nor commits them again.
+        self.replayed: set[str] = set()
+
+    async def begin_item(self, key: str, item: it.Item) -> None:
+        if self.history.has_item(key):
+            self.replayed.add(key)
+            return
+        self.bus.publish(ItemStarted(item, key))
+
+    async def transient(self, key: str, event: Transient) -> None:
+        if key in self.replayed:
+            return
+        if type(event) is Delta:
+            self.bus.publish(ItemDelta(key, event.kind.value, event.delta, event.index))
+        elif type(event) is PartAdded:
+            self.bus.publish(ItemPart(key, event.kind.value, event.index))
+        # PartDone / DeltaDone carry nothing the live panes lack; Item Done follows.
+
+    async def progress(self, key: str | None, event: ItemProgress) -> None:
+        self.bus.publish(ItemProgressed(key, event.event_type))
+
+    async def commit(self, key: str, item: it.Item, *, backfilled: bool = False) -> None:
+        if key in self.replayed or self.history.has_item(key):
+            return
+        self.history.append(item, self.segment, key)
+        self.bus.publish(ItemCompleted(item, key, backfilled))
+
+    async def discard(self, key: str, reason: str) -> None:
+        if key in self.replayed:
+            return
+        self.bus.publish(ItemDiscarded(key, reason))
+
+    async def completed(self, event: Completed, order: list[str]) -> None:
+        self.history.reorder_response(self.segment, order)
+        self.bus.publish(UsageUpdated(event.response_id, event.usage))
+
+
+def add_usage(total: dict[str, Any] | None, usage: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Sum two usage objects field by field (nested details included)."""
+    if not usage:
+        return total
+    if not total:
+        return dict(usage)
+    out = dict(total)
+    for key, value in usage.items():
+        if isinstance(value, bool):
+            out[key] = value
+        elif isinstance(value, (int, float)):
+            out[key] = (out.get(key) or 0) + value
+        elif isinstance(value, dict):
+            out[key] = add_usage(out.get(key) if isinstance(out.get(key), dict) else None, value)
+        else:
+            out[key] = value
+    return out

@@ -1,0 +1,182 @@
+"""One conversation: committed history, a transport, and the turn loop.
+
+A user turn is as many sampling requests as it needs: a follow-up goes out when a
+client-side tool call needs its output returned or `response.completed` says
+`end_turn: false`. Every request's input is the normalised committed history, so a
+retry after a cut stream resends exactly what was committed (completed items kept,
+the active item's partial text gone).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from . import items as it
+from .bus import ErrorOccurred, EventBus, ItemCompleted, ResponseStarted, Retrying, TurnCompleted, TurnStarted
+from .config import Settings
+from .consumer import BusSink, add_usage
+from .errors import RivuletError
+from .events import ResponseEvent
+from .history import History
+from .state_machine import SamplingResult, consume_response
+
+log = logging.getLogger(__name__)
+
+
+class Transport(Protocol):
+    name: str
+
+    def stream(self, body: dict[str, Any]) -> AsyncIterator[ResponseEvent]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class ToolRouter(Protocol):
+    def specs(self) -> list[dict[str, Any]]: ...
+
+    async def run(self, call: it.Item) -> it.Item: ...
+
+
+class NoTools:
+    """Offers no tools; a call the model makes anyway is answered, not left dangling."""
+
+    def specs(self) -> list[dict[str, Any]]:
+        return []
+
+    async def run(self, call: it.Item) -> it.Item:
+        name = call.get("name") or call.get("type")
+        return it.aborted_output(call, f"error: tool {name!r} is not available in this client")
+
+
+class FollowUpLimit(RivuletError):
+    kind = "follow_up_limit"
+
+
+@dataclass
+class TurnResult:
+    turn_id: int
+    last_message: str | None
+    usage: dict[str, Any] | None
+    requests: int
+
+
+@dataclass
+class RetryPolicy:
+    max_retries: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+
+    def delay(self, attempt: int, error: RivuletError) -> float:
+        if error.retry_after is not None:
+            return min(error.retry_after, self.max_delay * 4)
+        backoff = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        return backoff * (0.8 + 0.4 * random.random())  # jitter: ±20%
+
+
+class Conversation:
+    def __init__(
+        self,
+        settings: Settings,
+        transport: Transport,
+        bus: EventBus | None = None,
+        history: History | None = None,
+        tools: ToolRouter | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.settings = settings
+        self.transport = transport
+        self.bus = bus or EventBus()
+        self.history = history or History()
+        self.tools = tools or NoTools()
+        self.retry = retry or RetryPolicy(max_retries=settings.max_retries)
+        self._sleep = sleep
+        self.turns = 0
+        self.requests = 0  # every request sent in this conversation (a history segment each)
+
+    def build_request(self) -> dict[str, Any]:
+        s = self.settings
+        body: dict[str, Any] = {
+            "model": s.model,
+            "input": self.history.to_input(store=s.store),
+            "store": s.store,
+            "stream": True,
+        }
+        if s.instructions:
+            body["instructions"] = s.instructions
+        if not s.store:
+            body["include"] = ["reasoning.encrypted_content"]
+        reasoning: dict[str, Any] = {}
+        if s.reasoning_effort:
+            reasoning["effort"] = s.reasoning_effort
+        if s.reasoning_summary and s.reasoning_summary != "off":
+            reasoning["summary"] = s.reasoning_summary
+        if reasoning:
+            body["reasoning"] = reasoning
+        tools = self.tools.specs()
+        if tools:
+            body["tools"] = tools
+            body["tool_choice"] = "auto"
+            body["parallel_tool_calls"] = True
+        return body
+
+    async def run_turn(self, prompt: str) -> TurnResult:
+        """Run one user turn to its end. Raises the error that ended it, if any,
+        after publishing it; history keeps everything committed before it."""
+        self.turns += 1
+        turn_id = self.turns
+        self.bus.publish(TurnStarted(turn_id, prompt))
+        user = it.user_message(prompt)
+        self.history.append(user, key=f"user-{turn_id}")
+        self.bus.publish(ItemCompleted(user, f"user-{turn_id}"))
+        usage: dict[str, Any] | None = None
+        last_message: str | None = None
+        requests = 0
+        try:
+            while True:
+                result = await self._sample(turn_id, requests)
+                requests += 1
+                usage = add_usage(usage, result.usage)
+                last_message = result.last_message or last_message
+                for call in result.pending_calls:
+                    output = await self.tools.run(call)
+                    key = f"{it.call_id(call)}:output"
+                    self.history.append(output, key=key)
+                    self.bus.publish(ItemCompleted(output, key))
+                if not result.needs_follow_up:
+                    break
+                if requests > self.settings.max_follow_ups:
+                    raise FollowUpLimit(
+                        f"stopped after {requests} requests in one turn (max_follow_ups = "
+                        f"{self.settings.max_follow_ups}); send a message to continue"
+                    )
+        except RivuletError as exc:
+            self.bus.publish(ErrorOccurred(exc))
+            raise
+        self.bus.publish(TurnCompleted(turn_id, usage, last_message))
+        return TurnResult(turn_id, last_message, usage, requests)
+
+    async def _sample(self, turn_id: int, request: int) -> SamplingResult:
+        attempt = 0
+        while True:
+            attempt += 1
+            self.requests += 1
+            segment = f"req-{self.requests}"
+            body = self.build_request()
+            self.bus.publish(ResponseStarted(turn_id, request, attempt))
+            try:
+                async with aclosing(self.transport.stream(body)) as events:
+                    return await consume_response(events, BusSink(self.bus, self.history, segment))
+            except RivuletError as exc:
+                if not exc.retryable or attempt > self.retry.max_retries:
+                    raise
+                delay = self.retry.delay(attempt, exc)
+                log.info("retrying after %s (attempt %d, %.2fs)", exc.kind, attempt, delay)
+                self.bus.publish(Retrying(attempt, self.retry.max_retries, delay, exc))
+                await self._sleep(delay)

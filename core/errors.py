@@ -1,0 +1,243 @@
+"""The error taxonomy: every failure below the state machine becomes one of these.
+
+Each error says whether the sampling loop may retry it (`retryable`) and, when the
+server said how long to wait, `retry_after` in seconds.  The classification follows
+the Responses API's error codes: context length, quota and invalid requests are
+fatal; server errors, rate limits with a parsed delay, incomplete responses and
+cut streams are retryable.  Messages never contain credentials: `redact` scrubs
+anything that looks like a key before it is stored in an error.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_KEY_PATTERN = re.compile(r"(sk-[A-Za-z0-9_\-]{6,}|Bearer\s+[A-Za-z0-9_\-\.]{6,})")
+# "Please try again in 1.898s" / "in 20ms" / "in 2m3s" as the API phrases it.
+_RETRY_IN = re.compile(
+    r"try again in\s+(?:(?P<min>\d+(?:\.\d+)?)m(?!s))?\s*(?:(?P<sec>\d+(?:\.\d+)?)s|(?P<ms>\d+(?:\.\d+)?)ms)?",
+    re.IGNORECASE,
+)
+
+
+def redact(text: str) -> str:
+    """Replace anything shaped like an API key or bearer token."""
+    return _KEY_PATTERN.sub("[redacted]", text)
+
+
+class RivuletError(Exception):
+    """Base class. `retryable` decides whether the sampling loop may try again."""
+
+    retryable: bool = False
+    kind: str = "error"
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        self.message = redact(str(message))
+        self.retry_after = retry_after
+        super().__init__(self.message)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "message": self.message, "retryable": self.retryable}
+        if self.retry_after is not None:
+            out["retry_after"] = self.retry_after
+        return out
+
+
+# ---- stream-level faults -------------------------------------------------------------
+
+
+class ProtocolError(RivuletError):
+    """The server sent an illegal sequence (e.g. a delta with no active item)."""
+
+    kind = "protocol_error"
+
+
+class StreamError(RivuletError):
+    """The stream was cut, went idle or ended before `response.completed`."""
+
+    retryable = True
+    kind = "stream_error"
+
+
+class MalformedEventError(RivuletError):
+    """An SSE data payload that is not JSON, or a known event missing required fields."""
+
+    kind = "malformed_event"
+
+
+class ConfigError(RivuletError):
+    kind = "config_error"
+
+
+# ---- errors the API reported ---------------------------------------------------------
+
+
+class ApiError(RivuletError):
+    """An error the server reported, over HTTP status, an `error` event or `response.failed`."""
+
+    kind = "api_error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, retry_after=retry_after)
+        self.code = code
+        self.status = status
+
+    def to_json(self) -> dict[str, Any]:
+        out = super().to_json()
+        if self.code is not None:
+            out["code"] = self.code
+        if self.status is not None:
+            out["status"] = self.status
+        return out
+
+
+class ContextLengthExceeded(ApiError):
+    kind = "context_length_exceeded"
+
+
+class QuotaExceeded(ApiError):
+    kind = "quota_exceeded"
+
+
+class InvalidRequest(ApiError):
+    kind = "invalid_request"
+
+
+class AuthenticationError(ApiError):
+    kind = "authentication_error"
+
+
+class RateLimited(ApiError):
+    """Retryable only when the server told us how long to wait: without a delay a
+    client that retries just hammers the limit, so it is shown instead."""
+
+    kind = "rate_limited"
+
+    @property  # type: ignore[override]
+    def retryable(self) -> bool:
+        return self.retry_after is not None
+
+
+class ServerError(ApiError):
+    retryable = True
+    kind = "server_error"
+
+
+class ResponseIncomplete(ApiError):
+    """`response.incomplete`: the server stopped early (e.g. max_output_tokens)."""
+
+    retryable = True
+    kind = "response_incomplete"
+
+
+class ResponseFailed(ApiError):
+    """`response.failed` with a code we cannot place in a more precise class."""
+
+    kind = "response_failed"
+
+
+_FATAL_CODES: dict[str, type[ApiError]] = {
+    "context_length_exceeded": ContextLengthExceeded,
+    "insufficient_quota": QuotaExceeded,
+    "usage_not_included": QuotaExceeded,
+    "billing_hard_limit_reached": QuotaExceeded,
+    "invalid_prompt": InvalidRequest,
+    "invalid_request_error": InvalidRequest,
+    "invalid_api_key": AuthenticationError,
+}
+_RETRYABLE_CODES: dict[str, type[ApiError]] = {
+    "server_error": ServerError,
+    "server_is_overloaded": ServerError,
+    "slow_down": ServerError,
+    "internal_error": ServerError,
+    "rate_limit_exceeded": RateLimited,
+    "rate_limit_error": RateLimited,
+}
+
+
+def parse_retry_after(message: str | None, header: str | None = None) -> float | None:
+    """The delay the server asked for: a `Retry-After`/`retry-after-ms` header or the
+    'try again in 1.5s' phrase of the error message."""
+    if header:
+        try:
+            return max(0.0, float(header))
+        except ValueError:
+            pass
+    if not message:
+        return None
+    m = _RETRY_IN.search(message)
+    if not m or not any(m.group(g) for g in ("min", "sec", "ms")):
+        return None
+    total = 0.0
+    if m.group("min"):
+        total += float(m.group("min")) * 60
+    if m.group("sec"):
+        total += float(m.group("sec"))
+    if m.group("ms"):
+        total += float(m.group("ms")) / 1000
+    return total
+
+
+def classify(
+    *,
+    code: str | None,
+    message: str,
+    status: int | None = None,
+    error_type: str | None = None,
+    retry_after_header: str | None = None,
+) -> ApiError:
+    """Map an error the server reported (by code, type and HTTP status) to its class."""
+    message = message or (code or error_type or f"HTTP {status}")
+    retry_after = parse_retry_after(message, retry_after_header)
+    for key in (code, error_type):
+        if key and key in _FATAL_CODES:
+            return _FATAL_CODES[key](message, code=code or key, status=status)
+        if key and key in _RETRYABLE_CODES:
+            return _RETRYABLE_CODES[key](message, code=code or key, status=status, retry_after=retry_after)
+    if status is not None:
+        if status == 429:
+            return RateLimited(message, code=code, status=status, retry_after=retry_after)
+        if status in (401, 403):
+            return AuthenticationError(message, code=code, status=status)
+        if status >= 500:
+            return ServerError(message, code=code, status=status, retry_after=retry_after)
+        if 400 <= status < 500:
+            if "context" in message.lower() and "length" in message.lower():
+                return ContextLengthExceeded(message, code=code, status=status)
+            return InvalidRequest(message, code=code, status=status)
+    return ResponseFailed(message, code=code, status=status, retry_after=retry_after)
+
+
+def error_from_body(status: int, body: bytes | str, retry_after_header: str | None = None) -> ApiError:
+    """An HTTP error response (any body shape: OpenAI's, FastAPI's 422, plain text)."""
+    import json
+
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    code = etype = None
+    message = text.strip()[:500]
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        err = parsed.get("error", parsed)
+        if isinstance(err, dict):
+            code = _str_or_none(err.get("code"))
+            etype = _str_or_none(err.get("type"))
+            message = str(err.get("message") or err.get("detail") or message)
+        elif isinstance(err, str):
+            message = err
+    return classify(code=code, message=message or f"HTTP {status}", status=status, error_type=etype,
+                    retry_after_header=retry_after_header)
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)

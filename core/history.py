@@ -1,0 +1,123 @@
+"""Committed history: the ordered complete items of a conversation.
+
+Only complete items enter (user input, Item Done, Completed's backfilled output,
+tool outputs), each as the server sent it. The next request's `input` is built from
+here after normalisation, so a retry or a follow-up never depends on transient
+state.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from . import items as it
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Entry:
+    item: it.Item
+    segment: str | None = None  # the request that produced it; None for the client's own items
+    key: str | None = None  # the state machine's item key (id, else output index)
+    seq: int = 0
+
+
+@dataclass
+class History:
+    entries: list[Entry] = field(default_factory=list)
+    _seq: int = 0
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __iter__(self) -> Iterator[it.Item]:
+        return (e.item for e in self.entries)
+
+    @property
+    def items(self) -> list[it.Item]:
+        return [e.item for e in self.entries]
+
+    def has_item(self, key: str) -> bool:
+        """Whether an item with this server id is committed already (a retry after a
+        cut stream may replay items the first attempt committed)."""
+        return not key.startswith("#") and any(e.key == key for e in reversed(self.entries))
+
+    def append(self, item: it.Item, segment: str | None = None, key: str | None = None) -> Entry:
+        self._seq += 1
+        entry = Entry(item, segment, key, self._seq)
+        self.entries.append(entry)
+        return entry
+
+    def reorder_response(self, segment: str, order: list[str]) -> None:
+        """Put one response's items in `order` (item keys, Completed's output order).
+
+        A missing Item Done is backfilled at Completed, after later items were already
+        committed; this restores the server's order. The response's items occupy the
+        same slots as before, so items around them do not move.
+        """
+        slots = [i for i, e in enumerate(self.entries) if e.segment == segment]
+        if len(slots) < 2:
+            return
+        rank = {key: n for n, key in enumerate(order)}
+        entries = [self.entries[i] for i in slots]
+        entries.sort(key=lambda e: (rank.get(e.key or "", len(rank)), e.seq))
+        for i, entry in zip(slots, entries):
+            self.entries[i] = entry
+
+    def truncate(self, length: int) -> None:
+        """Drop everything after the first `length` entries (an aborted turn's user input)."""
+        del self.entries[length:]
+
+    def to_input(self, *, store: bool = False) -> list[it.Item]:
+        """The normalised `input` of the next request."""
+        return [_as_input(item, store) for item in normalize(self.items)]
+
+
+def normalize(items: list[it.Item]) -> list[it.Item]:
+    """Every call has exactly one output; outputs without a call are dropped.
+
+    A call with no output (the turn was interrupted, the stream was cut after the call
+    was committed) gets an "aborted" output right after the last item of its response
+    run, the way Codex does it, so the API accepts the request.
+    """
+    # Hosted calls count as calls here: their server-sent outputs are not orphans.
+    calls = {it.call_id(i) for i in items if i.get("type") in it.CALL_OUTPUT_TYPES and it.call_id(i)}
+    answered: set[str] = set()
+    out: list[it.Item] = []
+    for item in items:
+        if it.is_output(item):
+            cid = it.call_id(item)
+            if cid not in calls:
+                log.debug("dropping orphan output for call %s", cid)
+                continue
+            if cid in answered:
+                log.debug("dropping duplicate output for call %s", cid)
+                continue
+            answered.add(cid)  # type: ignore[arg-type]
+        elif it.is_call(item) and not it.call_id(item):
+            log.debug("dropping a %s with no call_id", item.get("type"))
+            continue
+        out.append(item)
+    missing = [i for i in out if it.is_call(i) and it.call_id(i) not in answered]
+    for call in missing:
+        pos = out.index(call) + 1
+        # Keep parallel calls of one response together: insert after the following calls.
+        while pos < len(out) and (it.is_call(out[pos]) or it.is_output(out[pos])):
+            pos += 1
+        out.insert(pos, it.aborted_output(call))
+    return out
+
+
+def _as_input(item: it.Item, store: bool) -> it.Item:
+    """An item as request input. With `store: false` the server keeps nothing, so ids
+    would point at nothing: they are left out (reasoning carries its
+    `encrypted_content` instead)."""
+    if store or "id" not in item:
+        return item
+    clean = copy.copy(item)
+    del clean["id"]
+    return clean

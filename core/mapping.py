@@ -1,0 +1,156 @@
+"""Wire event -> transport-neutral `ResponseEvent`. The one mapping both transports use."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pydantic import BaseModel
+
+from . import wire as w
+from .errors import ApiError, ResponseFailed, ResponseIncomplete, RivuletError, classify
+from .events import (
+    Completed,
+    Created,
+    Delta,
+    DeltaDone,
+    DeltaKind,
+    Failure,
+    ItemProgress,
+    OutputItemAdded,
+    OutputItemDone,
+    PartAdded,
+    PartDone,
+    PartKind,
+    ResponseEvent,
+    ResponseProgress,
+)
+
+log = logging.getLogger(__name__)
+
+# "response.output_text.delta" -> DeltaKind.OUTPUT_TEXT, computed once.
+_DELTA_KIND: dict[str, DeltaKind] = {}
+_DONE_KIND: dict[str, DeltaKind] = {}
+for _kind in DeltaKind:
+    _DELTA_KIND[f"response.{_kind.value}.delta"] = _kind
+    _DONE_KIND[f"response.{_kind.value}.done"] = _kind
+
+# Which field of a `*.done` event holds the finished text, per kind.
+_DONE_FIELD: dict[DeltaKind, str] = {
+    DeltaKind.OUTPUT_TEXT: "text",
+    DeltaKind.REFUSAL: "refusal",
+    DeltaKind.REASONING_SUMMARY: "text",
+    DeltaKind.REASONING_TEXT: "text",
+    DeltaKind.FUNCTION_ARGUMENTS: "arguments",
+    DeltaKind.CUSTOM_TOOL_INPUT: "input",
+    DeltaKind.CODE: "code",
+    DeltaKind.SHELL_COMMAND: "command",
+    DeltaKind.PATCH_DIFF: "diff",
+    DeltaKind.MCP_ARGUMENTS: "arguments",
+    DeltaKind.SHELL_OUTPUT: "text",
+}
+
+
+def _index(ev: Any) -> int | None:
+    for name in ("content_index", "summary_index", "command_index"):
+        value = getattr(ev, name, None)
+        if value is not None:
+            return value
+    return None
+
+
+def decode_event(data: str | bytes) -> ResponseEvent | None:
+    """Parse and map one payload. None for an unknown (ignored) event type."""
+    return map_wire(w.parse_wire(data))
+
+
+def map_wire(ev: BaseModel) -> ResponseEvent | None:
+    # The hot path first: string deltas are >95% of a real stream.
+    if type(ev) is w.TextDeltaWire:
+        index = ev.content_index
+        if index is None:
+            index = ev.summary_index if ev.summary_index is not None else ev.command_index
+        return Delta(_DELTA_KIND[ev.type], ev.delta, ev.item_id, ev.output_index, index)
+    match ev:
+        case w.OutputItemAddedWire():
+            return OutputItemAdded(ev.item, ev.output_index)
+        case w.OutputItemDoneWire():
+            return OutputItemDone(ev.item, ev.output_index)
+        case w.ResponseCreatedWire():
+            return Created(ev.response.get("id"), ev.response)
+        case w.ResponseInProgressWire():
+            return ResponseProgress(ev.type.removeprefix("response."), ev.response)
+        case w.ResponseCompletedWire():
+            return _completed(ev)
+        case w.ContentPartWire() | w.SummaryPartWire():
+            kind = PartKind.CONTENT if isinstance(ev, w.ContentPartWire) else PartKind.SUMMARY
+            cls = PartAdded if ev.type.endswith(".added") else PartDone
+            return cls(kind, ev.item_id, ev.output_index, _index(ev), ev.part)
+        case w.TextDoneWire():
+            if ev.type == "response.shell_call_command.added":
+                return PartAdded(PartKind.COMMAND, ev.item_id, ev.output_index, _index(ev),
+                                 {"command": ev.command or ""})
+            kind = _DONE_KIND[ev.type]
+            return DeltaDone(kind, getattr(ev, _DONE_FIELD[kind], None), ev.item_id, ev.output_index, _index(ev))
+        case w.ObjectDeltaWire():
+            return Delta(DeltaKind.SHELL_OUTPUT, _object_delta_text(ev.delta), ev.item_id, ev.output_index,
+                         ev.command_index)
+        case w.ItemProgressWire():
+            return ItemProgress(ev.type, ev.item_id, ev.output_index, ev.model_dump(exclude={"type"}))
+        case w.ResponseFailedWire():
+            return Failure(failure_from_response(ev.response), ev.response)
+        case w.ResponseIncompleteWire():
+            return Failure(incomplete_from_response(ev.response), ev.response)
+        case w.ErrorWire():
+            return Failure(error_from_event(ev))
+        case w.UnknownWire():
+            return None
+    log.debug("no mapping for wire event %r", getattr(ev, "type", ev))
+    return None
+
+
+def _completed(ev: w.ResponseCompletedWire) -> Completed:
+    resp = ev.response
+    end_turn = resp.get("end_turn")
+    extra_end_turn = (ev.model_extra or {}).get("end_turn")
+    if end_turn is None and isinstance(extra_end_turn, bool):
+        end_turn = extra_end_turn
+    return Completed(resp.get("id"), resp.get("usage"), end_turn if isinstance(end_turn, bool) else None, resp)
+
+
+def _object_delta_text(delta: dict[str, Any] | str) -> str:
+    if isinstance(delta, str):
+        return delta
+    return "".join(str(v) for k, v in delta.items() if k in ("stdout", "stderr", "output", "text") and v)
+
+
+def failure_from_response(resp: dict[str, Any]) -> ApiError:
+    err = resp.get("error") or {}
+    if not isinstance(err, dict):
+        err = {"message": str(err)}
+    message = str(err.get("message") or "the response failed")
+    code = err.get("code")
+    if code is None:
+        return ResponseFailed(message)
+    return classify(code=str(code), message=message, error_type=err.get("type"))
+
+
+def incomplete_from_response(resp: dict[str, Any]) -> ResponseIncomplete:
+    details = resp.get("incomplete_details") or {}
+    reason = details.get("reason") if isinstance(details, dict) else None
+    return ResponseIncomplete(f"incomplete response returned, reason: {reason or 'unknown'}", code=reason)
+
+
+def error_from_event(ev: w.ErrorWire) -> RivuletError:
+    nested = ev.error if isinstance(ev.error, dict) else {}
+    code = nested.get("code") or ev.code
+    etype = nested.get("type")
+    message = str(nested.get("message") or ev.message or code or "the server reported an error")
+    status = ev.status if ev.status is not None else nested.get("status")
+    retry_header = None
+    headers = (ev.model_extra or {}).get("headers")
+    if isinstance(headers, dict):
+        retry_header = headers.get("retry-after") or headers.get("Retry-After")
+    return classify(code=None if code is None else str(code), message=message,
+                    status=status if isinstance(status, int) else None,
+                    error_type=None if etype is None else str(etype), retry_after_header=retry_header)

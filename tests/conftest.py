@@ -1,0 +1,62 @@
+"""Shared test helpers: recorded captures and an in-process HTTP server for them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from rivulet.core import recordings
+from rivulet.core.config import Settings
+from rivulet.core.sse import SseTransport
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL = ROOT / "fixtures" / "real"
+CAPTURE_FILES = sorted(p for p in REAL.rglob("*") if p.suffix in (".sse", ".jsonl"))
+RECORDINGS = [rec for path in CAPTURE_FILES for rec in recordings.load(path)]
+
+
+def recording(name: str) -> recordings.Recording:
+    matches = [r for r in RECORDINGS if r.name == name or r.name.startswith(name + "#")]
+    assert matches, f"no recording named {name}"
+    return matches[0]
+
+
+def settings(**kw: Any) -> Settings:
+    kw.setdefault("base_url", "http://test.invalid/v1")
+    kw.setdefault("api_key", "sk-test-secret-key-123456")
+    return Settings(**kw)
+
+
+def sse_response(chunks: Iterable[bytes], status: int = 200, headers: dict[str, str] | None = None) -> httpx.Response:
+    async def body():
+        for chunk in chunks:
+            yield chunk
+
+    return httpx.Response(status, headers={"content-type": "text/event-stream", **(headers or {})}, content=body())
+
+
+def transport_for(handler: Callable[[httpx.Request], httpx.Response], **kw: Any) -> SseTransport:
+    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    return SseTransport(settings(**kw), client)
+
+
+def serving(*bodies: bytes | list[bytes], requests: list[httpx.Request] | None = None, **kw: Any) -> SseTransport:
+    """A transport whose server answers the n-th request with the n-th body."""
+    queue = list(bodies)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if requests is not None:
+            requests.append(request)
+        body = queue.pop(0) if len(queue) > 1 else queue[0]
+        return sse_response(body if isinstance(body, list) else [body])
+
+    return transport_for(handler, **kw)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

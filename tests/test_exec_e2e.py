@@ -1,0 +1,199 @@
+"""`rivulet exec` end to end, as a real process over real HTTP, against aimock.
+
+aimock (npm @copilotkit/aimock, pinned in scripts/setup) is a real Responses server
+written by others; the fixtures it answers with are in fixtures/aimock/e2e.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+AIMOCK_CLI = Path(os.environ.get("AIMOCK_CLI", ROOT / ".ci/aimock/node_modules/@copilotkit/aimock/dist/cli.js"))
+KEY = "sk-e2e-secret-key-abcdef123456"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def aimock():
+    assert AIMOCK_CLI.exists(), f"aimock is not installed at {AIMOCK_CLI}: run scripts/setup"
+    port = _free_port()
+    proc = subprocess.Popen(
+        ["node", str(AIMOCK_CLI), "-p", str(port), "-h", "127.0.0.1", "-f", str(ROOT / "fixtures/aimock/e2e.json"),
+         "-c", "8", "--validate-on-load"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/health", timeout=1).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"aimock did not start: {proc.stdout.read().decode()[-2000:]}")
+            time.sleep(0.1)
+    yield f"{url}/v1"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def rivulet(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "RIVULET_"))}
+    full_env.update({"RIVULET_CONFIG": str(ROOT / "tests" / "no-such-config.toml"), "RIVULET_MAX_RETRIES": "1"})
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "rivulet.app", *args], capture_output=True, text=True,
+                          env=full_env, timeout=120)
+
+
+def events(proc: subprocess.CompletedProcess) -> list[dict]:
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def test_plain_text(aimock):
+    proc = rivulet("exec", "say-hello", "--base-url", aimock)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Hello from aimock! This is **plain** text, streamed in small chunks.\n"
+
+
+def test_plain_text_json_events(aimock):
+    proc = rivulet("exec", "say-hello", "--json", "--base-url", aimock, "--model", "gpt-test")
+    assert proc.returncode == 0, proc.stderr
+    evs = events(proc)
+    types = [e["type"] for e in evs]
+    assert types[0] == "turn.started" and types[-1] == "turn.completed"
+    started = [e for e in evs if e["type"] == "item.started"]
+    deltas = [e for e in evs if e["type"] == "item.delta"]
+    done = [e for e in evs if e["type"] == "item.completed" and e["item"].get("role") != "user"]
+    # We ask for reasoning.encrypted_content, so aimock sends an (empty) reasoning item first.
+    assert [e["item"]["type"] for e in started] == [e["item"]["type"] for e in done] == ["reasoning", "message"]
+    assert done[0]["item"]["encrypted_content"]
+    assert len(deltas) > 3
+    text = "".join(d["delta"] for d in deltas)
+    assert done[1]["item"]["content"][0]["text"] == text
+    assert types.index("item.started") < types.index("item.delta") < types.index("turn.completed")
+    # item.completed comes after the last delta of its item.
+    assert max(i for i, t in enumerate(types) if t == "item.delta") < max(
+        i for i, e in enumerate(evs) if e["type"] == "item.completed")
+    assert "usage" in evs[-1]
+
+
+def test_reasoning_then_answer(aimock):
+    proc = rivulet("exec", "think-first", "--json", "--base-url", aimock)
+    assert proc.returncode == 0, proc.stderr
+    evs = events(proc)
+    committed = [e["item"] for e in evs if e["type"] == "item.completed"]
+    assert [i["type"] for i in committed] == ["message", "reasoning", "message"]
+    summary = "".join(e["delta"] for e in evs if e["type"] == "item.delta" and e["kind"] == "reasoning_summary_text")
+    assert summary == committed[1]["summary"][0]["text"] and summary.startswith("The user wants")
+    assert evs[-1]["last_message"] == "The answer is 42."
+
+
+def test_function_call_gets_an_output_and_a_follow_up(aimock):
+    proc = rivulet("exec", "weather-tool", "--json", "--base-url", aimock)
+    assert proc.returncode == 0, proc.stderr
+    evs = events(proc)
+    committed = [e["item"] for e in evs if e["type"] == "item.completed"]
+    assert [i["type"] for i in committed] == ["message", "reasoning", "function_call", "function_call_output",
+                                              "reasoning", "message"]
+    call, output = committed[2], committed[3]
+    assert call["name"] == "get_weather" and json.loads(call["arguments"]) == {"city": "Paris"}
+    assert output["call_id"] == call["call_id"]
+    args = "".join(e["delta"] for e in evs if e["type"] == "item.delta" and e["kind"] == "function_call_arguments")
+    assert args == call["arguments"]
+    assert sum(e["type"] == "response.started" for e in evs) == 2
+    assert evs[-1]["last_message"].startswith("I could not check the weather")
+
+
+def test_fatal_error_exits_non_zero_with_one_line(aimock):
+    proc = rivulet("exec", "quota-error", "--json", "--base-url", aimock)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().count("\n") == 0
+    assert proc.stderr.startswith("rivulet: error: quota_exceeded:")
+    evs = events(proc)
+    assert evs[-1]["type"] == "error" and evs[-1]["error"]["retryable"] is False
+    assert not any(e["type"] == "retrying" for e in evs)
+
+
+def test_server_error_is_retried_then_reported(aimock):
+    proc = rivulet("exec", "server-boom", "--json", "--base-url", aimock)
+    assert proc.returncode == 1
+    assert "server_error" in proc.stderr
+    evs = events(proc)
+    assert [e["type"] for e in evs].count("retrying") == 1  # RIVULET_MAX_RETRIES=1
+
+
+def test_stream_cut_mid_response(aimock):
+    proc = rivulet("exec", "cut-stream", "--json", "--base-url", aimock)
+    assert proc.returncode == 1
+    assert "stream_error" in proc.stderr and "cut mid-response" in proc.stderr
+    evs = events(proc)
+    types = [e["type"] for e in evs]
+    assert "item.delta" in types  # it did stream before the cut
+    discarded = {e["item_id"] for e in evs if e["type"] == "item.discarded"}
+    streamed = {e["item_id"] for e in evs if e["type"] == "item.delta"}
+    assert streamed and streamed <= discarded  # the partial message was never committed
+    committed = [e["item"] for e in evs if e["type"] == "item.completed"]
+    assert not streamed & {i.get("id") for i in committed}
+    assert {i["type"] for i in committed} <= {"message", "reasoning"}
+    assert [i.get("role") for i in committed if i["type"] == "message"] == ["user"]
+    assert types.count("retrying") == 1 and types[-1] == "error"
+
+
+# ---- without aimock: a local server that checks auth and echoes the key in its error ----
+
+
+class _EchoKey(BaseHTTPRequestHandler):
+    def do_POST(self):  # noqa: N802
+        auth = self.headers.get("Authorization", "")
+        body = json.dumps({"error": {"message": f"Incorrect API key provided: {auth.removeprefix('Bearer ')}",
+                                     "code": "invalid_api_key"}}).encode()
+        self.send_response(401)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_the_key_is_sent_but_never_printed():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EchoKey)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/v1"
+        proc = rivulet("exec", "hi", "--json", "--base-url", url, env={"OPENAI_API_KEY": KEY})
+    finally:
+        server.shutdown()
+    assert proc.returncode == 1
+    assert "authentication_error" in proc.stderr and "[redacted]" in proc.stderr
+    assert KEY not in proc.stderr and KEY not in proc.stdout
+
+
+def test_no_key_for_a_remote_server_is_a_config_error():
+    proc = rivulet("exec", "hi", "--base-url", "https://api.example.invalid/v1")
+    assert proc.returncode == 2 and "OPENAI_API_KEY is not set" in proc.stderr
+
+
+def test_bad_config_is_one_clear_line():
+    proc = rivulet("exec", "hi", "--base-url", "ftp://nope")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("rivulet: error: bad setting 'base_url'") and proc.stderr.count("\n") == 1
