@@ -9,8 +9,10 @@ import logging
 import sys
 from typing import Any
 
+from rivulet.app.demo_server import DEMO_MODEL, DemoServer
+from rivulet.core.builtin_tools import BuiltinTools
 from rivulet.core.bus import BusEvent, EventBus
-from rivulet.core.config import Settings, is_loopback, load_settings
+from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings
 from rivulet.core.conversation import Conversation
 from rivulet.core.errors import ConfigError, RivuletError, redact
 from rivulet.core.sanitize import sanitize
@@ -20,6 +22,9 @@ from rivulet.core.sse import SseTransport
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rivulet", description="A terminal client for the OpenAI Responses API.")
     parser.add_argument("--log-level", default="WARNING", help="log level for stderr (default WARNING)")
+    parser.add_argument("--base-url", help="Responses API base URL (default $OPENAI_BASE_URL or OpenAI's; "
+                        "with neither it nor a key, the built-in demo server)")
+    parser.add_argument("--model", help="model name")
     sub = parser.add_subparsers(dest="command")
     ex = sub.add_parser("exec", help="run one turn headless and print the answer")
     ex.add_argument("prompt", help="the user message ('-' reads it from standard input)")
@@ -36,8 +41,7 @@ def main(argv: list[str] | None = None) -> None:
                         format="rivulet: %(levelname)s %(name)s: %(message)s")
     if args.command == "exec":
         sys.exit(asyncio.run(run_exec(args)))
-    build_parser().print_help()
-    sys.exit(0)
+    sys.exit(run_tui(args))
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -45,16 +49,36 @@ def _fail(message: str, code: int = 1) -> int:
     return code
 
 
-def settings_for(args: argparse.Namespace) -> Settings:
+def settings_for(args: argparse.Namespace) -> tuple[Settings, DemoServer | None]:
+    """Settings, and the embedded demo server when there is neither a key nor a URL."""
     settings = load_settings(base_url=args.base_url, model=args.model, instructions=getattr(args, "instructions", None))
+    if settings.api_key is None and settings.base_url == DEFAULT_BASE_URL:
+        demo = DemoServer().start()
+        return settings.model_copy(update={"base_url": demo.base_url, "model": DEMO_MODEL}), demo
     if settings.api_key is None and not is_loopback(settings.base_url):
         raise ConfigError("OPENAI_API_KEY is not set (a key is needed for any server but a local one)")
-    return settings
+    return settings, None
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    try:
+        settings, demo = settings_for(args)
+    except ConfigError as exc:
+        return _fail(exc.message, 2)
+    from rivulet.app.tui import RivuletApp
+
+    app = RivuletApp(settings, SseTransport(settings), tools=BuiltinTools(), demo=demo is not None)
+    try:
+        app.run()
+    finally:
+        if demo is not None:
+            demo.stop()
+    return 0
 
 
 async def run_exec(args: argparse.Namespace) -> int:
     try:
-        settings = settings_for(args)
+        settings, demo = settings_for(args)
     except ConfigError as exc:
         return _fail(exc.message, 2)
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
@@ -62,7 +86,7 @@ async def run_exec(args: argparse.Namespace) -> int:
     if args.json:
         bus.subscribe(_print_json)
     transport = SseTransport(settings)
-    conversation = Conversation(settings, transport, bus)
+    conversation = Conversation(settings, transport, bus, tools=BuiltinTools())
     try:
         result = await conversation.run_turn(prompt)
     except RivuletError as exc:
@@ -70,6 +94,8 @@ async def run_exec(args: argparse.Namespace) -> int:
         return _fail(f"{exc.kind}: {exc.message}")
     finally:
         await transport.aclose()
+        if demo is not None:
+            demo.stop()
     await bus.close()
     if not args.json:
         print(sanitize(result.last_message or ""))

@@ -100,3 +100,23 @@ def safe_url(url: str) -> str:
 def is_loopback(url: str) -> bool:
     host = (urlsplit(url).hostname or "").lower()
     return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def save_setting(name: str, value: Any) -> None:
+    """Remember one top-level setting in the config file, keeping everything else in it."""
+    import tomllib
+
+    import tomli_w
+
+    path = config_path()
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            data = tomllib.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot update config file {path}: {exc}") from None
+    data[name] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(tomli_w.dumps(data))
+    tmp.replace(path)

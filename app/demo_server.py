@@ -1,0 +1,214 @@
+"""The embedded demo: a real HTTP server on 127.0.0.1 speaking Responses SSE.
+
+With no API key and no base URL, rivulet talks to this, so a new user sees every
+pane work offline within seconds: a reasoning summary, a Markdown answer with a code
+block, and a function call followed by a second response. The answers are scripted
+(this is not a model) and the UI labels the session as a demo.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEMO_MODEL = "rivulet-demo"
+
+ANSWER = """Here is how rivulet follows a **Responses** stream:
+
+1. `response.created` opens the response.
+2. Each output item streams its deltas into a *live pane*.
+3. Only `response.output_item.done` commits the item to history.
+
+```python
+async for event in transport.stream(request):
+    match event:
+        case Delta(kind, text):
+            live_pane.append(text)      # transient
+        case OutputItemDone(item):
+            history.append(item)        # committed
+```
+
+You asked: "{prompt}". Ask me *what time is it?* to see a tool call.
+"""
+
+REASONING = ("**Planning the answer**\n\nThe user wants to see the client at work. "
+             "I will explain the stream lifecycle with a short code example.")
+TOOL_REASONING = "**Checking the clock**\n\nI should call the `current_time` tool rather than guess."
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\S+\s*|\s+", text)
+
+
+class _Script:
+    """Builds one response's events, with realistic ids and sequence numbers."""
+
+    def __init__(self) -> None:
+        self.rid = f"resp_demo_{uuid.uuid4().hex[:24]}"
+        self.seq = 0
+        self.output: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []
+
+    def emit(self, type_: str, **fields: Any) -> None:
+        self.events.append({"type": type_, "sequence_number": self.seq, **fields})
+        self.seq += 1
+
+    def start(self) -> None:
+        resp = {"id": self.rid, "object": "response", "status": "in_progress", "model": DEMO_MODEL, "output": []}
+        self.emit("response.created", response=resp)
+        self.emit("response.in_progress", response=resp)
+
+    def reasoning(self, summary: str) -> None:
+        idx, iid = len(self.output), f"rs_demo_{uuid.uuid4().hex[:24]}"
+        self.emit("response.output_item.added", output_index=idx, item={"id": iid, "type": "reasoning", "summary": []})
+        self.emit("response.reasoning_summary_part.added", item_id=iid, output_index=idx, summary_index=0,
+                  part={"type": "summary_text", "text": ""})
+        for w in _words(summary):
+            self.emit("response.reasoning_summary_text.delta", item_id=iid, output_index=idx, summary_index=0,
+                      delta=w)
+        self.emit("response.reasoning_summary_text.done", item_id=iid, output_index=idx, summary_index=0,
+                  text=summary)
+        item = {"id": iid, "type": "reasoning", "summary": [{"type": "summary_text", "text": summary}],
+                "encrypted_content": f"demo-{iid}"}
+        self.emit("response.output_item.done", output_index=idx, item=item)
+        self.output.append(item)
+
+    def message(self, text: str) -> None:
+        idx, iid = len(self.output), f"msg_demo_{uuid.uuid4().hex[:24]}"
+        self.emit("response.output_item.added", output_index=idx,
+                  item={"id": iid, "type": "message", "status": "in_progress", "role": "assistant", "content": []})
+        self.emit("response.content_part.added", item_id=iid, output_index=idx, content_index=0,
+                  part={"type": "output_text", "text": "", "annotations": []})
+        for w in _words(text):
+            self.emit("response.output_text.delta", item_id=iid, output_index=idx, content_index=0, delta=w)
+        self.emit("response.output_text.done", item_id=iid, output_index=idx, content_index=0, text=text)
+        item = {"id": iid, "type": "message", "status": "completed", "role": "assistant",
+                "content": [{"type": "output_text", "text": text, "annotations": []}]}
+        self.emit("response.output_item.done", output_index=idx, item=item)
+        self.output.append(item)
+
+    def call(self, name: str, arguments: str) -> None:
+        idx, iid = len(self.output), f"fc_demo_{uuid.uuid4().hex[:24]}"
+        cid = f"call_demo_{uuid.uuid4().hex[:16]}"
+        base = {"id": iid, "type": "function_call", "call_id": cid, "name": name}
+        self.emit("response.output_item.added", output_index=idx, item={**base, "arguments": "", "status": "in_progress"})
+        for i in range(0, len(arguments), 3):
+            self.emit("response.function_call_arguments.delta", item_id=iid, output_index=idx, delta=arguments[i:i + 3])
+        self.emit("response.function_call_arguments.done", item_id=iid, output_index=idx, arguments=arguments)
+        item = {**base, "arguments": arguments, "status": "completed"}
+        self.emit("response.output_item.done", output_index=idx, item=item)
+        self.output.append(item)
+
+    def finish(self, input_tokens: int) -> None:
+        out_tokens = sum(len(e.get("delta", "")) for e in self.events) // 4 + 1
+        self.emit("response.completed", response={
+            "id": self.rid, "object": "response", "status": "completed", "model": DEMO_MODEL, "output": self.output,
+            "usage": {"input_tokens": input_tokens, "output_tokens": out_tokens,
+                      "total_tokens": input_tokens + out_tokens}})
+
+
+def script_for(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The demo's answer to one request."""
+    inputs = request.get("input") or []
+    if isinstance(inputs, str):
+        inputs = [{"type": "message", "role": "user", "content": inputs}]
+    last = inputs[-1] if inputs else {}
+    s = _Script()
+    s.start()
+    input_tokens = len(json.dumps(inputs)) // 4
+    if last.get("type") == "function_call_output":
+        s.message(f"The `current_time` tool answered:\n\n```json\n{last.get('output')}\n```\n\n"
+                  "That was a function call: the model asked, rivulet ran the tool, sent the output back, "
+                  "and this second response finished the turn.")
+    else:
+        prompt = _text(last).strip()
+        offered = {t.get("name") for t in request.get("tools") or [] if isinstance(t, dict)}
+        if re.search(r"\b(time|clock|tool)\b", prompt, re.I) and "current_time" in offered:
+            s.reasoning(TOOL_REASONING)
+            s.call("current_time", "{}")
+        else:
+            s.reasoning(REASONING)
+            s.message(ANSWER.format(prompt=prompt[:200].replace("\n", " ")))
+    s.finish(input_tokens)
+    return s.events
+
+
+def _text(item: dict[str, Any]) -> str:
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(str(p.get("text", "")) for p in content or [] if isinstance(p, dict))
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: "_Server"
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:  # noqa: N802
+        if self.path.rstrip("/") not in ("/v1/responses", "/responses"):
+            self._json(404, {"error": {"message": f"no route {self.path}", "code": "not_found"}})
+            return
+        try:
+            length = int(self.headers.get("content-length") or 0)
+            request = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            self._json(400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
+            return
+        events = script_for(request)
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-store")
+        self.send_header("connection", "close")
+        self.end_headers()
+        try:
+            for ev in events:
+                chunk = f"event: {ev['type']}\ndata: {json.dumps(ev)}\n\n".encode()
+                self.wfile.write(chunk)
+                self.wfile.flush()
+                if self.server.delay:
+                    time.sleep(self.server.delay)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client went away (an interrupt): nothing to clean up
+        self.close_connection = True
+
+    def _json(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    delay = 0.0
+
+
+class DemoServer:
+    """Serves the demo on 127.0.0.1 (a free port) in a background thread."""
+
+    def __init__(self, delay: float = 0.02, port: int = 0) -> None:
+        self._server = _Server(("127.0.0.1", port), _Handler)
+        self._server.delay = delay
+        self._thread = threading.Thread(target=self._server.serve_forever, name="rivulet-demo", daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_port}/v1"
+
+    def start(self) -> "DemoServer":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -1,0 +1,350 @@
+"""The interactive chat app.
+
+Data flow: the turn runs in a worker; the core publishes to its event bus; one bus
+subscriber (the bridge) posts each event as a Textual message; the handlers below own
+all widget state. Deltas land in live panes' buffers and a frame tick flushes them,
+so the screen is updated at most once per frame however fast deltas arrive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.command import Hit, Hits, Provider
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Footer, Static
+
+from rivulet.core import bus as b
+from rivulet.core import items as it
+from rivulet.core.config import Settings, safe_url, save_setting
+from rivulet.core.conversation import Conversation, ToolRouter, Transport
+from rivulet.core.errors import ConfigError, RivuletError
+from rivulet.themes import STYLESHEET, THEMES
+from rivulet.widgets.composer import Composer
+from rivulet.widgets.entries import (Entry, ErrorEntry, OtherEntry, ToolCallEntry, entry_for, heading_of,
+                                     reasoning_summary)
+from rivulet.widgets.live import LiveOther, LivePane, LiveReasoning, live_pane_for
+from rivulet.widgets.status import StatusLine
+
+DEMO_WELCOME = (
+    "This is the built-in **demo**: answers come from a scripted local server, not a model. "
+    "Type anything and press Enter, or ask *what time is it?* to see a tool call. "
+    "Set `OPENAI_API_KEY` (or pass `--base-url`) to talk to a real server."
+)
+
+
+@dataclass
+class BusMessage(Message):
+    """A core bus event, delivered into Textual's message queue."""
+
+    event: b.BusEvent
+
+
+class Transcript(VerticalScroll):
+    """History entries and, below them, the live panes of the running response."""
+
+    can_focus = False
+
+
+class RivuletCommands(Provider):
+    """Command palette entries of rivulet's own."""
+
+    def _commands(self) -> list[tuple[str, str, Any]]:
+        app = self.app
+        assert isinstance(app, RivuletApp)
+        cmds = [(f"Theme: {t.name}", f"Switch to the {t.name} theme (remembered)", partial(app.set_theme, t.name))
+                for t in THEMES]
+        cmds.append(("Toggle raw reasoning", "Show or hide raw reasoning text when the server sends it",
+                     app.action_toggle_raw_reasoning))
+        cmds.append(("Interrupt turn", "Stop the running turn", app.action_interrupt))
+        return cmds
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, help_text, callback in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+
+    async def discover(self) -> Hits:
+        from textual.command import DiscoveryHit
+
+        for name, help_text, callback in self._commands():
+            yield DiscoveryHit(name, callback, help=help_text)
+
+
+class RivuletApp(App[None]):
+    CSS_PATH = str(STYLESHEET)
+    TITLE = "rivulet"
+    COMMANDS = App.COMMANDS | {RivuletCommands}
+    BINDINGS = [
+        Binding("escape", "interrupt", "Interrupt", id="app.interrupt", priority=True),
+        Binding("ctrl+r", "toggle_raw_reasoning", "Raw reasoning", id="app.raw_reasoning"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        transport: Transport,
+        *,
+        tools: ToolRouter | None = None,
+        demo: bool = False,
+        frame_interval: float = 1 / 60,
+        remember_theme: bool = True,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.transport = transport
+        self.tools = tools
+        self.demo = demo
+        self.frame_interval = frame_interval
+        self.remember_theme = remember_theme
+        self.live: dict[str, LivePane] = {}
+        self.show_raw_reasoning = False
+        self._turn_started = 0.0
+        self._turn_prompt = ""
+        self._turn_history_len = 0
+        self._turn_server_items = 0
+        self.turn_worker = None
+        self._themes_ready = False
+        self.bus = b.EventBus()
+        self.conversation: Conversation | None = None
+
+    # ---- layout ---------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        where = "DEMO · scripted local server, no model" if self.demo else safe_url(self.settings.base_url)
+        yield Static(Text(f"rivulet · {where} · {self.settings.model}"), id="banner",
+                     classes="demo" if self.demo else "")
+        yield Transcript(id="transcript")
+        yield StatusLine(self.settings.model, id="status")
+        yield Composer(id="composer")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        # Held directly: while the command palette is up, `query_one` would search it.
+        self._transcript = self.screen.query_one(Transcript)
+        self._status = self.screen.query_one(StatusLine)
+        self._composer = self.screen.query_one(Composer)
+        for theme in THEMES:
+            self.register_theme(theme)
+        self.theme = self.settings.theme if self.settings.theme in self.available_themes else THEMES[0].name
+        self._themes_ready = True  # from now on a theme change is the user's, and remembered
+        self.bus.subscribe(self._bridge)
+        self.conversation = Conversation(self.settings, self.transport, self.bus, tools=self.tools)
+        self.set_interval(self.frame_interval, self._frame)
+        self.set_interval(1.0, self._second)
+        self._status.refresh_line()
+        self._composer.focus()
+        if self.demo:
+            from textual.widgets import Markdown
+
+            self._transcript.mount(Markdown(DEMO_WELCOME, classes="entry", id="welcome"))
+
+    def _bridge(self, event: b.BusEvent) -> None:
+        self.post_message(BusMessage(event))
+
+    # ---- themes ---------------------------------------------------------------------
+
+    def set_theme(self, name: str) -> None:
+        self.theme = name
+
+    def watch_theme(self, name: str) -> None:
+        if self.remember_theme and self._themes_ready and name != self.settings.theme:
+            try:
+                save_setting("theme", name)
+                self.settings.theme = name
+            except ConfigError as exc:
+                self.notify(exc.message, severity="warning")
+
+    # ---- sending and interrupting -----------------------------------------------------
+
+    @on(Composer.Submitted)
+    def _submit(self, message: Composer.Submitted) -> None:
+        if self.turn_worker is not None and self.turn_worker.is_running:
+            self.notify("A turn is running: press Esc to interrupt it first.", severity="warning")
+            message.composer.restore(message.text)
+            return
+        self.run_turn(message.text)
+
+    def run_turn(self, prompt: str) -> None:
+        assert self.conversation is not None
+        self._turn_prompt = prompt
+        self._turn_history_len = len(self.conversation.history)
+        self._turn_server_items = 0
+        self.turn_worker = self._turn(prompt)
+
+    @work(group="turn", exclusive=True, exit_on_error=False)
+    async def _turn(self, prompt: str) -> None:
+        assert self.conversation is not None
+        try:
+            await self.conversation.run_turn(prompt)
+        except RivuletError:
+            pass  # published on the bus as ErrorOccurred; the handler shows it
+        except asyncio.CancelledError:
+            await self._interrupted()
+            raise
+
+    def action_interrupt(self) -> None:
+        if self.turn_worker is not None and self.turn_worker.is_running:
+            self.turn_worker.cancel()
+
+    async def _interrupted(self) -> None:
+        """Esc: history keeps what was committed. If the server committed nothing this
+        turn, the prompt goes back to the composer and the turn is undone."""
+        assert self.conversation is not None
+        history = self.conversation.history
+        status = self._status
+        for pane in list(self.live.values()):
+            await pane.flush(force=True)
+            await pane.close()
+            pane.mark_discarded("interrupted")
+        self.live.clear()
+        if self._turn_server_items == 0 and len(history) == self._turn_history_len + 1:
+            history.truncate(self._turn_history_len)
+            for entry in self._transcript.query(Entry):
+                if entry.item_id == f"user-{self.conversation.turns}":
+                    entry.remove()
+            self._composer.restore(self._turn_prompt)
+            status.note = "Interrupted before anything was committed: your message is back in the composer"
+        else:
+            status.note = "Interrupted: what was committed is kept"
+        status.state = "idle"
+        status.heading = status.retry = None
+        status.refresh_line()
+
+    def action_toggle_raw_reasoning(self) -> None:
+        self.show_raw_reasoning = not self.show_raw_reasoning
+        for pane in self.live.values():
+            if isinstance(pane, LiveReasoning):
+                pane.show_raw = self.show_raw_reasoning
+        self.notify(f"Raw reasoning {'shown' if self.show_raw_reasoning else 'hidden'}")
+
+    # ---- ticks ------------------------------------------------------------------------
+
+    async def _frame(self) -> None:
+        if not self.live:
+            return
+        transcript = self._transcript
+        follow = transcript.scroll_y >= transcript.max_scroll_y - 1
+        heading = None
+        for pane in list(self.live.values()):
+            if pane.is_mounted:
+                await pane.flush()
+            if isinstance(pane, LiveReasoning):
+                heading = pane.heading or heading
+        status = self._status
+        if heading and heading != status.heading:
+            status.heading = heading
+            status.refresh_line()
+        if follow:
+            transcript.scroll_end(animate=False)
+
+    def _second(self) -> None:
+        status = self._status
+        if status.state in ("working", "retrying"):
+            status.elapsed = int(time.monotonic() - self._turn_started)
+            status.refresh_line()
+
+    # ---- bus events ---------------------------------------------------------------------
+
+    async def on_bus_message(self, message: BusMessage) -> None:
+        event = message.event
+        transcript = self._transcript
+        status = self._status
+        match event:
+            case b.ItemDelta(item_id=item_id, kind=kind, delta=delta):
+                pane = self.live.get(item_id)
+                if pane is not None:
+                    pane.add_delta(kind, delta)
+            case b.ItemPart(item_id=item_id, kind=kind, index=index):
+                pane = self.live.get(item_id)
+                if pane is not None:
+                    pane.add_part(kind, index)
+            case b.ItemStarted(item=item, item_id=item_id):
+                pane = live_pane_for(item, item_id, self.show_raw_reasoning)
+                self.live[item_id] = pane
+                await transcript.mount(pane)
+                transcript.scroll_end(animate=False)
+            case b.ItemProgressed(item_id=item_id, event=name):
+                pane = self.live.get(item_id or "")
+                if isinstance(pane, LiveOther):
+                    pane.set_status(name.rsplit(".", 1)[-1])
+            case b.ItemCompleted(item=item, item_id=item_id):
+                await self._commit(item, item_id)
+            case b.ItemDiscarded(item_id=item_id, reason=reason):
+                pane = self.live.pop(item_id, None)
+                if pane is not None:
+                    await pane.flush(force=True)
+                    await pane.close()
+                    pane.mark_discarded(reason)
+            case b.TurnStarted():
+                for pane in self._transcript.query(".discarded"):
+                    await pane.remove()
+                self._turn_started = time.monotonic()
+                status.state, status.elapsed, status.heading, status.retry, status.note = "working", 0, None, None, None
+                status.refresh_line()
+            case b.ResponseStarted(attempt=attempt):
+                if attempt == 1:
+                    status.retry = None
+                    status.state = "working"
+                    status.refresh_line()
+            case b.Retrying(attempt=attempt, max_attempts=most, delay=delay, error=error):
+                status.state, status.retry = "retrying", (attempt, most)
+                status.refresh_line()
+                self.notify(f"{error.message} — retrying in {delay:.1f}s", severity="warning", timeout=4)
+            case b.UsageUpdated(usage=usage):
+                status.set_usage(usage)
+            case b.ErrorOccurred(error=error):
+                await transcript.mount(ErrorEntry(f"{error.kind}: {error.message}"))
+                transcript.scroll_end(animate=False)
+                status.state, status.note, status.retry = "failed", f"Failed: {error.message}", None
+                status.refresh_line()
+            case b.TurnCompleted():
+                for pane in self._transcript.query(".discarded"):
+                    await pane.remove()
+                status.state = "idle"
+                status.note = f"Done in {int(time.monotonic() - self._turn_started)}s"
+                status.heading = status.retry = None
+                status.refresh_line()
+
+    async def _commit(self, item: dict[str, Any], item_id: str) -> None:
+        """Item Done: the live pane gives way to the committed entry (one full render)."""
+        transcript = self._transcript
+        if item.get("role") != "user" and not it.is_output(item):
+            self._turn_server_items += 1
+        pane = self.live.pop(item_id, None)
+        if it.is_output(item):
+            for entry in self._transcript.query(ToolCallEntry):
+                if it.call_id(entry.item) == it.call_id(item):
+                    entry.set_output(item)
+                    return
+            await transcript.mount(OtherEntry(item, item_id))
+            return
+        if item.get("type") == "reasoning":
+            heading = heading_of(reasoning_summary(item))
+            if heading and self._status.state in ("working", "retrying"):
+                self._status.heading = heading
+                self._status.refresh_line()
+        entry = entry_for(item, item_id)
+        if pane is not None:
+            await pane.close()
+            await transcript.mount(entry, before=pane)
+            await pane.remove()
+        else:
+            await transcript.mount(entry)
+        transcript.scroll_end(animate=False)
+
+    async def on_unmount(self) -> None:
+        await self.bus.close()
+        await self.transport.aclose()

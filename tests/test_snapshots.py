@@ -1,0 +1,76 @@
+"""Snapshot tests of the main screen (pytest-textual-snapshot). Update with --snapshot-update."""
+
+from __future__ import annotations
+
+import pytest
+
+from rivulet.app.tui import RivuletApp
+from rivulet.widgets.live import LiveMessage
+
+from streams import call, call_events, completed, created, message, message_events, reasoning, reasoning_events
+from tui_helpers import GatedServer, make_app, until
+
+SIZE = (100, 36)
+ANSWER = ("Here is the plan:\n\n1. Read the **stream**\n2. Commit on done\n\n```python\nprint('hello')\n```\n\n"
+          "And a closing line.\n")
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "config.toml"))
+    # Elapsed seconds would make "Working (Ns" depend on the machine's speed.
+    monkeypatch.setattr(RivuletApp, "_second", lambda self: None)
+
+
+def response():
+    return [created(), *reasoning_events("rs_1", "**Reading the question**\n\nShort plan.", 0),
+            *message_events("msg_1", ANSWER, 1, chunks=12),
+            completed([reasoning("rs_1", "**Reading the question**\n\nShort plan."), message("msg_1", ANSWER)],
+                      usage={"input_tokens": 1200, "output_tokens": 300, "total_tokens": 1500})]
+
+
+def test_idle_demo(snap_compare):
+    app = make_app(GatedServer(response()), demo=True)
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_idle_light_theme(snap_compare):
+    app = make_app(GatedServer(response()), demo=True)
+
+    async def run_before(pilot):
+        app.theme = "rivulet-light"
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_mid_stream(snap_compare):
+    payloads = response()
+    server = GatedServer(payloads, gate_at={0: len(reasoning_events("rs_1", "x", 0)) + 2 + 7})
+    app = make_app(server)
+
+    async def run_before(pilot):
+        await pilot.press(*"How does it work?", "enter")
+        await server.reached.wait()
+        await until(pilot, lambda: any(isinstance(p, LiveMessage) and p.shown for p in app.live.values()), "text")
+        for _ in range(6):  # let the newline gate's partial-line ticks pass
+            await pilot.pause(0.02)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_after_a_tool_call(snap_compare):
+    first = [created(), *call_events("fc_1", "call_1", "get_weather", '{"city": "Paris"}', 0),
+             completed([call("fc_1", "call_1", "get_weather", '{"city": "Paris"}')])]
+    second = [created("r2"), *message_events("m2", "I could not check: the tool is not available.", 0),
+              completed([message("m2", "I could not check: the tool is not available.")], "r2")]
+    server = GatedServer(first, second)
+    app = make_app(server)
+
+    async def run_before(pilot):
+        await pilot.press(*"Weather in Paris?", "enter")
+        await until(pilot, lambda: len(server.requests) == 2 and app._status.state == "idle" and not app.live,
+                    "the follow-up to finish")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -1,0 +1,154 @@
+"""Committed history entries: one widget per committed item, built only on item.completed.
+
+Every string that came from the model or a tool goes through `sanitize` first.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Collapsible, Markdown, Static
+
+from rivulet.core import items as it
+from rivulet.core.sanitize import sanitize
+
+Item = dict[str, Any]
+
+
+def reasoning_summary(item: Item) -> str:
+    parts = [p.get("text", "") for p in item.get("summary") or [] if isinstance(p, dict)]
+    return "\n\n".join(str(p) for p in parts if p)
+
+
+def reasoning_raw(item: Item) -> str:
+    parts = [p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict)]
+    return "".join(str(p) for p in parts if p)
+
+
+def heading_of(summary: str) -> str | None:
+    """The bold first line reasoning summaries start with ("**Planning the fix**")."""
+    for line in reversed(summary.strip().splitlines()):
+        line = line.strip()
+        if line.startswith("**") and line.endswith("**") and len(line) > 4:
+            return line.strip("*").strip()
+    return None
+
+
+def call_title(item: Item) -> str:
+    kind = item.get("type", "call")
+    name = item.get("name") or {"shell_call": "shell", "local_shell_call": "shell",
+                                "apply_patch_call": "apply_patch"}.get(kind, kind)
+    return sanitize(str(name))
+
+
+def call_body(item: Item) -> str:
+    if "arguments" in item:
+        raw = str(item.get("arguments") or "")
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return raw
+        compact = json.dumps(parsed, ensure_ascii=False)
+        return compact if len(compact) <= 80 else json.dumps(parsed, indent=2, ensure_ascii=False)
+    if "input" in item:
+        return str(item.get("input") or "")
+    action = item.get("action") or item.get("operation")
+    if action is not None:
+        return json.dumps(action, indent=2, ensure_ascii=False)
+    return ""
+
+
+def output_text(item: Item) -> str:
+    out = item.get("output")
+    if isinstance(out, str):
+        return out
+    return json.dumps(out, indent=2, ensure_ascii=False)
+
+
+class Entry(Vertical):
+    """Base of the history entries: holds the committed item exactly as sent."""
+
+    DEFAULT_CLASSES = "entry"
+
+    def __init__(self, item: Item, item_id: str) -> None:
+        super().__init__()
+        self.item = item
+        self.item_id = item_id
+
+
+class UserEntry(Entry):
+    def compose(self) -> ComposeResult:
+        yield Static(Text(sanitize(it.message_text(item=self.item) or "")), markup=False)
+
+
+class AssistantEntry(Entry):
+    def compose(self) -> ComposeResult:
+        yield Markdown(sanitize(it.message_text(self.item) or ""))
+
+
+class ReasoningEntry(Entry):
+    """Collapsed by default: the title is the summary's last heading."""
+
+    def compose(self) -> ComposeResult:
+        summary = sanitize(reasoning_summary(self.item))
+        raw = sanitize(reasoning_raw(self.item))
+        heading = heading_of(summary)
+        if summary or raw:
+            title = f"Thought: {heading}" if heading else "Thought"
+            with Collapsible(title=title, collapsed=True):
+                yield Markdown(summary or raw)
+        else:
+            yield Static(Text("Reasoning (no summary)", style="italic"))
+
+
+class ToolCallEntry(Entry):
+    """A call, and its output once that is committed."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text.assemble(("⚙ ", "bold"), (call_title(self.item), "bold")), classes="tool-title")
+        body = sanitize(call_body(self.item))
+        if body:
+            yield Static(Text(_clip(body)), classes="tool-args")
+        yield Static(Text("… waiting for output", style="italic"), classes="tool-output")
+
+    def set_output(self, output: Item) -> None:
+        text = sanitize(output_text(output))
+        self.query_one(".tool-output", Static).update(Text("→ " + _clip(text)))
+
+
+class ErrorEntry(Entry):
+    def __init__(self, message: str, item_id: str = "error") -> None:
+        super().__init__({"type": "error", "message": message}, item_id)
+        self.message = message
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("✗ " + sanitize(self.message)))
+
+
+class OtherEntry(Entry):
+    """Items without a dedicated view (hosted tools, compaction, ...)."""
+
+    def compose(self) -> ComposeResult:
+        kind = sanitize(str(self.item.get("type", "item")))
+        status = self.item.get("status")
+        bits = [kind] + ([sanitize(str(status))] if status else [])
+        yield Static(Text("• " + " · ".join(bits)))
+
+
+def entry_for(item: Item, item_id: str) -> Entry:
+    kind = item.get("type")
+    if kind == "message":
+        return UserEntry(item, item_id) if item.get("role") == "user" else AssistantEntry(item, item_id)
+    if kind == "reasoning":
+        return ReasoningEntry(item, item_id)
+    if kind in it.CALL_OUTPUT_TYPES:
+        return ToolCallEntry(item, item_id)
+    return OtherEntry(item, item_id)
+
+
+def _clip(text: str, limit: int = 4000) -> str:
+    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters)"

@@ -1,0 +1,212 @@
+"""Live item panes: transient display of the active item while it streams.
+
+A delta only appends to a pane's pending buffer (O(1)); the app's frame tick calls
+`flush()` at most once per frame, so widget updates never fall behind the deltas.
+Text is newline-gated: a tick shows whole lines, and a partial line only once it has
+waited a few ticks, so words do not flicker in and out as Markdown re-parses.
+
+A long message is split into Markdown segments at paragraph boundaries outside code
+fences: each segment stays small, so the cost of an update does not grow with the
+length of the message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Markdown, Static
+
+from rivulet.core.sanitize import sanitize
+
+from .entries import call_title, heading_of
+
+SEGMENT_BYTES = 8_000  # start a new Markdown segment after this much text
+PARTIAL_LINE_TICKS = 3  # show a partial line after it waited this many ticks
+
+
+class LivePane(Vertical):
+    DEFAULT_CLASSES = "live"
+
+    def __init__(self, item: dict[str, Any], item_id: str) -> None:
+        super().__init__()
+        self.item = item
+        self.item_id = item_id
+        self._pending: list[str] = []
+        self._tail_age = 0
+        self.shown = 0  # characters displayed so far
+
+    def add_delta(self, kind: str, text: str) -> None:
+        self._pending.append(sanitize(text))
+
+    def add_part(self, kind: str, index: int | None) -> None:
+        """A new content/summary part starts."""
+
+    def _take(self, force: bool = False) -> str:
+        if not self._pending:
+            return ""
+        text = "".join(self._pending)
+        if not force:
+            cut = text.rfind("\n") + 1
+            if cut == 0:
+                self._tail_age += 1
+                if self._tail_age < PARTIAL_LINE_TICKS:
+                    self._pending = [text]
+                    return ""
+                cut = len(text)
+            self._pending = [text[cut:]] if cut < len(text) else []
+            text = text[:cut]
+        else:
+            self._pending = []
+        self._tail_age = 0
+        self.shown += len(text)
+        return text
+
+    async def flush(self, force: bool = False) -> None:
+        """Show what is pending. Called by the app's frame tick (only once mounted)."""
+
+    async def close(self) -> None:
+        """Stop any background rendering (the pane is going away or was discarded)."""
+
+    def mark_discarded(self, reason: str) -> None:
+        self.add_class("discarded")
+        self.border_subtitle = f"not committed: {sanitize(reason)}"
+
+
+class _MarkdownFeed:
+    """Streams text into a sequence of Markdown segments inside `parent`."""
+
+    def __init__(self, parent: Vertical) -> None:
+        self.parent = parent
+        self.segment: Markdown | None = None
+        self.stream = None
+        self.size = 0
+        self.in_fence = False
+        self.segments = 0
+
+    async def write(self, text: str) -> None:
+        if not text:
+            return
+        if self.segment is None:
+            self.segments += 1
+            self.segment = Markdown()
+            await self.parent.mount(self.segment)
+            self.stream = Markdown.get_stream(self.segment)
+            self.size = 0
+        assert self.stream is not None
+        await self.stream.write(text)
+        self.size += len(text)
+        for line in text.splitlines():
+            if line.lstrip().startswith(("```", "~~~")):
+                self.in_fence = not self.in_fence
+        if self.size > SEGMENT_BYTES and not self.in_fence and text.endswith("\n\n"):
+            await self.close()
+
+    async def close(self) -> None:
+        if self.stream is not None:
+            await self.stream.stop()
+        self.segment = None
+        self.stream = None
+
+
+class LiveMessage(LivePane):
+    def __init__(self, item: dict[str, Any], item_id: str) -> None:
+        super().__init__(item, item_id)
+        self.feed = _MarkdownFeed(self)
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("assistant", style="bold"), classes="live-label")
+
+    @property
+    def segments(self) -> int:
+        return self.feed.segments
+
+    async def flush(self, force: bool = False) -> None:
+        await self.feed.write(self._take(force))
+
+    async def close(self) -> None:
+        await self.feed.close()
+
+
+class LiveReasoning(LivePane):
+    """Reasoning summary parts as they stream; raw reasoning text only when enabled."""
+
+    def __init__(self, item: dict[str, Any], item_id: str, show_raw: bool = False) -> None:
+        super().__init__(item, item_id)
+        self.show_raw = show_raw
+        self.summary = ""
+        self.raw: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("thinking…", style="bold"), classes="live-label")
+        yield Static("", classes="live-body")
+
+    def add_delta(self, kind: str, text: str) -> None:
+        if kind == "reasoning_text":
+            self.raw.append(sanitize(text))
+            if self.show_raw:
+                self._pending.append(sanitize(text))
+        else:
+            self._pending.append(sanitize(text))
+
+    def add_part(self, kind: str, index: int | None) -> None:
+        if kind == "summary" and self.summary:
+            self._pending.append("\n\n")
+
+    @property
+    def heading(self) -> str | None:
+        return heading_of(self.summary + "".join(self._pending))
+
+    async def flush(self, force: bool = False) -> None:
+        text = self._take(force=True)
+        if text:
+            self.summary += text
+            # Summaries are short; the tail keeps the update cost bounded all the same.
+            self.query_one(".live-body", Static).update(Text(self.summary[-3000:]))
+
+
+class LiveToolCall(LivePane):
+    """Function-call arguments / custom-tool input as the model writes them."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text.assemble(("⚙ ", "bold"), (call_title(self.item), "bold"), (" (writing…)", "italic")),
+                     classes="live-label")
+        yield Static("", classes="live-body")
+
+    def __init__(self, item: dict[str, Any], item_id: str) -> None:
+        super().__init__(item, item_id)
+        self.text = ""
+
+    async def flush(self, force: bool = False) -> None:
+        text = self._take(force=True)
+        if text:
+            self.text += text
+            self.query_one(".live-body", Static).update(Text(self.text[-3000:]))
+
+
+class LiveOther(LivePane):
+    """Hosted tool items (web search, MCP, ...): a status line."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f"• {sanitize(str(self.item.get('type', 'item')))} …"), classes="live-label")
+
+    def set_status(self, status: str) -> None:
+        self.query_one(".live-label", Static).update(
+            Text(f"• {sanitize(str(self.item.get('type', 'item')))} · {sanitize(status)}"))
+
+    async def flush(self, force: bool = False) -> None:
+        self._take(force=True)
+
+
+def live_pane_for(item: dict[str, Any], item_id: str, show_raw: bool = False) -> LivePane:
+    kind = item.get("type")
+    if kind == "message":
+        return LiveMessage(item, item_id)
+    if kind == "reasoning":
+        return LiveReasoning(item, item_id, show_raw)
+    if kind in ("function_call", "custom_tool_call", "shell_call", "local_shell_call", "apply_patch_call",
+                "mcp_call", "code_interpreter_call", "computer_call"):
+        return LiveToolCall(item, item_id)
+    return LiveOther(item, item_id)

@@ -1,0 +1,81 @@
+"""The status line: working/elapsed, reasoning heading, retries, tokens and context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from rivulet.core.sanitize import sanitize
+
+# Context windows of common models, in tokens (prefix match, longest first).
+CONTEXT_WINDOWS = {
+    "gpt-5": 400_000,
+    "gpt-4.1": 1_047_576,
+    "gpt-4o": 128_000,
+    "o4-mini": 200_000,
+    "o3": 200_000,
+    "gpt-oss": 131_072,
+}
+
+
+def context_window(model: str) -> int | None:
+    for prefix in sorted(CONTEXT_WINDOWS, key=len, reverse=True):
+        if model.startswith(prefix):
+            return CONTEXT_WINDOWS[prefix]
+    return None
+
+
+def _k(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+class StatusLine(Static):
+    def __init__(self, model: str, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.model = model
+        self.state = "idle"  # idle | working | retrying | failed
+        self.elapsed = 0
+        self.heading: str | None = None
+        self.retry: tuple[int, int] | None = None
+        self.note: str | None = None
+        self.total_tokens = 0
+        self.last_input = 0
+
+    def set_usage(self, usage: dict[str, Any] | None) -> None:
+        if not usage:
+            return
+        self.total_tokens += int(usage.get("total_tokens") or 0)
+        # The latest request's input is what the conversation now occupies.
+        self.last_input = int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
+        self.refresh_line()
+
+    def refresh_line(self) -> None:
+        for cls in ("working", "retrying", "failed"):
+            self.set_class(self.state == cls, cls)
+        left: list[str] = []
+        if self.state in ("working", "retrying"):
+            left.append(f"Working ({self.elapsed}s • esc to interrupt)")
+            if self.heading:
+                left.append(sanitize(self.heading))
+            if self.retry:
+                left.append(f"reconnecting {self.retry[0]}/{self.retry[1]}")
+        elif self.note:
+            left.append(sanitize(self.note))
+        else:
+            left.append("Ready")
+        right = [self.model]
+        if self.total_tokens:
+            right.append(f"{_k(self.total_tokens)} tokens used")
+            window = context_window(self.model)
+            if window and self.last_input:
+                right.append(f"{max(0, 100 - 100 * self.last_input // window)}% context left")
+        line = Text(" • ".join(left))
+        pad = max(1, (self.size.width or 80) - 2 - len(line.plain) - len(" • ".join(right)))
+        line.append(" " * pad)
+        line.append(" • ".join(right))
+        self.update(line)
+
+    def on_resize(self) -> None:
+        self.refresh_line()
