@@ -85,6 +85,7 @@ class _MarkdownFeed:
         self.size = 0
         self.in_fence = False
         self.segments = 0
+        self.segments = 0
 
     async def write(self, text: str) -> None:
         if not text:
@@ -118,6 +119,10 @@ class LiveMessage(LivePane):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("assistant", style="bold"), classes="live-label")
+
+    @property
+    def segments(self) -> int:
+        return self.feed.segments
 
     @property
     def segments(self) -> int:
