@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -42,11 +41,10 @@ DEMO_WELCOME = (
 )
 
 
-@dataclass
-class BusMessage(Message):
-    """A core bus event, delivered into Textual's message queue."""
-
-    event: b.BusEvent
+class BusBatch(Message):
+    """Core bus events, delivered into Textual's message queue. One message carries
+    every event that arrived since the last one was handled: at thousands of deltas a
+    second, a Textual message per delta would cost more than the deltas themselves."""
 
 
 class Transcript(VerticalScroll):
@@ -118,6 +116,7 @@ class RivuletApp(App[None]):
         self.turn_worker = None
         self._themes_ready = False
         self.bus = b.EventBus()
+        self._inbox: list[b.BusEvent] = []  # bus events not yet handled (see BusBatch)
         self.conversation: Conversation | None = None
 
     # ---- layout ---------------------------------------------------------------------
@@ -152,7 +151,9 @@ class RivuletApp(App[None]):
             self._transcript.mount(Markdown(DEMO_WELCOME, classes="entry", id="welcome"))
 
     def _bridge(self, event: b.BusEvent) -> None:
-        self.post_message(BusMessage(event))
+        self._inbox.append(event)
+        if len(self._inbox) == 1:
+            self.post_message(BusBatch())
 
     # ---- themes ---------------------------------------------------------------------
 
@@ -258,8 +259,12 @@ class RivuletApp(App[None]):
 
     # ---- bus events ---------------------------------------------------------------------
 
-    async def on_bus_message(self, message: BusMessage) -> None:
-        event = message.event
+    async def on_bus_batch(self, _: BusBatch) -> None:
+        events, self._inbox = self._inbox, []
+        for event in events:
+            await self._handle(event)
+
+    async def _handle(self, event: b.BusEvent) -> None:
         transcript = self._transcript
         status = self._status
         match event:

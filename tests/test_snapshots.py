@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from rivulet.app.tui import RivuletApp
@@ -46,15 +48,21 @@ def test_idle_light_theme(snap_compare):
 
 def test_mid_stream(snap_compare):
     payloads = response()
-    server = GatedServer(payloads, gate_at={0: len(reasoning_events("rs_1", "x", 0)) + 2 + 7})
+    gate = 1 + len(reasoning_events("rs_1", "x", 0)) + 2 + 5  # created, reasoning, message added, 5 deltas
+    server = GatedServer(payloads, gate_at={0: gate})
     app = make_app(server)
+    sent = [json.loads(p) for p in payloads[:gate]]
+    expected = sum(len(e["delta"]) for e in sent if e["type"] == "response.output_text.delta")
+
+    def all_shown() -> bool:
+        # Every delta sent before the gate is on screen, the partial line included.
+        return any(isinstance(p, LiveMessage) and p.shown == expected and not p._pending for p in app.live.values())
 
     async def run_before(pilot):
         await pilot.press(*"How does it work?", "enter")
         await server.reached.wait()
-        await until(pilot, lambda: any(isinstance(p, LiveMessage) and p.shown for p in app.live.values()), "text")
-        for _ in range(6):  # let the newline gate's partial-line ticks pass
-            await pilot.pause(0.02)
+        await until(pilot, all_shown, "the streamed text to be on screen")
+        await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 

@@ -16,6 +16,9 @@ from textual.widgets import Collapsible, Markdown, Static
 from rivulet.core import items as it
 from rivulet.core.sanitize import sanitize
 
+from .frozen import FrozenMarkdown
+from .segmenter import LIVE_SEGMENTS, split_segments
+
 Item = dict[str, Any]
 
 
@@ -86,8 +89,17 @@ class UserEntry(Entry):
 
 
 class AssistantEntry(Entry):
+    """One full Markdown render of the committed text. A long message is cut where the
+    live pane cut it: its last segments are Markdown widgets, the ones before are
+    frozen lines (already rendered while it streamed, so the commit re-uses them)."""
+
     def compose(self) -> ComposeResult:
-        yield Markdown(sanitize(it.message_text(self.item) or ""))
+        segments = split_segments(sanitize(it.message_text(self.item) or ""))
+        if len(segments) > LIVE_SEGMENTS:
+            yield FrozenMarkdown(segments[: -LIVE_SEGMENTS])
+            segments = segments[-LIVE_SEGMENTS:]
+        for segment in segments or [""]:
+            yield Markdown(segment)
 
 
 class ReasoningEntry(Entry):

@@ -22,8 +22,9 @@ from textual.widgets import Markdown, Static
 from rivulet.core.sanitize import sanitize
 
 from .entries import call_title, heading_of
+from .frozen import FrozenMarkdown
+from .segmenter import LIVE_SEGMENTS, Segmenter
 
-SEGMENT_BYTES = 8_000  # start a new Markdown segment after this much text
 PARTIAL_LINE_TICKS = 3  # show a partial line after it waited this many ticks
 
 
@@ -36,7 +37,8 @@ class LivePane(Vertical):
         self.item_id = item_id
         self._pending: list[str] = []
         self._tail_age = 0
-        self.shown = 0  # characters displayed so far
+        self.shown = 0  # characters taken for display so far
+        self.flushing = False  # a flush is between its awaits (tests wait for it to end)
 
     def add_delta(self, kind: str, text: str) -> None:
         self._pending.append(sanitize(text))
@@ -75,64 +77,65 @@ class LivePane(Vertical):
         self.border_subtitle = f"not committed: {sanitize(reason)}"
 
 
-class _MarkdownFeed:
-    """Streams text into a sequence of Markdown segments inside `parent`."""
-
-    def __init__(self, parent: Vertical) -> None:
-        self.parent = parent
-        self.segment: Markdown | None = None
-        self.stream = None
-        self.size = 0
-        self.in_fence = False
-        self.segments = 0
-        self.segments = 0
-
-    async def write(self, text: str) -> None:
-        if not text:
-            return
-        if self.segment is None:
-            self.segments += 1
-            self.segment = Markdown()
-            await self.parent.mount(self.segment)
-            self.stream = Markdown.get_stream(self.segment)
-            self.size = 0
-        assert self.stream is not None
-        await self.stream.write(text)
-        self.size += len(text)
-        for line in text.splitlines():
-            if line.lstrip().startswith(("```", "~~~")):
-                self.in_fence = not self.in_fence
-        if self.size > SEGMENT_BYTES and not self.in_fence and text.endswith("\n\n"):
-            await self.close()
-
-    async def close(self) -> None:
-        if self.stream is not None:
-            await self.stream.stop()
-        self.segment = None
-        self.stream = None
-
-
 class LiveMessage(LivePane):
+    """The streaming assistant message: Markdown, appended once per frame.
+
+    The frame tick is the stream: it already coalesces every delta of a frame into
+    one `Markdown.append`. The `Segmenter` starts a new segment (a new `Markdown`) at
+    a safe place once the open one is big, and segments older than the last
+    `LIVE_SEGMENTS` are frozen into one `FrozenMarkdown`, so an append at the end of a
+    1 MB message costs what it costs at its start. When deltas come faster than
+    frames, a segment that would be frozen within the same frame is frozen at once,
+    without ever being built as Markdown widgets: catching up gets cheaper, not slower.
+    """
+
     def __init__(self, item: dict[str, Any], item_id: str) -> None:
         super().__init__(item, item_id)
-        self.feed = _MarkdownFeed(self)
+        self.segmenter = Segmenter()
+        self._live: list[tuple[Markdown, list[str]]] = []  # newest segments: widget, text
+        self._frozen = FrozenMarkdown(classes="segment")
 
     def compose(self) -> ComposeResult:
         yield Static(Text("assistant", style="bold"), classes="live-label")
+        yield self._frozen
 
     @property
     def segments(self) -> int:
-        return self.feed.segments
+        return self.segmenter.segments
 
     @property
-    def segments(self) -> int:
-        return self.feed.segments
+    def frozen_segments(self) -> int:
+        return len(self._frozen.segments)
 
     async def flush(self, force: bool = False) -> None:
-        await self.feed.write(self._take(force))
+        text = self._take(force)
+        if not text:
+            return
+        self.flushing = True
+        try:
+            await self._show(self.segmenter.feed(text))
+        finally:
+            self.flushing = False
 
-    async def close(self) -> None:
-        await self.feed.close()
+    async def _show(self, pieces: list[str]) -> None:
+        # Every segment after this frame: (its widget if it has one, its text so far).
+        plan: list[tuple[Markdown | None, list[str]]] = list(self._live) or [(None, [])]
+        plan[-1][1].append(pieces[0])
+        plan.extend((None, [piece]) for piece in pieces[1:])
+        cut = max(0, len(plan) - LIVE_SEGMENTS)
+        for widget, parts in plan[:cut]:
+            self._frozen.add("".join(parts))
+            if widget is not None:
+                await widget.remove()
+        self._live = []
+        for widget, parts in plan[cut:]:
+            if widget is None:
+                widget = Markdown(classes="segment")
+                await self.mount(widget)
+                await widget.append("".join(parts))
+            elif pieces[0]:
+                await widget.append(pieces[0])  # only the open segment has a widget and grows
+            self._live.append((widget, parts))
 
 
 class LiveReasoning(LivePane):

@@ -1,0 +1,128 @@
+"""Finished Markdown segments rendered once into lines: one widget for any length.
+
+Textual's `Markdown` makes every block a widget, and every layout pass walks every
+widget, so a 1 MB message as live Markdown makes each frame slower than the last.
+A segment that will not change again is rendered once (with Rich's Markdown, styled
+from the app's theme) into `Strip`s kept by this widget, which then costs one widget
+in a layout however many segments it holds. Lines are re-rendered only when the
+width or the theme changes; rendered segments are cached by (text, width, theme), so
+the history entry that replaces a live message re-uses the live pane's work.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import OrderedDict
+
+from rich.console import Console
+from rich.markdown import Markdown as RichMarkdown
+from rich.style import Style
+from rich.theme import Theme as RichTheme
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.theme import Theme
+from textual.widget import Widget
+
+_CACHE_SEGMENTS = 1024
+_cache: OrderedDict[tuple[str, int, str], list[Strip]] = OrderedDict()
+
+
+def _rich_theme(theme: Theme) -> tuple[RichTheme, str]:
+    """Rich Markdown styles that follow the app theme (and a Pygments theme for code)."""
+    primary, accent = theme.primary, theme.accent or theme.primary
+    secondary = theme.secondary or primary
+    panel = theme.panel or theme.surface or theme.background or "#000000"
+    styles = {
+        "markdown.h1": Style(color=primary, bold=True),
+        "markdown.h1.border": Style(color=primary),
+        "markdown.h2": Style(color=primary, bold=True, underline=True),
+        "markdown.h3": Style(color=primary, bold=True),
+        "markdown.h4": Style(color=secondary, bold=True),
+        "markdown.h5": Style(color=secondary, italic=True),
+        "markdown.h6": Style(color=secondary, dim=True),
+        "markdown.code": Style(color=accent, bgcolor=panel),
+        "markdown.code_block": Style(bgcolor=panel),
+        "markdown.block_quote": Style(color=secondary, italic=True),
+        "markdown.item.bullet": Style(color=primary, bold=True),
+        "markdown.item.number": Style(color=primary),
+        "markdown.link": Style(color=secondary, underline=True),
+        "markdown.link_url": Style(color=secondary, underline=True),
+        "markdown.table.border": Style(color=primary),
+        "markdown.table.header": Style(color=primary, bold=True),
+        "markdown.hr": Style(color=primary, dim=True),
+    }
+    return RichTheme(styles), ("monokai" if theme.dark else "friendly")
+
+
+def render_segment(text: str, width: int, theme: Theme) -> list[Strip]:
+    key = (text, width, theme.name)
+    strips = _cache.get(key)
+    if strips is not None:
+        _cache.move_to_end(key)
+        return strips
+    rich_theme, code_theme = _rich_theme(theme)
+    console = Console(width=width, color_system="truecolor", force_terminal=True, theme=rich_theme,
+                      legacy_windows=False, markup=False, emoji=False, highlight=False)
+    lines = console.render_lines(RichMarkdown(text, code_theme=code_theme, hyperlinks=False),
+                                 console.options.update_width(width), pad=False, new_lines=False)
+    strips = [Strip(line) for line in lines]
+    # Segments render as blocks with a blank line between them, as Markdown would.
+    strips.append(Strip.blank(width))
+    _cache[key] = strips
+    if len(_cache) > _CACHE_SEGMENTS:
+        _cache.popitem(last=False)
+    return strips
+
+
+class FrozenMarkdown(Widget):
+    """Markdown segments that no longer change, as pre-rendered lines."""
+
+    DEFAULT_CSS = """
+    FrozenMarkdown { height: auto; }
+    """
+
+    def __init__(self, segments: list[str] | None = None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.segments: list[str] = list(segments or [])
+        self._width = 0
+        self._theme = ""
+        self._lines: list[Strip] = []
+        self._starts: list[int] = []  # first line of each rendered segment
+
+    @property
+    def text(self) -> str:
+        return "".join(self.segments)
+
+    def add(self, segment: str) -> None:
+        self.segments.append(segment)
+        if self._width:
+            self._render(segment)
+        self.refresh(layout=True)
+
+    def _render(self, segment: str) -> None:
+        self._starts.append(len(self._lines))
+        self._lines.extend(render_segment(segment, self._width, self.app.current_theme))
+
+    def _ensure(self, width: int) -> None:
+        theme = self.app.current_theme.name
+        if width != self._width or theme != self._theme:
+            self._width, self._theme = width, theme
+            self._starts, self._lines = [], []
+            for segment in self.segments:
+                self._render(segment)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        self._ensure(max(1, width))
+        return len(self._lines)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_size.width
+        self._ensure(max(1, width))
+        style = self.rich_style  # the widget's colours under the segments' own styles
+        if 0 <= y < len(self._lines):
+            return self._lines[y].crop_extend(0, width, style).apply_style(style)
+        return Strip.blank(width, style)
+
+    def segment_at(self, y: int) -> int:
+        """The index of the segment shown on line `y` (for tests and navigation)."""
+        return max(0, bisect_right(self._starts, y) - 1)
