@@ -10,9 +10,10 @@ import sys
 from typing import Any
 
 from rivulet.app.demo_server import DEMO_MODEL, DemoServer
-from rivulet.core.builtin_tools import BuiltinTools
+from rivulet.core.agent_tools import AgentTools
+from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision, deny_all
 from rivulet.core.bus import BusEvent, EventBus
-from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings
+from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, tool_settings
 from rivulet.core.conversation import Conversation
 from rivulet.core.errors import ConfigError, RivuletError, redact
 from rivulet.core.sanitize import sanitize
@@ -25,6 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--base-url", help="Responses API base URL (default $OPENAI_BASE_URL or OpenAI's; "
                         "with neither it nor a key, the built-in demo server)")
     parser.add_argument("--model", help="model name")
+    parser.add_argument("--approval", choices=["ask", "auto-edit", "never-ask"], help="tool approval policy")
+    parser.add_argument("--workspace", help="directory the tools work in (default: the current one)")
     sub = parser.add_subparsers(dest="command")
     ex = sub.add_parser("exec", help="run one turn headless and print the answer")
     ex.add_argument("prompt", help="the user message ('-' reads it from standard input)")
@@ -32,6 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--base-url", help="Responses API base URL (default $OPENAI_BASE_URL or OpenAI's)")
     ex.add_argument("--model", help="model name")
     ex.add_argument("--instructions", help="system instructions for the model")
+    ex.add_argument("--approval", choices=["ask", "auto-edit", "never-ask"],
+                    help="tool approval policy (ask: prompt on the terminal; without one, tools are declined)")
+    ex.add_argument("--workspace", help="directory the tools work in (default: the current one)")
+    ex.add_argument("--patch-tool", choices=["custom", "function", "off"],
+                    help="offer apply_patch as a freeform custom tool, a JSON function, or not at all")
     return parser
 
 
@@ -51,7 +59,9 @@ def _fail(message: str, code: int = 1) -> int:
 
 def settings_for(args: argparse.Namespace) -> tuple[Settings, DemoServer | None]:
     """Settings, and the embedded demo server when there is neither a key nor a URL."""
-    settings = load_settings(base_url=args.base_url, model=args.model, instructions=getattr(args, "instructions", None))
+    settings = load_settings(base_url=args.base_url, model=args.model, instructions=getattr(args, "instructions", None),
+                             approval=args.approval, workspace=args.workspace,
+                             patch_tool=getattr(args, "patch_tool", None))
     if settings.api_key is None and settings.base_url == DEFAULT_BASE_URL:
         demo = DemoServer().start()
         return settings.model_copy(update={"base_url": demo.base_url, "model": DEMO_MODEL}), demo
@@ -67,7 +77,11 @@ def run_tui(args: argparse.Namespace) -> int:
         return _fail(exc.message, 2)
     from rivulet.app.tui import RivuletApp
 
-    app = RivuletApp(settings, SseTransport(settings), tools=BuiltinTools(), demo=demo is not None)
+    try:
+        tools = tool_settings(settings)
+    except ConfigError as exc:
+        return _fail(exc.message, 2)
+    app = RivuletApp(settings, SseTransport(settings), tool_settings=tools, demo=demo is not None)
     try:
         app.run()
     finally:
@@ -81,12 +95,18 @@ async def run_exec(args: argparse.Namespace) -> int:
         settings, demo = settings_for(args)
     except ConfigError as exc:
         return _fail(exc.message, 2)
+    try:
+        tools_settings = tool_settings(settings)
+    except ConfigError as exc:
+        return _fail(exc.message, 2)
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
     bus = EventBus()
     if args.json:
         bus.subscribe(_print_json)
     transport = SseTransport(settings)
-    conversation = Conversation(settings, transport, bus, tools=BuiltinTools())
+    approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
+    tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus)
+    conversation = Conversation(settings, transport, bus, tools=tools)
     try:
         result = await conversation.run_turn(prompt)
     except RivuletError as exc:
@@ -99,7 +119,35 @@ async def run_exec(args: argparse.Namespace) -> int:
     await bus.close()
     if not args.json:
         print(sanitize(result.last_message or ""))
+    if result.stopped:
+        print(f"rivulet: stopped: {sanitize(result.stopped)}", file=sys.stderr)
     return 0
+
+
+def _has_terminal() -> bool:
+    try:
+        with open("/dev/tty"):
+            return sys.stdin.isatty()
+    except OSError:
+        return False
+
+
+async def terminal_approver(request: ApprovalRequest) -> Decision:
+    """`exec --approval ask`: the question on the terminal (stderr), the answer from it."""
+    what = f"run `{sanitize(request.title)}` {sanitize(request.detail)}" if request.kind == "shell" \
+        else f"apply a patch ({sanitize(request.title)})"
+    if request.kind == "patch":
+        print(sanitize(request.detail), file=sys.stderr)
+    prompt = f"rivulet: {what}? [y]es / [a]lways / [n]o / [s]top: "
+    answer = await asyncio.to_thread(_read_tty, prompt)
+    return {"y": Decision.YES, "a": Decision.ALWAYS, "s": Decision.STOP}.get(answer[:1].lower(), Decision.NO)
+
+
+def _read_tty(prompt: str) -> str:
+    with open("/dev/tty", "r+") as tty:
+        tty.write(prompt)
+        tty.flush()
+        return tty.readline().strip()
 
 
 def _print_json(event: BusEvent) -> None:

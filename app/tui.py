@@ -24,11 +24,15 @@ from textual.widgets import Footer, Static
 
 from rivulet.core import bus as b
 from rivulet.core import items as it
+from rivulet.core.agent_tools import AgentTools, ToolSettings
+from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.config import Settings, safe_url, save_setting
+from rivulet.core.sanitize import sanitize
 from rivulet.core.conversation import Conversation, ToolRouter, Transport
 from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
+from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
 from rivulet.widgets.entries import (Entry, ErrorEntry, OtherEntry, ToolCallEntry, entry_for, heading_of,
                                      reasoning_summary)
 from rivulet.widgets.live import LiveOther, LivePane, LiveReasoning, live_pane_for
@@ -64,6 +68,7 @@ class RivuletCommands(Provider):
         cmds.append(("Toggle raw reasoning", "Show or hide raw reasoning text when the server sends it",
                      app.action_toggle_raw_reasoning))
         cmds.append(("Interrupt turn", "Stop the running turn", app.action_interrupt))
+        cmds.append(("Turn diff", "Show everything the turn changed in the workspace", app.action_turn_diff))
         return cmds
 
     async def search(self, query: str) -> Hits:
@@ -87,6 +92,7 @@ class RivuletApp(App[None]):
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", id="app.interrupt", priority=True),
         Binding("ctrl+r", "toggle_raw_reasoning", "Raw reasoning", id="app.raw_reasoning"),
+        Binding("ctrl+d", "turn_diff", "Turn diff", id="app.turn_diff"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
@@ -96,6 +102,7 @@ class RivuletApp(App[None]):
         transport: Transport,
         *,
         tools: ToolRouter | None = None,
+        tool_settings: ToolSettings | None = None,
         demo: bool = False,
         frame_interval: float = 1 / 60,
         remember_theme: bool = True,
@@ -104,6 +111,7 @@ class RivuletApp(App[None]):
         self.settings = settings
         self.transport = transport
         self.tools = tools
+        self.tool_settings = tool_settings  # with these, the app builds the agent tools itself
         self.demo = demo
         self.frame_interval = frame_interval
         self.remember_theme = remember_theme
@@ -116,6 +124,7 @@ class RivuletApp(App[None]):
         self.turn_worker = None
         self._themes_ready = False
         self.bus = b.EventBus()
+        self.turn_diff = ""  # the unified diff of what the current/last turn changed
         self._inbox: list[b.BusEvent] = []  # bus events not yet handled (see BusBatch)
         self.conversation: Conversation | None = None
 
@@ -140,6 +149,9 @@ class RivuletApp(App[None]):
         self.theme = self.settings.theme if self.settings.theme in self.available_themes else THEMES[0].name
         self._themes_ready = True  # from now on a theme change is the user's, and remembered
         self.bus.subscribe(self._bridge)
+        if self.tools is None and self.tool_settings is not None:
+            policy = ApprovalPolicy(self.settings.approval, self.ask_approval)
+            self.tools = AgentTools(self.tool_settings, policy, self.bus)
         self.conversation = Conversation(self.settings, self.transport, self.bus, tools=self.tools)
         self.set_interval(self.frame_interval, self._frame)
         self.set_interval(1.0, self._second)
@@ -206,6 +218,10 @@ class RivuletApp(App[None]):
         assert self.conversation is not None
         history = self.conversation.history
         status = self._status
+        while isinstance(self.screen, ApprovalScreen):  # a question nobody needs answered now
+            self.pop_screen()
+        for entry in self._transcript.query(ToolCallEntry).filter(".running"):
+            entry.remove_class("running")
         for pane in list(self.live.values()):
             await pane.flush(force=True)
             await pane.close()
@@ -223,6 +239,16 @@ class RivuletApp(App[None]):
         status.state = "idle"
         status.heading = status.retry = None
         status.refresh_line()
+
+    async def ask_approval(self, request: ApprovalRequest) -> Decision:
+        """The approver of the tool policy: a modal question, answered by the user."""
+        self.bell()
+        return await self.push_screen_wait(ApprovalScreen(request))
+
+    def action_turn_diff(self) -> None:
+        if isinstance(self.screen, DiffScreen):
+            return
+        self.push_screen(DiffScreen(self.turn_diff))
 
     def action_toggle_raw_reasoning(self) -> None:
         self.show_raw_reasoning = not self.show_raw_reasoning
@@ -294,6 +320,7 @@ class RivuletApp(App[None]):
                     await pane.close()
                     pane.mark_discarded(reason)
             case b.TurnStarted():
+                self.turn_diff = ""
                 for pane in self._transcript.query(".discarded"):
                     await pane.remove()
                 self._turn_started = time.monotonic()
@@ -310,16 +337,26 @@ class RivuletApp(App[None]):
                 self.notify(f"{error.message} — retrying in {delay:.1f}s", severity="warning", timeout=4)
             case b.UsageUpdated(usage=usage):
                 status.set_usage(usage)
+            case b.ToolOutputDelta(call_id=call_id, text=text):
+                for entry in self._transcript.query(ToolCallEntry):
+                    if it.call_id(entry.item) == call_id:
+                        entry.add_class("running")
+                        entry.append_output(text)
+            case b.TurnDiffUpdated(diff=diff):
+                self.turn_diff = diff
             case b.ErrorOccurred(error=error):
                 await transcript.mount(ErrorEntry(f"{error.kind}: {error.message}"))
                 transcript.scroll_end(animate=False)
                 status.state, status.note, status.retry = "failed", f"Failed: {error.message}", None
                 status.refresh_line()
-            case b.TurnCompleted():
+            case b.TurnCompleted(stopped=stopped):
                 for pane in self._transcript.query(".discarded"):
                     await pane.remove()
                 status.state = "idle"
-                status.note = f"Done in {int(time.monotonic() - self._turn_started)}s"
+                took = int(time.monotonic() - self._turn_started)
+                status.note = f"Stopped: {sanitize(stopped)}" if stopped else f"Done in {took}s"
+                if self.turn_diff:
+                    status.note += " · ctrl+d: turn diff"
                 status.heading = status.retry = None
                 status.refresh_line()
 
@@ -332,6 +369,7 @@ class RivuletApp(App[None]):
         if it.is_output(item):
             for entry in self._transcript.query(ToolCallEntry):
                 if it.call_id(entry.item) == it.call_id(item):
+                    entry.remove_class("running")
                     entry.set_output(item)
                     return
             await transcript.mount(OtherEntry(item, item_id))

@@ -131,7 +131,27 @@ class TurnCompleted(BusEvent):
     turn_id: int
     usage: dict[str, Any] | None
     last_message: str | None
+    stopped: str | None = None  # why the user stopped the turn early, if they did
     type: str = field(init=False, default="turn.completed")
+
+
+@dataclass(slots=True)
+class ToolOutputDelta(BusEvent):
+    """Output of a running tool (a shell command's stdout/stderr), for display only:
+    the model gets the captured output in the call's output item."""
+
+    call_id: str
+    text: str
+    type: str = field(init=False, default="tool.output")
+
+
+@dataclass(slots=True)
+class TurnDiffUpdated(BusEvent):
+    """Everything this turn changed in the workspace so far, as one unified diff."""
+
+    diff: str
+    files: int
+    type: str = field(init=False, default="turn.diff")
 
 
 Handler = Callable[[BusEvent], Awaitable[None] | None]

@@ -45,6 +45,13 @@ class Settings(BaseSettings):
     # Retries of one request after a retryable error (cut stream, 5xx, rate limit with a delay).
     max_retries: int = Field(4, ge=0)
     theme: str = "rivulet-dark"
+    # Tools. approval: ask (every command and patch asks), auto-edit (patches inside the
+    # workspace run without asking), never-ask (sandboxes, CI).
+    approval: Literal["ask", "auto-edit", "never-ask"] = "ask"
+    workspace: str | None = None  # the directory tools work in (default: where rivulet started)
+    patch_tool: Literal["custom", "function", "off"] = "custom"  # function: for servers without custom tools
+    shell_tool: bool = True
+    shell_timeout: float = Field(120.0, gt=0)
 
     @field_validator("base_url")
     @classmethod
@@ -70,6 +77,17 @@ class Settings(BaseSettings):
         if self.api_key is not None and self.api_key.get_secret_value():
             headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
         return headers
+
+
+def tool_settings(settings: Settings):
+    """The tool router's settings (workspace resolved, must exist)."""
+    from .agent_tools import ToolSettings
+
+    workspace = Path(settings.workspace or os.getcwd()).expanduser()
+    if not workspace.is_dir():
+        raise ConfigError(f"workspace {str(workspace)!r} is not a directory")
+    return ToolSettings(workspace=workspace.resolve(), patch_tool=settings.patch_tool, shell=settings.shell_tool,
+                        shell_timeout=settings.shell_timeout)
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from . import items as it
 from .bus import ErrorOccurred, EventBus, ItemCompleted, ResponseStarted, Retrying, TurnCompleted, TurnStarted
 from .config import Settings
+from .agent_tools import StopTurn
 from .consumer import BusSink, add_usage
 from .errors import RivuletError
 from .events import ResponseEvent
@@ -64,6 +65,14 @@ class TurnResult:
     last_message: str | None
     usage: dict[str, Any] | None
     requests: int
+    stopped: str | None = None
+
+
+# Left in history when the user interrupts a turn in which the model already did
+# something, so that its next request says so (Codex does the same).
+TURN_ABORTED = ("<turn_aborted>\nThe user interrupted the previous turn. Any command that was running was "
+                "stopped, and calls without a result were marked aborted: do not assume they finished.\n"
+                "</turn_aborted>")
 
 
 @dataclass
@@ -128,15 +137,22 @@ class Conversation:
 
     async def run_turn(self, prompt: str) -> TurnResult:
         """Run one user turn to its end. Raises the error that ended it, if any,
-        after publishing it; history keeps everything committed before it."""
+        after publishing it; history keeps everything committed before it. Cancelling
+        it (the user's interrupt) stops a running tool, gives every unanswered call of
+        the turn an "aborted" output and leaves a note the model will read next turn."""
         self.turns += 1
         turn_id = self.turns
         self.bus.publish(TurnStarted(turn_id, prompt))
+        start = len(self.history)
         user = it.user_message(prompt)
         self.history.append(user, key=f"user-{turn_id}")
         self.bus.publish(ItemCompleted(user, f"user-{turn_id}"))
+        start_turn = getattr(self.tools, "start_turn", None)
+        if start_turn is not None:
+            start_turn()
         usage: dict[str, Any] | None = None
         last_message: str | None = None
+        stopped: str | None = None
         requests = 0
         try:
             while True:
@@ -144,12 +160,8 @@ class Conversation:
                 requests += 1
                 usage = add_usage(usage, result.usage)
                 last_message = result.last_message or last_message
-                for call in result.pending_calls:
-                    output = await self.tools.run(call)
-                    key = f"{it.call_id(call)}:output"
-                    self.history.append(output, key=key)
-                    self.bus.publish(ItemCompleted(output, key))
-                if not result.needs_follow_up:
+                stopped = await self._run_tools(result.pending_calls)
+                if stopped or not result.needs_follow_up:
                     break
                 if requests > self.settings.max_follow_ups:
                     raise FollowUpLimit(
@@ -159,8 +171,42 @@ class Conversation:
         except RivuletError as exc:
             self.bus.publish(ErrorOccurred(exc))
             raise
-        self.bus.publish(TurnCompleted(turn_id, usage, last_message))
-        return TurnResult(turn_id, last_message, usage, requests)
+        except asyncio.CancelledError:
+            self._record_interrupt(turn_id, start)
+            raise
+        self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped))
+        return TurnResult(turn_id, last_message, usage, requests, stopped)
+
+    async def _run_tools(self, calls: list[it.Item]) -> str | None:
+        """Run the calls in order, committing each output at once. Returns why the user
+        stopped the turn, if they did (the calls after that one are not run)."""
+        for n, call in enumerate(calls):
+            try:
+                output = await self.tools.run(call)
+            except StopTurn as stop:
+                self._commit_output(stop.output)
+                for rest in calls[n + 1:]:
+                    self._commit_output(it.aborted_output(rest, "not run: the user stopped the turn"))
+                return stop.reason
+            self._commit_output(output)
+        return None
+
+    def _commit_output(self, output: it.Item) -> None:
+        key = f"{it.call_id(output)}:output"
+        self.history.append(output, key=key)
+        self.bus.publish(ItemCompleted(output, key))
+
+    def _record_interrupt(self, turn_id: int, start: int) -> None:
+        entries = self.history.entries[start:]
+        if not any(e.segment is not None for e in entries):
+            return  # the server committed nothing: the caller may take the turn back
+        answered = {it.call_id(e.item) for e in entries if it.is_output(e.item)}
+        for e in entries:
+            if it.is_call(e.item) and it.call_id(e.item) and it.call_id(e.item) not in answered:
+                self._commit_output(it.aborted_output(e.item, "aborted: the user interrupted the turn"))
+        note = it.user_message(TURN_ABORTED)
+        self.history.append(note, key=f"note-{turn_id}")
+        self.bus.publish(ItemCompleted(note, f"note-{turn_id}"))
 
     async def _sample(self, turn_id: int, request: int) -> SamplingResult:
         attempt = 0

@@ -127,15 +127,19 @@ async def test_escape_mid_stream_keeps_a_consistent_history():
         await until(pilot, lambda: any(isinstance(p, LiveMessage) for p in app.live.values()), "live message")
         await pilot.press("escape")
         await until(pilot, lambda: not app.turn_worker.is_running, "the turn to stop")
-        assert [i.get("type") for i in app.conversation.history.items] == ["message", "reasoning"]
+        # The committed reasoning stays, and a note tells the model the turn was cut short.
+        history = app.conversation.history.items
+        assert [i.get("type") for i in history] == ["message", "reasoning", "message"]
+        assert "<turn_aborted>" in history[-1]["content"][0]["text"]
         discarded = app.query(".discarded")
         assert len(discarded) == 1 and isinstance(discarded.first(), LiveMessage)
         assert "committed is kept" in app.query_one(StatusLine).note
         await pilot.press(*"second", "enter")
         await until(pilot, lambda: done, "the next turn")
         sent = server.requests[1]["input"]
-        assert [i["type"] for i in sent] == ["message", "reasoning", "message"]
-        assert [e.item["type"] for e in entries(app)] == ["message", "reasoning", "message", "message"]
+        assert [i["type"] for i in sent] == ["message", "reasoning", "message", "message"]
+        assert [type(e).__name__ for e in entries(app)] == ["UserEntry", "ReasoningEntry", "NoteEntry", "UserEntry",
+                                                            "AssistantEntry"]
 
 
 async def test_escape_before_anything_was_committed_gives_the_prompt_back():

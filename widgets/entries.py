@@ -14,9 +14,11 @@ from textual.containers import Vertical
 from textual.widgets import Collapsible, Markdown, Static
 
 from rivulet.core import items as it
+from rivulet.core.patch import PatchError, PatchParser
 from rivulet.core.sanitize import sanitize
 
 from .frozen import FrozenMarkdown
+from .patch_view import patch_text, render_patch
 from .segmenter import LIVE_SEGMENTS, split_segments
 
 Item = dict[str, Any]
@@ -118,18 +120,47 @@ class ReasoningEntry(Entry):
 
 
 class ToolCallEntry(Entry):
-    """A call, and its output once that is committed."""
+    """A call, its output as a running tool writes it, and its output once committed.
+    A patch shows as the files it changes and their diff; a shell call as its command."""
+
+    OUTPUT_TAIL = 3000
+
+    def __init__(self, item: Item, item_id: str) -> None:
+        super().__init__(item, item_id)
+        self._live_output = ""
 
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble(("⚙ ", "bold"), (call_title(self.item), "bold")), classes="tool-title")
-        body = sanitize(call_body(self.item))
-        if body:
-            yield Static(Text(_clip(body)), classes="tool-args")
+        patch = patch_text(self.item)
+        if patch is not None:
+            parser = PatchParser()
+            parser.feed(patch)
+            try:
+                parser.finish()
+            except PatchError:
+                pass  # the errors are drawn with the patch; the tool output says the same
+            yield Static(render_patch(parser, tail=200), classes="tool-args")
+        else:
+            body = sanitize(shell_command(self.item) or call_body(self.item))
+            if body:
+                yield Static(Text(_clip(body)), classes="tool-args")
         yield Static(Text("… waiting for output", style="italic"), classes="tool-output")
+
+    def append_output(self, text: str) -> None:
+        """Output of the running tool (display only; the committed output replaces it)."""
+        self._live_output = (self._live_output + sanitize(text))[-self.OUTPUT_TAIL:]
+        self.query_one(".tool-output", Static).update(Text(self._live_output, style="italic"))
 
     def set_output(self, output: Item) -> None:
         text = sanitize(output_text(output))
         self.query_one(".tool-output", Static).update(Text("→ " + _clip(text)))
+
+
+class NoteEntry(Entry):
+    """A note the client left in history for the model (an interrupted turn)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("⏹ turn interrupted — the model will be told on the next turn", style="italic"))
 
 
 class ErrorEntry(Entry):
@@ -151,8 +182,23 @@ class OtherEntry(Entry):
         yield Static(Text("• " + " · ".join(bits)))
 
 
+def shell_command(item: Item) -> str | None:
+    if item.get("type") != "function_call" or item.get("name") != "shell":
+        return None
+    try:
+        args = json.loads(item.get("arguments") or "{}")
+    except ValueError:
+        return None
+    command = args.get("command") if isinstance(args, dict) else None
+    if isinstance(command, list):
+        command = " ".join(map(str, command))
+    return f"$ {command}" if isinstance(command, str) else None
+
+
 def entry_for(item: Item, item_id: str) -> Entry:
     kind = item.get("type")
+    if kind == "message" and item_id.startswith("note-"):
+        return NoteEntry(item, item_id)
     if kind == "message":
         return UserEntry(item, item_id) if item.get("role") == "user" else AssistantEntry(item, item_id)
     if kind == "reasoning":

@@ -19,10 +19,12 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 
+from rivulet.core.patch import JsonStringField, PatchParser
 from rivulet.core.sanitize import sanitize
 
 from .entries import call_title, heading_of
 from .frozen import FrozenMarkdown
+from .patch_view import render_patch
 from .segmenter import LIVE_SEGMENTS, Segmenter
 
 PARTIAL_LINE_TICKS = 3  # show a partial line after it waited this many ticks
@@ -176,7 +178,8 @@ class LiveReasoning(LivePane):
 
 
 class LiveToolCall(LivePane):
-    """Function-call arguments / custom-tool input as the model writes them."""
+    """Function-call arguments / custom-tool input as the model writes them (a shell
+    call shows its command line, decoded from the JSON arguments as they stream)."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble(("⚙ ", "bold"), (call_title(self.item), "bold"), (" (writing…)", "italic")),
@@ -186,12 +189,46 @@ class LiveToolCall(LivePane):
     def __init__(self, item: dict[str, Any], item_id: str) -> None:
         super().__init__(item, item_id)
         self.text = ""
+        is_shell = item.get("type") == "function_call" and item.get("name") == "shell"
+        self._command = JsonStringField("command") if is_shell else None
+
+    def add_delta(self, kind: str, text: str) -> None:
+        if self._command is not None:
+            text = self._command.feed(text)
+        self._pending.append(sanitize(text))
 
     async def flush(self, force: bool = False) -> None:
         text = self._take(force=True)
         if text:
             self.text += text
-            self.query_one(".live-body", Static).update(Text(self.text[-3000:]))
+            shown = ("$ " + self.text) if self._command is not None else self.text
+            self.query_one(".live-body", Static).update(Text(shown[-3000:]))
+
+
+class LivePatch(LivePane):
+    """An apply_patch call being written: its input deltas (or, for the function
+    fallback, the decoded `input` string of its JSON arguments) feed the incremental
+    patch parser, and each frame shows the files so far and the tail of the diff."""
+
+    def __init__(self, item: dict[str, Any], item_id: str) -> None:
+        super().__init__(item, item_id)
+        self.parser = PatchParser()
+        self._json = JsonStringField("input") if item.get("type") == "function_call" else None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text.assemble(("⚙ ", "bold"), ("apply_patch", "bold"), (" (writing…)", "italic")),
+                     classes="live-label")
+        yield Static("", classes="live-body")
+
+    def add_delta(self, kind: str, text: str) -> None:
+        # Raw text: the parser must see the patch as sent; rendering sanitises it.
+        self._pending.append(self._json.feed(text) if self._json is not None else text)
+
+    async def flush(self, force: bool = False) -> None:
+        text = self._take(force=True)
+        if text:
+            self.parser.feed(text)
+            self.query_one(".live-body", Static).update(render_patch(self.parser, writing=True))
 
 
 class LiveOther(LivePane):
@@ -214,6 +251,8 @@ def live_pane_for(item: dict[str, Any], item_id: str, show_raw: bool = False) ->
         return LiveMessage(item, item_id)
     if kind == "reasoning":
         return LiveReasoning(item, item_id, show_raw)
+    if kind in ("function_call", "custom_tool_call") and item.get("name") == "apply_patch":
+        return LivePatch(item, item_id)
     if kind in ("function_call", "custom_tool_call", "shell_call", "local_shell_call", "apply_patch_call",
                 "mcp_call", "code_interpreter_call", "computer_call"):
         return LiveToolCall(item, item_id)

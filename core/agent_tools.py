@@ -1,0 +1,229 @@
+"""The tools rivulet offers the model: apply_patch, shell and current_time.
+
+`AgentTools` is the conversation's `ToolRouter`: it says which tools exist (`specs`)
+and runs a committed call (`run`), asking the approval policy first. Every call gets
+exactly one output item back, also when it is malformed, refused or fails: the model
+is told what happened in words it can act on.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from . import items as it
+from .approval import ApprovalPolicy, ApprovalRequest, Decision
+from .builtin_tools import BuiltinTools
+from .bus import EventBus, ToolOutputDelta, TurnDiffUpdated
+from .patch import PatchError, parse_patch
+from .patch_apply import FileChange, apply_plan, confine, plan_patch
+from .shell_tool import run_shell
+from .turn_diff import TurnDiff, file_diff
+
+PATCH_DESCRIPTION = """Edit files with a patch. Paths are relative to the workspace. Format:
+*** Begin Patch
+*** Add File: path/new.py
++every line of the new file, each starting with +
+*** Update File: path/old.py
+*** Move to: path/renamed.py      (optional)
+@@ a line just above the change, to find the place (optional)
+ unchanged context line (starts with a space)
+-removed line
++added line
+*** Delete File: path/unused.py
+*** End Patch
+Give about three context lines around each change; use several @@ hunks for several places."""
+
+# A Lark grammar for the freeform (custom) tool, so the model's output is a patch
+# by construction. Written for rivulet after the format above.
+PATCH_GRAMMAR = r"""
+start: "*** Begin Patch" LF operation+ "*** End Patch" LF?
+operation: add | delete | update
+add: "*** Add File: " PATH LF added+
+added: "+" TEXT? LF
+delete: "*** Delete File: " PATH LF
+update: "*** Update File: " PATH LF move? hunk*
+move: "*** Move to: " PATH LF
+hunk: anchor? hunk_line+ eof?
+anchor: "@@" (" " TEXT)? LF
+hunk_line: (" " | "-" | "+") TEXT? LF
+eof: "*** End of File" LF
+PATH: /[^\r\n]+/
+TEXT: /[^\r\n]+/
+%import common.LF
+"""
+
+PatchTool = Literal["custom", "function", "off"]
+
+
+class StopTurn(Exception):
+    """The user said "no, and stop the turn": the call's output is recorded, no
+    follow-up request is sent."""
+
+    def __init__(self, output: it.Item, reason: str) -> None:
+        super().__init__(reason)
+        self.output = output
+        self.reason = reason
+
+
+@dataclass
+class ToolSettings:
+    workspace: Path
+    patch_tool: PatchTool = "custom"
+    shell: bool = True
+    shell_timeout: float = 120.0
+    output_limit: int = 16_000  # characters of command output kept for the model
+
+
+class AgentTools:
+    def __init__(self, settings: ToolSettings, approvals: ApprovalPolicy, bus: EventBus | None = None) -> None:
+        self.settings = settings
+        self.approvals = approvals
+        self.bus = bus
+        self.workspace = settings.workspace.resolve()
+        self.turn_diff = TurnDiff(self.workspace)
+        self._builtin = BuiltinTools()
+
+    # ---- what the model is offered ---------------------------------------------------
+
+    def specs(self) -> list[dict[str, Any]]:
+        specs = list(self._builtin.specs())
+        if self.settings.patch_tool == "custom":
+            specs.append({"type": "custom", "name": "apply_patch", "description": PATCH_DESCRIPTION,
+                          "format": {"type": "grammar", "syntax": "lark", "definition": PATCH_GRAMMAR}})
+        elif self.settings.patch_tool == "function":
+            specs.append({"type": "function", "name": "apply_patch", "description": PATCH_DESCRIPTION,
+                          "parameters": {"type": "object", "additionalProperties": False, "required": ["input"],
+                                         "properties": {"input": {"type": "string",
+                                                                  "description": "The whole patch."}}},
+                          "strict": True})
+        if self.settings.shell:
+            specs.append({
+                "type": "function", "name": "shell", "strict": True,
+                "description": ("Run a command with bash in the workspace and get its output (stdout and "
+                                "stderr together), exit code and duration. The user may have to approve it."),
+                "parameters": {
+                    "type": "object", "additionalProperties": False,
+                    "required": ["command", "workdir", "timeout_ms", "justification"],
+                    "properties": {
+                        "command": {"type": "string", "description": "The command line, run with bash -c."},
+                        "workdir": {"type": ["string", "null"],
+                                    "description": "Directory relative to the workspace (default: its root)."},
+                        "timeout_ms": {"type": ["integer", "null"], "description": "Time limit in ms."},
+                        "justification": {"type": ["string", "null"],
+                                          "description": "Why the command is needed, shown to the user."},
+                    },
+                },
+            })
+        return specs
+
+    def start_turn(self) -> None:
+        self.turn_diff.reset()
+
+    # ---- running a call ----------------------------------------------------------------
+
+    async def run(self, call: it.Item) -> it.Item:
+        kind, name = call.get("type"), call.get("name")
+        if kind == "custom_tool_call" and name == "apply_patch" and self.settings.patch_tool != "off":
+            return await self._patch(call, str(call.get("input") or ""))
+        if kind == "function_call" and name == "apply_patch" and self.settings.patch_tool != "off":
+            args = _arguments(call)
+            if isinstance(args, str):
+                return _output(call, args)
+            return await self._patch(call, str(args.get("input") or ""))
+        if kind == "function_call" and name == "shell" and self.settings.shell:
+            args = _arguments(call)
+            if isinstance(args, str):
+                return _output(call, args)
+            return await self._shell(call, args)
+        return await self._builtin.run(call)
+
+    async def _decide(self, call: it.Item, request: ApprovalRequest, declined: str) -> Decision:
+        decision = await self.approvals.decide(request)
+        if decision is Decision.STOP:
+            raise StopTurn(_output(call, f"{declined} The user stopped the turn."), f"you declined {request.title}")
+        return decision
+
+    async def _patch(self, call: it.Item, text: str) -> it.Item:
+        try:
+            changes = plan_patch(parse_patch(text), self.workspace)
+        except PatchError as exc:
+            return _output(call, f"error: the patch was not applied: {exc}")
+        except OSError as exc:
+            return _output(call, f"error: the patch was not applied: {exc}")
+        request = ApprovalRequest("patch", it.call_id(call) or "", _summary(changes), detail=_diff(changes))
+        if await self._decide(call, request, "The user declined this patch; no file was changed.") is Decision.NO:
+            return _output(call, "The user declined this patch; no file was changed. Do not apply it again "
+                                 "unchanged: ask the user what they want instead.")
+        for change in changes:
+            self.turn_diff.remember(change.path, change.old)
+        try:
+            apply_plan(changes)
+        except PatchError as exc:
+            return _output(call, f"error: {exc}")
+        if self.bus is not None:
+            self.bus.publish(TurnDiffUpdated(self.turn_diff.unified(), len(self.turn_diff.files)))
+        return _output(call, "Success. Updated the following files:\n" + _summary(changes, sep="\n"))
+
+    async def _shell(self, call: it.Item, args: dict[str, Any]) -> it.Item:
+        command = args.get("command")
+        if isinstance(command, list):  # Codex-style argv
+            command = " ".join(_quote(str(a)) for a in command)
+        if not isinstance(command, str) or not command.strip():
+            return _output(call, "error: 'command' must be a non-empty string")
+        try:
+            cwd = confine(self.workspace, args["workdir"]) if args.get("workdir") not in (None, "", ".") \
+                else self.workspace
+        except PatchError as exc:
+            return _output(call, f"error: bad workdir: {exc}")
+        if not cwd.is_dir():
+            return _output(call, f"error: workdir {args.get('workdir')!r} is not a directory")
+        timeout = self.settings.shell_timeout
+        if isinstance(args.get("timeout_ms"), int) and args["timeout_ms"] > 0:
+            timeout = min(args["timeout_ms"] / 1000, self.settings.shell_timeout * 10)
+        where = cwd.relative_to(self.workspace).as_posix()
+        request = ApprovalRequest("shell", it.call_id(call) or "", command, detail=f"in {where or '.'}",
+                                  reason=args.get("justification") or None)
+        if await self._decide(call, request, "The user declined to run this command.") is Decision.NO:
+            return _output(call, "The user declined to run this command; it did not run. Do not run it again "
+                                 "unchanged: ask the user or find another way.")
+        cid = it.call_id(call) or ""
+
+        def show(text: str) -> None:
+            if self.bus is not None:
+                self.bus.publish(ToolOutputDelta(cid, text))
+
+        result = await run_shell(command, cwd, timeout=timeout, limit=self.settings.output_limit, on_output=show)
+        status = f"timed out after {timeout:g} s (killed)" if result.timed_out else f"{result.exit_code}"
+        note = f"\n(output truncated: {result.truncated} characters left out)" if result.truncated else ""
+        return _output(call, f"Exit code: {status}\nWall time: {result.duration:.1f} seconds\n"
+                             f"Output:\n{result.output}{note}")
+
+
+def _arguments(call: it.Item) -> dict[str, Any] | str:
+    """The call's JSON arguments, or an error text for the model."""
+    try:
+        args = json.loads(call.get("arguments") or "{}")
+    except ValueError as exc:
+        return f"error: the arguments are not valid JSON ({exc}); send them again"
+    return args if isinstance(args, dict) else "error: the arguments must be a JSON object"
+
+
+def _output(call: it.Item, text: str) -> it.Item:
+    return {"type": it.CALL_OUTPUT_TYPES[call["type"]], "call_id": it.call_id(call), "output": text}
+
+
+def _summary(changes: list[FileChange], sep: str = ", ") -> str:
+    marks = [("A" if c.old is None else "D" if c.new is None else "M") + " " + c.display for c in changes]
+    return sep.join(marks) if marks else "no change"
+
+
+def _diff(changes: list[FileChange]) -> str:
+    return "".join(file_diff(c.display, c.old, c.new) for c in changes)
+
+
+def _quote(arg: str) -> str:
+    return shlex.quote(arg)

@@ -1,0 +1,64 @@
+"""Who decides whether a tool may run: the policy, and the user when it asks.
+
+Policies: `ask` (every shell command and every patch asks), `auto-edit` (patches that
+stay inside the workspace run without asking; shell commands still ask) and
+`never-ask` (for sandboxes and CI). The question itself goes to an `Approver`: the
+app's dialog, a terminal prompt in `exec`, or a scripted one in tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+Policy = Literal["ask", "auto-edit", "never-ask"]
+
+
+class Decision(StrEnum):
+    YES = "yes"
+    ALWAYS = "always"  # yes, and for the rest of the session
+    NO = "no"  # no, and the model continues (it is told)
+    STOP = "stop"  # no, and the turn stops
+
+
+@dataclass
+class ApprovalRequest:
+    kind: Literal["shell", "patch"]
+    call_id: str
+    title: str  # the command, or the files a patch changes
+    detail: str = ""  # the patch's diff; the working directory of a command
+    reason: str | None = None  # the model's justification, when it gives one
+
+
+Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
+
+
+async def deny_all(request: ApprovalRequest) -> Decision:
+    """For a session that cannot ask anybody (headless, no terminal)."""
+    return Decision.NO
+
+
+@dataclass
+class ApprovalPolicy:
+    policy: Policy = "ask"
+    approver: Approver = deny_all
+    # What "yes for this session" has allowed: every patch, or these exact commands.
+    allow_patches: bool = False
+    allowed_commands: set[str] = field(default_factory=set)
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        if self.policy == "never-ask":
+            return Decision.YES
+        if request.kind == "patch" and (self.policy == "auto-edit" or self.allow_patches):
+            return Decision.YES
+        if request.kind == "shell" and request.title in self.allowed_commands:
+            return Decision.YES
+        decision = await self.approver(request)
+        if decision is Decision.ALWAYS:
+            if request.kind == "patch":
+                self.allow_patches = True
+            else:
+                self.allowed_commands.add(request.title)
+        return decision

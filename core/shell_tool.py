@@ -1,0 +1,103 @@
+"""Run one shell command in the workspace: timeout, captured and capped output.
+
+The command runs in its own process group (`bash -c`), so a timeout or an interrupt
+kills everything it started. Output is streamed to `on_output` as it arrives (the UI
+shows it live) and kept for the model with a cap: the head and the tail survive, the
+middle is replaced by a note saying how much was left out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class ShellResult:
+    exit_code: int | None  # None: killed (timeout)
+    output: str
+    duration: float
+    timed_out: bool = False
+    truncated: int = 0  # characters left out of `output`
+
+
+class _Capped:
+    """Keeps the first and the last `limit // 2` characters of a stream."""
+
+    def __init__(self, limit: int) -> None:
+        self.half = max(1, limit // 2)
+        self.head: list[str] = []
+        self.head_len = 0
+        self.tail = ""
+        self.dropped = 0
+
+    def add(self, text: str) -> None:
+        if self.head_len < self.half:
+            take = text[: self.half - self.head_len]
+            self.head.append(take)
+            self.head_len += len(take)
+            text = text[len(take):]
+        if text:
+            self.tail += text
+            if len(self.tail) > self.half:
+                self.dropped += len(self.tail) - self.half
+                self.tail = self.tail[-self.half:]
+
+    def text(self) -> str:
+        head = "".join(self.head)
+        if not self.dropped:
+            return head + self.tail
+        return f"{head}\n[... {self.dropped} characters left out ...]\n{self.tail}"
+
+
+async def run_shell(command: str, cwd: Path, *, timeout: float, limit: int,
+                    on_output: Callable[[str], None] | None = None) -> ShellResult:
+    start = time.monotonic()
+    env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1"}
+    proc = await asyncio.create_subprocess_exec(
+        "bash", "-c", command, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    captured = _Capped(limit)
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a character may span two reads
+
+    async def pump() -> None:
+        assert proc.stdout is not None
+        while chunk := await proc.stdout.read(65536):
+            text = decoder.decode(chunk)
+            captured.add(text)
+            if on_output is not None and text:
+                on_output(text)
+        captured.add(decoder.decode(b"", final=True))
+
+    reader = asyncio.ensure_future(pump())
+    timed_out = False
+    try:
+        try:
+            await asyncio.wait_for(asyncio.shield(reader), timeout)
+            await proc.wait()
+        except asyncio.TimeoutError:
+            timed_out = True
+            _kill(proc)
+            reader.cancel()
+            await proc.wait()
+    except BaseException:  # interrupted (cancelled): nothing may outlive the turn
+        _kill(proc)
+        reader.cancel()
+        raise
+    return ShellResult(None if timed_out else proc.returncode, captured.text(), time.monotonic() - start,
+                       timed_out, captured.dropped)
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,67 @@
+"""How a patch looks on screen: the files it touches, and the tail of its diff.
+
+Used by the live pane while the model writes a patch (fed by the incremental parser)
+and by the history entry once the call is committed. What is drawn is bounded (every
+file's header, then at most `tail` diff lines), so a frame costs the same however long
+the patch grows. All text is sanitised: a patch is model output.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rich.text import Text
+
+from rivulet.core.patch import FileOp, OpKind, PatchParser
+from rivulet.core.sanitize import sanitize
+
+_MARK = {OpKind.ADD: ("A", "green"), OpKind.DELETE: ("D", "red"), OpKind.UPDATE: ("M", "yellow")}
+_LINE = {"+": "green", "-": "red", " ": ""}
+
+
+def patch_text(item: dict) -> str | None:
+    """The patch an apply_patch call carries (custom tool input, or JSON `input`)."""
+    if item.get("name") != "apply_patch":
+        return None
+    if item.get("type") == "custom_tool_call":
+        return str(item.get("input") or "")
+    try:
+        args = json.loads(item.get("arguments") or "{}")
+    except ValueError:
+        return None
+    return str(args.get("input") or "") if isinstance(args, dict) else None
+
+
+def render_patch(parser: PatchParser, tail: int = 40, writing: bool = False) -> Text:
+    out = Text()
+    for op in parser.ops:
+        mark, colour = _MARK[op.kind]
+        plus, minus = op.counts()
+        out.append(f"{mark} ", style=f"bold {colour}")
+        out.append(sanitize(op.path))
+        if op.move_to:
+            out.append(f" → {sanitize(op.move_to)}")
+        out.append(f"  +{plus} -{minus}\n", style="dim")
+    lines: list[tuple[str, str]] = []
+    for op in parser.ops[-2:]:  # the tail of the file being written (and of the one before)
+        lines.append(("@", f"── {op.path} ──"))
+        if op.kind is OpKind.ADD:
+            lines.extend(("+", line) for line in op.added[-tail:])
+        for hunk in op.hunks[-3:]:
+            if hunk.anchor:
+                lines.append(("@", f"@@ {hunk.anchor}"))
+            lines.extend(hunk.lines[-tail:])
+    if writing and parser.pending_line:
+        lines.append(("…", parser.pending_line))
+    for tag, line in lines[-tail:]:
+        style = "bold" if tag == "@" else "dim" if tag == "…" else _LINE.get(tag, "")
+        prefix = "" if tag in "@…" else tag
+        out.append(sanitize(prefix + line)[:400] + "\n", style=style)
+    for error in parser.errors[:3]:
+        out.append(f"! {sanitize(error)}\n", style="bold red")
+    out.rstrip()
+    return out
+
+
+def summarize(ops: list[FileOp]) -> str:
+    return ", ".join(f"{_MARK[o.kind][0]} {o.path}" for o in ops)
