@@ -84,12 +84,21 @@ async def run_shell(command: str, cwd: Path, *, timeout: float, limit: int,
         except asyncio.TimeoutError:
             timed_out = True
             _kill(proc)
-            reader.cancel()
             await proc.wait()
+            try:  # the group is dead, so the pipe ends soon: keep what it still had
+                await asyncio.wait_for(reader, 2)
+            except asyncio.TimeoutError:
+                reader.cancel()
     except BaseException:  # interrupted (cancelled): nothing may outlive the turn
         _kill(proc)
         reader.cancel()
         raise
+    finally:
+        # Close the pipes now, not when the transport is garbage collected (maybe after
+        # its event loop has closed, which raises from __del__).
+        transport = getattr(proc, "_transport", None)
+        if transport is not None:
+            transport.close()
     return ShellResult(None if timed_out else proc.returncode, captured.text(), time.monotonic() - start,
                        timed_out, captured.dropped)
 
