@@ -92,7 +92,7 @@ class RivuletApp(App[None]):
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", id="app.interrupt", priority=True),
         Binding("ctrl+r", "toggle_raw_reasoning", "Raw reasoning", id="app.raw_reasoning"),
-        Binding("ctrl+d", "turn_diff", "Turn diff", id="app.turn_diff"),
+        Binding("ctrl+t", "turn_diff", "Turn diff", id="app.turn_diff"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
@@ -209,6 +209,9 @@ class RivuletApp(App[None]):
             raise
 
     def action_interrupt(self) -> None:
+        if isinstance(self.screen, DiffScreen):  # Esc closes the diff view first
+            self.screen.dismiss()
+            return
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.turn_worker.cancel()
 
@@ -356,7 +359,7 @@ class RivuletApp(App[None]):
                 took = int(time.monotonic() - self._turn_started)
                 status.note = f"Stopped: {sanitize(stopped)}" if stopped else f"Done in {took}s"
                 if self.turn_diff:
-                    status.note += " · ctrl+d: turn diff"
+                    status.note += " · ctrl+t: turn diff"
                 status.heading = status.retry = None
                 status.refresh_line()
 

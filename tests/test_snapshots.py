@@ -82,3 +82,24 @@ def test_after_a_tool_call(snap_compare):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_patch_approval_dialog(snap_compare, tmp_path):
+    from rivulet.core.agent_tools import ToolSettings
+    from test_agent_tools import PATCH, custom_call, custom_call_events
+    from tui_helpers import follow_up_payloads
+
+    (tmp_path / "notes.md").write_text("old\n")
+    first = [created(), *custom_call_events("ct_1", "call_p", "apply_patch", PATCH),
+             completed([custom_call("ct_1", "call_p", "apply_patch", PATCH)])]
+    server = GatedServer(first, follow_up_payloads("Patched."))
+    app = make_app(server, tool_settings=ToolSettings(workspace=tmp_path))
+
+    async def run_before(pilot):
+        from rivulet.widgets.dialogs import ApprovalScreen
+
+        await pilot.press(*"Patch the notes", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval question")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

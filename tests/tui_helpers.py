@@ -64,3 +64,10 @@ async def until(pilot, predicate, what: str = "condition", rounds: int = 400) ->
             return
         await pilot.pause(0.01)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def follow_up_payloads(text: str, rid: str = "r2") -> list[str]:
+    """A second response that only answers with `text`."""
+    from streams import completed, created, message, message_events
+
+    return [created(rid), *message_events(f"m_{rid}", text), completed([message(f"m_{rid}", text)], rid)]

@@ -51,10 +51,10 @@ class ApprovalScreen(ModalScreen[Decision]):
             with VerticalScroll(id="approval-detail"):
                 yield Static(diff_text(r.detail) if r.kind == "patch" else Text(sanitize(r.detail)))
             with Horizontal(id="approval-buttons"):
-                yield Button("[y] Yes", id="yes", variant="success")
-                yield Button("[a] Yes, this session", id="always", variant="primary")
-                yield Button("[n] No, continue", id="no", variant="warning")
-                yield Button("[s] No, stop", id="stop", variant="error")
+                yield Button("Yes (y)", id="yes", variant="success")
+                yield Button("Yes, this session (a)", id="always", variant="primary")
+                yield Button("No, continue (n)", id="no", variant="warning")
+                yield Button("No, stop the turn (s)", id="stop", variant="error")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(Decision(event.button.id))
@@ -66,7 +66,7 @@ class ApprovalScreen(ModalScreen[Decision]):
 class DiffScreen(ModalScreen[None]):
     """Everything the current (or last) turn changed in the workspace."""
 
-    BINDINGS = [Binding("escape,q,ctrl+d", "dismiss", "Close", id="diff.close")]
+    BINDINGS = [Binding("escape,q,ctrl+t", "dismiss", "Close", id="diff.close")]
 
     def __init__(self, diff: str) -> None:
         super().__init__()
