@@ -158,6 +158,9 @@ class Conversation:
             while True:
                 result = await self._sample(turn_id, requests)
                 requests += 1
+                if isinstance(result, str):
+                    stopped = result
+                    break
                 usage = add_usage(usage, result.usage)
                 last_message = result.last_message or last_message
                 stopped = await self._run_tools(result.pending_calls)
@@ -179,7 +182,10 @@ class Conversation:
 
     async def _run_tools(self, calls: list[it.Item]) -> str | None:
         """Run the calls in order, committing each output at once. Returns why the user
-        stopped the turn, if they did (the calls after that one are not run)."""
+        stopped the turn, if they did (the calls after that one are not run). A call
+        that already has an output (run before a retry replayed it) is not run again."""
+        answered = {it.call_id(i) for i in self.history.items if it.is_output(i)}
+        calls = [c for c in calls if it.call_id(c) not in answered]
         for n, call in enumerate(calls):
             try:
                 output = await self.tools.run(call)
@@ -208,7 +214,9 @@ class Conversation:
         self.history.append(note, key=f"note-{turn_id}")
         self.bus.publish(ItemCompleted(note, f"note-{turn_id}"))
 
-    async def _sample(self, turn_id: int, request: int) -> SamplingResult:
+    async def _sample(self, turn_id: int, request: int) -> SamplingResult | str:
+        """One sampling request, retried after retryable errors. Returns its result,
+        or why the user stopped the turn while calls of a cut response ran."""
         attempt = 0
         while True:
             attempt += 1
@@ -225,4 +233,14 @@ class Conversation:
                 delay = self.retry.delay(attempt, exc)
                 log.info("retrying after %s (attempt %d, %.2fs)", exc.kind, attempt, delay)
                 self.bus.publish(Retrying(attempt, self.retry.max_retries, delay, exc))
+                # A call committed before the cut is a complete fact: run it now, so the
+                # retry sends its real output instead of an "aborted" stand-in.
+                stopped = await self._run_tools(self._unanswered_calls(segment))
+                if stopped:
+                    return stopped
                 await self._sleep(delay)
+
+    def _unanswered_calls(self, segment: str) -> list[it.Item]:
+        answered = {it.call_id(e.item) for e in self.history.entries if it.is_output(e.item)}
+        return [e.item for e in self.history.entries
+                if e.segment == segment and it.is_call(e.item) and it.call_id(e.item) not in answered]
