@@ -7,6 +7,7 @@ import json
 import pytest
 
 from rivulet.app.tui import RivuletApp
+from rivulet.widgets.composer import Composer
 from rivulet.widgets.live import LiveMessage
 
 from streams import call, call_events, completed, created, message, message_events, reasoning, reasoning_events
@@ -22,6 +23,14 @@ def _isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "config.toml"))
     # Elapsed seconds would make "Working (Ns" depend on the machine's speed.
     monkeypatch.setattr(RivuletApp, "_second", lambda self: None)
+    # A blinking cursor is on or off depending on when the screenshot falls.
+    init = Composer.__init__
+
+    def steady_cursor(self, **kwargs):
+        init(self, **kwargs)
+        self.cursor_blink = False
+
+    monkeypatch.setattr(Composer, "__init__", steady_cursor)
 
 
 def response():
