@@ -12,12 +12,12 @@ from typing import Any
 from rivulet.app.demo_server import DEMO_MODEL, DemoServer
 from rivulet.core.agent_tools import AgentTools
 from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision, deny_all
-from rivulet.core.bus import BusEvent, EventBus
+from rivulet.core.bus import BusEvent, EventBus, Notice
 from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, tool_settings
 from rivulet.core.conversation import Conversation
 from rivulet.core.errors import ConfigError, RivuletError, redact
 from rivulet.core.sanitize import sanitize
-from rivulet.core.sse import SseTransport
+from rivulet.core.transports import make_transport
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model", help="model name")
     parser.add_argument("--approval", choices=["ask", "auto-edit", "never-ask"], help="tool approval policy")
     parser.add_argument("--workspace", help="directory the tools work in (default: the current one)")
+    parser.add_argument("--transport", choices=["sse", "ws", "auto"], help="sse, ws or auto (default auto)")
     sub = parser.add_subparsers(dest="command")
     ex = sub.add_parser("exec", help="run one turn headless and print the answer")
     ex.add_argument("prompt", help="the user message ('-' reads it from standard input)")
@@ -38,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--approval", choices=["ask", "auto-edit", "never-ask"],
                     help="tool approval policy (ask: prompt on the terminal; without one, tools are declined)")
     ex.add_argument("--workspace", help="directory the tools work in (default: the current one)")
+    ex.add_argument("--transport", choices=["sse", "ws", "auto"],
+                    help="HTTP streaming (SSE), the Responses WebSocket, or auto (WebSocket where offered)")
     ex.add_argument("--patch-tool", choices=["custom", "function", "off"],
                     help="offer apply_patch as a freeform custom tool, a JSON function, or not at all")
     return parser
@@ -61,7 +64,7 @@ def settings_for(args: argparse.Namespace) -> tuple[Settings, DemoServer | None]
     """Settings, and the embedded demo server when there is neither a key nor a URL."""
     settings = load_settings(base_url=args.base_url, model=args.model, instructions=getattr(args, "instructions", None),
                              approval=args.approval, workspace=args.workspace,
-                             patch_tool=getattr(args, "patch_tool", None))
+                             patch_tool=getattr(args, "patch_tool", None), transport=args.transport)
     if settings.api_key is None and settings.base_url == DEFAULT_BASE_URL:
         demo = DemoServer().start()
         return settings.model_copy(update={"base_url": demo.base_url, "model": DEMO_MODEL}), demo
@@ -81,7 +84,7 @@ def run_tui(args: argparse.Namespace) -> int:
         tools = tool_settings(settings)
     except ConfigError as exc:
         return _fail(exc.message, 2)
-    app = RivuletApp(settings, SseTransport(settings), tool_settings=tools, demo=demo is not None)
+    app = RivuletApp(settings, make_transport(settings), tool_settings=tools, demo=demo is not None)
     try:
         app.run()
     finally:
@@ -103,7 +106,7 @@ async def run_exec(args: argparse.Namespace) -> int:
     bus = EventBus()
     if args.json:
         bus.subscribe(_print_json)
-    transport = SseTransport(settings)
+    transport = make_transport(settings, lambda text: bus.publish(Notice(text)))
     approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
     tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus)
     conversation = Conversation(settings, transport, bus, tools=tools)

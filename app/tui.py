@@ -28,6 +28,7 @@ from rivulet.core.agent_tools import AgentTools, ToolSettings
 from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.config import Settings, safe_url, save_setting
 from rivulet.core.sanitize import sanitize
+from rivulet.core.ws import FallbackTransport
 from rivulet.core.conversation import Conversation, ToolRouter, Transport
 from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.themes import STYLESHEET, THEMES
@@ -149,6 +150,8 @@ class RivuletApp(App[None]):
         self.theme = self.settings.theme if self.settings.theme in self.available_themes else THEMES[0].name
         self._themes_ready = True  # from now on a theme change is the user's, and remembered
         self.bus.subscribe(self._bridge)
+        if isinstance(self.transport, FallbackTransport):
+            self.transport.on_fallback = lambda text: self.bus.publish(b.Notice(text))
         if self.tools is None and self.tool_settings is not None:
             policy = ApprovalPolicy(self.settings.approval, self.ask_approval)
             self.tools = AgentTools(self.tool_settings, policy, self.bus)
@@ -347,6 +350,8 @@ class RivuletApp(App[None]):
                         entry.append_output(text)
             case b.TurnDiffUpdated(diff=diff):
                 self.turn_diff = diff
+            case b.Notice(text=text):
+                self.notify(sanitize(text), severity="warning", timeout=8)
             case b.ErrorOccurred(error=error):
                 await transcript.mount(ErrorEntry(f"{error.kind}: {error.message}"))
                 transcript.scroll_end(animate=False)

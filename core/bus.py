@@ -154,6 +154,14 @@ class TurnDiffUpdated(BusEvent):
     type: str = field(init=False, default="turn.diff")
 
 
+@dataclass(slots=True)
+class Notice(BusEvent):
+    """Something the user should know that is not an error (e.g. a transport fallback)."""
+
+    text: str
+    type: str = field(init=False, default="notice")
+
+
 Handler = Callable[[BusEvent], Awaitable[None] | None]
 
 

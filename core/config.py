@@ -45,6 +45,10 @@ class Settings(BaseSettings):
     # Retries of one request after a retryable error (cut stream, 5xx, rate limit with a delay).
     max_retries: int = Field(4, ge=0)
     theme: str = "rivulet-dark"
+    # sse | ws (Responses WebSocket, falling back to SSE) | auto (ws where the provider has it)
+    transport: Literal["sse", "ws", "auto"] = "auto"
+    # Over the WebSocket, send only the new items with previous_response_id when possible.
+    ws_incremental: bool = True
     # Tools. approval: ask (every command and patch asks), auto-edit (patches inside the
     # workspace run without asking), never-ask (sandboxes, CI).
     approval: Literal["ask", "auto-edit", "never-ask"] = "ask"

@@ -1,0 +1,33 @@
+"""Choosing the transport: `sse`, `ws` (WebSocket, falling back to SSE), or `auto`.
+
+`auto` uses the WebSocket where the provider is known to offer it (OpenAI's API) and
+SSE elsewhere: an unknown server that speaks SSE may not answer an upgrade at all,
+and SSE is what every Responses server has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from .config import Settings
+from .sse import SseTransport
+from .ws import FallbackTransport, WebSocketTransport
+
+WEBSOCKET_HOSTS = ("api.openai.com",)
+
+
+def wants_websocket(settings: Settings) -> bool:
+    if settings.transport == "ws":
+        return True
+    if settings.transport == "sse":
+        return False
+    return (urlsplit(settings.base_url).hostname or "").lower() in WEBSOCKET_HOSTS
+
+
+def make_transport(settings: Settings, on_notice: Callable[[str], None] | None = None):
+    sse = SseTransport(settings)
+    if not wants_websocket(settings):
+        return sse
+    ws = WebSocketTransport(settings, incremental=settings.ws_incremental)
+    return FallbackTransport(ws, sse, max_failures=max(1, min(3, settings.max_retries)), on_fallback=on_notice)
