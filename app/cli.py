@@ -13,10 +13,11 @@ from rivulet.app.demo_server import DEMO_MODEL, DemoServer
 from rivulet.core.agent_tools import AgentTools
 from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision, deny_all
 from rivulet.core.bus import BusEvent, EventBus, Notice
-from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, tool_settings
+from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, safe_url, tool_settings
 from rivulet.core.conversation import Conversation
 from rivulet.core.errors import ConfigError, RivuletError, redact
 from rivulet.core.sanitize import sanitize
+from rivulet.core.session import SessionError, SessionWriter, find_session, list_sessions, load_session, sessions_dir
 from rivulet.core.transports import make_transport
 
 
@@ -43,6 +44,17 @@ def build_parser() -> argparse.ArgumentParser:
                     help="HTTP streaming (SSE), the Responses WebSocket, or auto (WebSocket where offered)")
     ex.add_argument("--patch-tool", choices=["custom", "function", "off"],
                     help="offer apply_patch as a freeform custom tool, a JSON function, or not at all")
+    rs = sub.add_parser("resume", help="continue a saved session in the chat (a picker without an id)")
+    rs.add_argument("id", nargs="?", help="session id (or a unique prefix of it), or the path of its file")
+    rs.add_argument("--last", action="store_true", help="the most recent session")
+    sub.add_parser("sessions", help="list saved sessions")
+    exp = sub.add_parser("export", help="write a session as Markdown or JSON")
+    exp.add_argument("id", help="session id (or prefix), or the path of its file")
+    exp.add_argument("--format", choices=["md", "json"], default="md")
+    exp.add_argument("-o", "--output", help="file to write (default: standard output)")
+    rp = sub.add_parser("replay", help="play a recorded stream (.sse or .jsonl) through the chat UI")
+    rp.add_argument("file", help="a recorded SSE body (.sse) or JSONL event file (.jsonl)")
+    rp.add_argument("--speed", type=float, default=1.0, help="speed factor (2 = twice as fast; 0 = instant)")
     return parser
 
 
@@ -52,7 +64,81 @@ def main(argv: list[str] | None = None) -> None:
                         format="rivulet: %(levelname)s %(name)s: %(message)s")
     if args.command == "exec":
         sys.exit(asyncio.run(run_exec(args)))
+    if args.command == "sessions":
+        sys.exit(run_sessions())
+    if args.command == "export":
+        sys.exit(run_export(args))
+    if args.command == "replay":
+        sys.exit(run_replay(args))
     sys.exit(run_tui(args))
+
+
+def run_sessions() -> int:
+    from rivulet.app.picker import session_line
+
+    sessions = list_sessions()
+    if not sessions:
+        print(f"no saved sessions in {sessions_dir()}")
+    for session in sessions:
+        print(session_line(session))
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from rivulet.core.export import to_json, to_markdown
+
+    try:
+        session = load_session(find_session(args.id))
+    except SessionError as exc:
+        return _fail(exc.message)
+    text = to_markdown(session) if args.format == "md" else to_json(session)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from rivulet.app.tui import RivuletApp
+    from rivulet.core.replay import ReplayTransport
+
+    try:
+        transport = ReplayTransport(Path(args.file), speed=args.speed)
+    except (OSError, ValueError, RivuletError) as exc:
+        return _fail(f"cannot replay {args.file}: {getattr(exc, 'message', exc)}")
+    settings = Settings(base_url="http://replay.invalid/v1", model=f"replay of {Path(args.file).name}",
+                        max_retries=0, max_follow_ups=max(0, len(transport.recordings) - 1), save_sessions=False)
+    RivuletApp(settings, transport, replay=Path(args.file).name).run()
+    return 0
+
+
+def _session_for(args: argparse.Namespace, settings: Settings):
+    """(the resumed session or None, the writer) for the chat; a new file unless resuming."""
+    if args.command == "resume":
+        if args.id:
+            path = find_session(args.id)
+        else:
+            sessions = list_sessions()
+            if not sessions:
+                raise SessionError(f"no saved sessions in {sessions_dir()}")
+            if args.last:
+                path = sessions[0].meta.path
+            else:
+                from rivulet.app.picker import SessionPicker
+
+                path = SessionPicker(sessions, settings.theme).run()
+                if path is None:
+                    return None, None, True
+        session = load_session(path)
+        return session, SessionWriter(path), False
+    if not settings.save_sessions:
+        return None, None, False
+    writer, _ = SessionWriter.create(model=settings.model, base_url=safe_url(settings.base_url))
+    return None, writer, False
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -82,9 +168,19 @@ def run_tui(args: argparse.Namespace) -> int:
 
     try:
         tools = tool_settings(settings)
+        session, writer, cancelled = _session_for(args, settings)
     except ConfigError as exc:
         return _fail(exc.message, 2)
-    app = RivuletApp(settings, make_transport(settings), tool_settings=tools, demo=demo is not None)
+    except (SessionError, OSError) as exc:
+        if demo is not None:
+            demo.stop()
+        return _fail(getattr(exc, "message", str(exc)))
+    if cancelled:
+        if demo is not None:
+            demo.stop()
+        return 0
+    app = RivuletApp(settings, make_transport(settings), tool_settings=tools, demo=demo is not None,
+                     session=session, session_writer=writer)
     try:
         app.run()
     finally:
@@ -109,7 +205,13 @@ async def run_exec(args: argparse.Namespace) -> int:
     transport = make_transport(settings, lambda text: bus.publish(Notice(text)))
     approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
     tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus)
-    conversation = Conversation(settings, transport, bus, tools=tools)
+    writer = None
+    if settings.save_sessions:
+        try:
+            writer, _ = SessionWriter.create(model=settings.model, base_url=safe_url(settings.base_url))
+        except OSError as exc:
+            return _fail(f"cannot create the session file: {exc}")
+    conversation = Conversation(settings, transport, bus, tools=tools, session=writer)
     try:
         result = await conversation.run_turn(prompt)
     except RivuletError as exc:

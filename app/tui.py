@@ -28,12 +28,14 @@ from rivulet.core.agent_tools import AgentTools, ToolSettings
 from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.config import Settings, safe_url, save_setting
 from rivulet.core.sanitize import sanitize
+from rivulet.core.session import Session, SessionWriter
 from rivulet.core.ws import FallbackTransport
 from rivulet.core.conversation import Conversation, ToolRouter, Transport
 from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
+from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
 from rivulet.widgets.entries import (Entry, ErrorEntry, OtherEntry, ToolCallEntry, entry_for, heading_of,
                                      reasoning_summary)
 from rivulet.widgets.live import LiveOther, LivePane, LiveReasoning, live_pane_for
@@ -70,6 +72,12 @@ class RivuletCommands(Provider):
                      app.action_toggle_raw_reasoning))
         cmds.append(("Interrupt turn", "Stop the running turn", app.action_interrupt))
         cmds.append(("Turn diff", "Show everything the turn changed in the workspace", app.action_turn_diff))
+        cmds.append(("History inspector", "Every committed item, filterable, with its raw JSON", app.action_inspect))
+        if app.session_writer is not None:
+            cmds.append(("Export session as Markdown", "Write the session beside its file, as .md",
+                         partial(app.export_session, "md")))
+            cmds.append(("Export session as JSON", "Write the session beside its file, as .json",
+                         partial(app.export_session, "json")))
         return cmds
 
     async def search(self, query: str) -> Hits:
@@ -94,6 +102,7 @@ class RivuletApp(App[None]):
         Binding("escape", "interrupt", "Interrupt", id="app.interrupt", priority=True),
         Binding("ctrl+r", "toggle_raw_reasoning", "Raw reasoning", id="app.raw_reasoning"),
         Binding("ctrl+t", "turn_diff", "Turn diff", id="app.turn_diff"),
+        Binding("ctrl+o", "inspect", "History", id="app.inspect"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
@@ -107,6 +116,9 @@ class RivuletApp(App[None]):
         demo: bool = False,
         frame_interval: float = 1 / 60,
         remember_theme: bool = True,
+        session: Session | None = None,
+        session_writer: SessionWriter | None = None,
+        replay: str | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -128,11 +140,16 @@ class RivuletApp(App[None]):
         self.turn_diff = ""  # the unified diff of what the current/last turn changed
         self._inbox: list[b.BusEvent] = []  # bus events not yet handled (see BusBatch)
         self.conversation: Conversation | None = None
+        self.session = session  # a resumed session: its history is the conversation's
+        self.session_writer = session_writer
+        self.replay = replay  # the name of a recording being replayed: the app plays it at once
 
     # ---- layout ---------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         where = "DEMO · scripted local server, no model" if self.demo else safe_url(self.settings.base_url)
+        if self.replay:
+            where = "REPLAY · a recorded stream, no server"
         yield Static(Text(f"rivulet · {where} · {self.settings.model}"), id="banner",
                      classes="demo" if self.demo else "")
         yield Transcript(id="transcript")
@@ -155,7 +172,13 @@ class RivuletApp(App[None]):
         if self.tools is None and self.tool_settings is not None:
             policy = ApprovalPolicy(self.settings.approval, self.ask_approval)
             self.tools = AgentTools(self.tool_settings, policy, self.bus)
-        self.conversation = Conversation(self.settings, self.transport, self.bus, tools=self.tools)
+        history = self.session.history if self.session is not None else None
+        self.conversation = Conversation(self.settings, self.transport, self.bus, history=history, tools=self.tools,
+                                         session=self.session_writer)
+        if self.session is not None:
+            self.call_after_refresh(self._rebuild_transcript)
+        if self.replay:
+            self.call_after_refresh(self.run_turn, f"(replay of {self.replay})")
         self.set_interval(self.frame_interval, self._frame)
         self.set_interval(1.0, self._second)
         self._status.refresh_line()
@@ -164,6 +187,59 @@ class RivuletApp(App[None]):
             from textual.widgets import Markdown
 
             self._transcript.mount(Markdown(DEMO_WELCOME, classes="entry", id="welcome"))
+
+    async def _rebuild_transcript(self) -> None:
+        """A resumed session: every committed item becomes its entry again, in order."""
+        assert self.session is not None
+        entries = self.session.history.entries
+        outputs = {it.call_id(e.item): e.item for e in entries if it.is_output(e.item)}
+        called = {it.call_id(e.item) for e in entries if it.is_call(e.item)}
+        widgets = []
+        for entry in entries:
+            item = entry.item
+            if it.is_output(item) and it.call_id(item) in called:
+                continue  # shown with its call
+            widget = entry_for(item, entry.key or f"item-{entry.seq}")
+            if isinstance(widget, ToolCallEntry):
+                widget.output = outputs.get(it.call_id(item))
+            widgets.append(widget)
+        await self._transcript.mount_all(widgets)
+        self._transcript.scroll_end(animate=False)
+        meta = self.session.meta
+        self._status.note = f"Resumed session {sanitize(meta.id)}: {len(self.session.history)} items"
+        for warning in self.session.warnings:
+            self.notify(sanitize(warning), severity="warning", timeout=8)
+        self._status.refresh_line()
+
+    def action_inspect(self) -> None:
+        if self.conversation is None or isinstance(self.screen, (InspectorScreen, RawItemScreen)):
+            return
+        self.push_screen(InspectorScreen(list(self.conversation.history.entries)))
+
+    def export_session(self, fmt: str) -> None:
+        from rivulet.core.export import to_json, to_markdown
+        from rivulet.core.session import load_session
+
+        if self.session_writer is None:
+            return
+        path = self.session_writer.path
+        try:
+            session = load_session(path)  # the file is complete: every change is fsynced
+            out = path.with_suffix(f".{fmt}")
+            out.write_text(to_markdown(session) if fmt == "md" else to_json(session), encoding="utf-8")
+        except (OSError, RivuletError) as exc:
+            self.notify(f"Export failed: {sanitize(str(exc))}", severity="error")
+            return
+        self.notify(f"Exported to {sanitize(str(out))}")
+
+    def open_raw_item(self, key: str) -> None:
+        """Jump from a transcript entry to its raw committed item."""
+        if self.conversation is None:
+            return
+        for entry in self.conversation.history.entries:
+            if entry.key == key:
+                self.push_screen(RawItemScreen(entry))
+                return
 
     def _bridge(self, event: b.BusEvent) -> None:
         self._inbox.append(event)
@@ -212,7 +288,7 @@ class RivuletApp(App[None]):
             raise
 
     def action_interrupt(self) -> None:
-        if isinstance(self.screen, DiffScreen):  # Esc closes the diff view first
+        if isinstance(self.screen, (DiffScreen, InspectorScreen, RawItemScreen)):  # Esc closes a view first
             self.screen.dismiss()
             return
         if self.turn_worker is not None and self.turn_worker.is_running:
@@ -399,3 +475,5 @@ class RivuletApp(App[None]):
     async def on_unmount(self) -> None:
         await self.bus.close()
         await self.transport.aclose()
+        if self.session_writer is not None:
+            self.session_writer.close()

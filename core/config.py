@@ -45,6 +45,8 @@ class Settings(BaseSettings):
     # Retries of one request after a retryable error (cut stream, 5xx, rate limit with a delay).
     max_retries: int = Field(4, ge=0)
     theme: str = "rivulet-dark"
+    # Keep every conversation in a session file (resume, inspect, export).
+    save_sessions: bool = True
     # sse | ws (Responses WebSocket, falling back to SSE) | auto (ws where the provider has it)
     transport: Literal["sse", "ws", "auto"] = "auto"
     # Over the WebSocket, send only the new items with previous_response_id when possible.

@@ -25,9 +25,17 @@ from .consumer import BusSink, add_usage
 from .errors import RivuletError
 from .events import ResponseEvent
 from .history import History
+from .session import SessionWriter
 from .state_machine import SamplingResult, consume_response
 
 log = logging.getLogger(__name__)
+
+
+def _number(key: str) -> int:
+    try:
+        return int(key.rsplit("-", 1)[1])
+    except (IndexError, ValueError):
+        return 0
 
 
 class Transport(Protocol):
@@ -98,6 +106,7 @@ class Conversation:
         tools: ToolRouter | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        session: SessionWriter | None = None,
     ) -> None:
         self.settings = settings
         self.transport = transport
@@ -108,6 +117,16 @@ class Conversation:
         self._sleep = sleep
         self.turns = 0
         self.requests = 0  # every request sent in this conversation (a history segment each)
+        # The session file: told of every history change as it happens, and of turns.
+        self.session = session
+        if session is not None:
+            self.history.observers.append(session.observe)
+        # A resumed conversation goes on numbering its turns and requests.
+        for entry in self.history.entries:
+            if entry.key and entry.key.startswith("user-"):
+                self.turns = max(self.turns, _number(entry.key))
+            if entry.segment and entry.segment.startswith("req-"):
+                self.requests = max(self.requests, _number(entry.segment))
 
     def build_request(self) -> dict[str, Any]:
         s = self.settings
@@ -142,6 +161,8 @@ class Conversation:
         the turn an "aborted" output and leaves a note the model will read next turn."""
         self.turns += 1
         turn_id = self.turns
+        if self.session is not None:
+            self.session.turn_started(turn_id, prompt)
         self.bus.publish(TurnStarted(turn_id, prompt))
         start = len(self.history)
         user = it.user_message(prompt)
@@ -172,11 +193,14 @@ class Conversation:
                         f"{self.settings.max_follow_ups}); send a message to continue"
                     )
         except RivuletError as exc:
+            self._turn_ended(turn_id, usage, "failed")
             self.bus.publish(ErrorOccurred(exc))
             raise
         except asyncio.CancelledError:
             self._record_interrupt(turn_id, start)
+            self._turn_ended(turn_id, usage, "interrupted")
             raise
+        self._turn_ended(turn_id, usage, "stopped" if stopped else "completed")
         self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped))
         return TurnResult(turn_id, last_message, usage, requests, stopped)
 
@@ -196,6 +220,13 @@ class Conversation:
                 return stop.reason
             self._commit_output(output)
         return None
+
+    def _turn_ended(self, turn_id: int, usage: dict[str, Any] | None, outcome: str) -> None:
+        if self.session is not None:
+            try:
+                self.session.turn_ended(turn_id, usage, outcome)
+            except OSError as exc:  # the items are safe already; a lost boundary is not fatal
+                log.warning("could not record the end of turn %d: %s", turn_id, exc)
 
     def _commit_output(self, output: it.Item) -> None:
         key = f"{it.call_id(output)}:output"

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import items as it
 
@@ -24,12 +26,25 @@ class Entry:
     segment: str | None = None  # the request that produced it; None for the client's own items
     key: str | None = None  # the state machine's item key (id, else output index)
     seq: int = 0
+    time: float = 0.0  # when it was committed (seconds since the epoch)
+
+
+# A change to history, as its observers (the session file) see it: ("append", entry),
+# ("truncate", length) or ("reorder", [keys of the entries, in their new order]).
+Observer = Callable[[str, Any], None]
 
 
 @dataclass
 class History:
     entries: list[Entry] = field(default_factory=list)
     _seq: int = 0
+    # Told of every change as it happens, before anyone else hears of it (the session
+    # file must hold an item before the UI shows it as committed).
+    observers: list[Observer] = field(default_factory=list)
+
+    def _tell(self, change: str, data: Any) -> None:
+        for observer in self.observers:
+            observer(change, data)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -46,10 +61,12 @@ class History:
         cut stream may replay items the first attempt committed)."""
         return not key.startswith("#") and any(e.key == key for e in reversed(self.entries))
 
-    def append(self, item: it.Item, segment: str | None = None, key: str | None = None) -> Entry:
+    def append(self, item: it.Item, segment: str | None = None, key: str | None = None,
+               at: float | None = None) -> Entry:
         self._seq += 1
-        entry = Entry(item, segment, key, self._seq)
+        entry = Entry(item, segment, key, self._seq, time.time() if at is None else at)
         self.entries.append(entry)
+        self._tell("append", entry)
         return entry
 
     def reorder_response(self, segment: str, order: list[str]) -> None:
@@ -64,13 +81,17 @@ class History:
             return
         rank = {key: n for n, key in enumerate(order)}
         entries = [self.entries[i] for i in slots]
+        before = [e.seq for e in entries]
         entries.sort(key=lambda e: (rank.get(e.key or "", len(rank)), e.seq))
         for i, entry in zip(slots, entries):
             self.entries[i] = entry
+        if [e.seq for e in entries] != before:
+            self._tell("reorder", [e.seq for e in self.entries])
 
     def truncate(self, length: int) -> None:
         """Drop everything after the first `length` entries (an aborted turn's user input)."""
         del self.entries[length:]
+        self._tell("truncate", length)
 
     def to_input(self, *, store: bool = False) -> list[it.Item]:
         """The normalised `input` of the next request."""

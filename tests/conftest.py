@@ -60,3 +60,9 @@ def serving(*bodies: bytes | list[bytes], requests: list[httpx.Request] | None =
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _sessions_in_tmp(tmp_path, monkeypatch):
+    """Session files of a test go to its own folder, never the user's."""
+    monkeypatch.setenv("RIVULET_SESSIONS_DIR", str(tmp_path / "sessions"))

@@ -57,7 +57,8 @@ def aimock():
 
 def rivulet(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "RIVULET_"))}
-    full_env.update({"RIVULET_CONFIG": str(ROOT / "tests" / "no-such-config.toml"), "RIVULET_MAX_RETRIES": "1"})
+    full_env.update({"RIVULET_CONFIG": str(ROOT / "tests" / "no-such-config.toml"), "RIVULET_MAX_RETRIES": "1",
+                     "RIVULET_SESSIONS_DIR": os.environ.get("RIVULET_SESSIONS_DIR", "")})
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "rivulet.app", *args], capture_output=True, text=True,
                           env=full_env, timeout=120)

@@ -112,3 +112,63 @@ def test_patch_approval_dialog(snap_compare, tmp_path):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def _recorded_session(tmp_path):
+    """A session file with two turns and a tool call, at fixed times and a fixed id."""
+    from rivulet.core import items as it
+    from rivulet.core.history import History
+    from rivulet.core.session import SessionMeta, SessionWriter, load_session
+
+    path = tmp_path / "fixed.jsonl"
+    writer = SessionWriter(path, SessionMeta("20261202-120000-abcdef", 1796212800.0, "/work", "gpt-5.1-codex",
+                                             "http://test.invalid/v1"))
+    history = History(observers=[writer.observe])
+    t = 1796212800.0
+    for n, (item, key, seg) in enumerate([
+        (it.user_message("What is in the notes?"), "user-1", None),
+        (reasoning("rs_1", "**Reading the notes**\n\nI will look."), "rs_1", "req-1"),
+        (call("fc_1", "call_1", "shell", '{"command": "cat notes.md"}'), "fc_1", "req-1"),
+        ({"type": "function_call_output", "call_id": "call_1", "output": "Exit code: 0\nOutput:\n- buy milk\n"},
+         "call_1:output", None),
+        (message("msg_2", "The notes say: **buy milk**."), "msg_2", "req-2"),
+        (it.user_message("Thanks!"), "user-2", None),
+        (message("msg_3", "You are welcome."), "msg_3", "req-3"),
+    ]):
+        history.append(item, seg, key, at=t + n * 7)
+    writer.close()
+    return load_session(path)
+
+
+def test_resumed_session(snap_compare, tmp_path, monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    import time as _time
+
+    _time.tzset()
+    session = _recorded_session(tmp_path)
+    app = make_app(GatedServer([]), session=session)
+
+    async def run_before(pilot):
+        await until(pilot, lambda: len(app._transcript.children) == 6, "the rebuilt transcript")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_history_inspector(snap_compare, tmp_path, monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    import time as _time
+
+    _time.tzset()
+    from rivulet.widgets.inspector import InspectorScreen
+
+    session = _recorded_session(tmp_path)
+    app = make_app(GatedServer([]), session=session)
+
+    async def run_before(pilot):
+        await until(pilot, lambda: len(app._transcript.children) == 6, "the rebuilt transcript")
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -84,6 +84,12 @@ class Entry(Vertical):
         self.item = item
         self.item_id = item_id
 
+    def on_click(self) -> None:
+        """Click an entry to see the raw item as committed."""
+        open_raw = getattr(self.app, "open_raw_item", None)
+        if open_raw is not None:
+            open_raw(self.item_id)
+
 
 class UserEntry(Entry):
     def compose(self) -> ComposeResult:
@@ -128,6 +134,7 @@ class ToolCallEntry(Entry):
     def __init__(self, item: Item, item_id: str) -> None:
         super().__init__(item, item_id)
         self._live_output = ""
+        self.output: Item | None = None  # set before mounting when the output is known (a resumed session)
 
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble(("⚙ ", "bold"), (call_title(self.item), "bold")), classes="tool-title")
@@ -144,7 +151,10 @@ class ToolCallEntry(Entry):
             body = sanitize(shell_command(self.item) or call_body(self.item))
             if body:
                 yield Static(Text(_clip(body)), classes="tool-args")
-        yield Static(Text("… waiting for output", style="italic"), classes="tool-output")
+        if self.output is not None:
+            yield Static(Text("→ " + _clip(sanitize(output_text(self.output)))), classes="tool-output")
+        else:
+            yield Static(Text("… waiting for output", style="italic"), classes="tool-output")
 
     def append_output(self, text: str) -> None:
         """Output of the running tool (display only; the committed output replaces it)."""
@@ -152,6 +162,7 @@ class ToolCallEntry(Entry):
         self.query_one(".tool-output", Static).update(Text(self._live_output, style="italic"))
 
     def set_output(self, output: Item) -> None:
+        self.output = output
         text = sanitize(output_text(output))
         self.query_one(".tool-output", Static).update(Text("→ " + _clip(text)))
 

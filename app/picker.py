@@ -1,0 +1,53 @@
+"""`rivulet resume` without an id: pick a session from a list."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from rivulet.core.sanitize import sanitize
+from rivulet.core.session import Session
+from rivulet.themes import STYLESHEET, THEMES
+
+
+def session_line(session: Session) -> str:
+    meta = session.meta
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.created))
+    prompt = " ".join(session.first_prompt.split())[:60]
+    return sanitize(f"{when}  {meta.id}  {len(session.turns):3d} turns  {len(session.history):4d} items  "
+                    f"{meta.model}  {prompt}")
+
+
+class SessionPicker(App[Path | None]):
+    CSS_PATH = str(STYLESHEET)
+    TITLE = "rivulet · resume"
+    BINDINGS = [Binding("escape,q", "quit_picker", "Cancel", id="picker.cancel")]
+
+    def __init__(self, sessions: list[Session], theme: str = "rivulet-dark") -> None:
+        super().__init__()
+        self.sessions = sessions
+        self._theme_name = theme
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Resume which session? (enter: open · esc: cancel)", style="bold"), id="banner")
+        yield OptionList(*[Option(session_line(s), id=str(n)) for n, s in enumerate(self.sessions)], id="sessions")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for theme in THEMES:
+            self.register_theme(theme)
+        if self._theme_name in self.available_themes:
+            self.theme = self._theme_name
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.exit(self.sessions[int(event.option.id or 0)].meta.path)
+
+    def action_quit_picker(self) -> None:
+        self.exit(None)

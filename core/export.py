@@ -1,0 +1,65 @@
+"""A session as Markdown (to read or share) or as JSON (to process)."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from . import items as it
+from .sanitize import sanitize
+from .session import Session
+
+
+def to_json(session: Session) -> str:
+    data: dict[str, Any] = {
+        "session": session.meta.to_json(),
+        "turns": [{"turn_id": t.turn_id, "prompt": t.prompt, "started": t.started, "ended": t.ended,
+                   "usage": t.usage} for t in session.turns],
+        "items": [{"seq": e.seq, "time": e.time, "key": e.key, "item": e.item} for e in session.history.entries],
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _fence(text: str, lang: str = "") -> str:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}\n"
+
+
+def to_markdown(session: Session) -> str:
+    meta = session.meta
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.created))
+    out = [f"# rivulet session {meta.id}\n", f"- started: {when}\n- model: {meta.model}\n- server: {meta.base_url}\n"
+           f"- directory: {meta.cwd}\n"]
+    outputs = {it.call_id(i): i for i in session.history if it.is_output(i)}
+    for item in session.history:
+        kind = item.get("type")
+        if kind == "message":
+            text = it.message_text(item) or ""
+            if item.get("role") == "user" and text.startswith("<turn_aborted>"):
+                out.append("\n*(the turn was interrupted)*\n")
+            elif item.get("role") == "user":
+                out.append("\n## User\n\n" + text.strip() + "\n")
+            else:
+                out.append("\n## Assistant\n\n" + text.strip() + "\n")
+        elif kind == "reasoning":
+            summary = "\n\n".join(str(p.get("text", "")) for p in item.get("summary") or [] if isinstance(p, dict))
+            if summary.strip():
+                out.append("\n> **Thinking**\n>\n" + "\n".join("> " + line for line in summary.strip().splitlines())
+                           + "\n")
+        elif it.is_call(item):
+            name = item.get("name") or kind
+            body = item.get("arguments") or item.get("input") or json.dumps(item.get("action") or {}, indent=2)
+            out.append(f"\n### Tool call: `{name}`\n\n" + _fence(str(body)))
+            output = outputs.get(it.call_id(item))
+            if output is not None:
+                result = output.get("output")
+                out.append("\nOutput:\n\n" + _fence(result if isinstance(result, str) else json.dumps(result)))
+        elif it.is_output(item):
+            continue  # shown with its call
+        else:
+            out.append(f"\n*({kind} item)*\n")
+    # Markdown files get opened in terminals too: no control sequences in them either.
+    return sanitize("".join(out))

@@ -1,0 +1,50 @@
+"""Replay: a recorded stream (`.sse`, or `.jsonl` with one payload a line) played as
+if a server were sending it, at the recorded pace or any other.
+
+`ReplayTransport` answers the n-th request with the n-th recorded response (a `.jsonl`
+file may hold several: each `response.created` starts one), so a recorded multi-step
+run plays through the real state machine, history, tool loop and UI. Recordings carry
+no timings, so the pace is `rate` events a second, scaled by `speed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from .errors import StreamError
+from .events import Completed, ResponseEvent
+from .recordings import load
+from .stream import payload_event
+
+
+class ReplayTransport:
+    name = "replay"
+
+    def __init__(self, path: Path, *, speed: float = 1.0, rate: float = 60.0) -> None:
+        self.path = path
+        self.recordings = load(path)
+        if not self.recordings:
+            raise StreamError(f"{path} holds no recorded stream")
+        self.delay = 0.0 if speed <= 0 else 1.0 / (rate * speed)
+        self.played = 0
+
+    async def aclose(self) -> None:
+        pass
+
+    async def stream(self, body: dict[str, Any]) -> AsyncIterator[ResponseEvent]:
+        if self.played >= len(self.recordings):
+            raise StreamError(f"the recording has only {len(self.recordings)} response(s)")
+        recording = self.recordings[self.played]
+        self.played += 1
+        for data in recording.payloads:
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            event = payload_event(data)
+            if event is None:
+                continue
+            yield event
+            if type(event) is Completed:
+                return

@@ -1,0 +1,228 @@
+"""Session files: one append-only JSONL file per conversation, safe against `kill -9`.
+
+The first line describes the session (id, time, cwd, model, base URL without
+credentials). Every later line is one change to the committed history, written,
+flushed and fsynced the moment it happens (the history tells the writer before the UI
+hears of it): an item, a truncation (a turn taken back), a reorder (Completed's output
+order), a turn boundary with its usage. A process killed at any moment leaves a file
+whose complete lines are a valid prefix; a torn last line is ignored with a warning.
+Nothing secret is written: no key, no headers, the URL without userinfo or query.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_data_dir
+
+from . import items as it
+from .errors import RivuletError
+from .history import Entry, History
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+
+
+class SessionError(RivuletError):
+    kind = "session_error"
+
+
+def sessions_dir() -> Path:
+    override = os.environ.get("RIVULET_SESSIONS_DIR")
+    return Path(override) if override else Path(user_data_dir("rivulet")) / "sessions"
+
+
+@dataclass
+class SessionMeta:
+    id: str
+    created: float
+    cwd: str
+    model: str
+    base_url: str
+    path: Path | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "session", "format": FORMAT, "id": self.id, "created": self.created, "cwd": self.cwd,
+                "model": self.model, "base_url": self.base_url}
+
+
+@dataclass
+class Turn:
+    turn_id: int
+    prompt: str
+    started: float
+    usage: dict[str, Any] | None = None
+    ended: float | None = None
+
+
+@dataclass
+class Session:
+    meta: SessionMeta
+    history: History
+    turns: list[Turn] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def first_prompt(self) -> str:
+        for item in self.history:
+            if item.get("type") == "message" and item.get("role") == "user":
+                text = it.message_text(item) or ""
+                if not text.startswith("<turn_aborted>"):
+                    return text
+        return ""
+
+
+class SessionWriter:
+    """Appends a session's changes to its file, each durable before it returns."""
+
+    def __init__(self, path: Path, meta: SessionMeta | None = None) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        new = not path.exists() or path.stat().st_size == 0
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        if not new:
+            self._heal()
+        if new:
+            if meta is None:
+                raise SessionError(f"{path}: a new session file needs its metadata")
+            self._write(meta.to_json())
+
+    @classmethod
+    def create(cls, *, model: str, base_url: str, cwd: str | None = None,
+               directory: Path | None = None) -> tuple[SessionWriter, SessionMeta]:
+        now = time.time()
+        sid = time.strftime("%Y%m%d-%H%M%S", time.localtime(now)) + "-" + secrets.token_hex(3)
+        meta = SessionMeta(sid, now, cwd or os.getcwd(), model, base_url)
+        meta.path = (directory or sessions_dir()) / f"{sid}.jsonl"
+        return cls(meta.path, meta), meta
+
+    def _heal(self) -> None:
+        """A file cut mid-line (a crash) gets a newline, so the next record starts clean."""
+        with open(self.path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            if f.tell() == 0:
+                return
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                os.write(self._fd, b"\n")
+
+    def _write(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        os.write(self._fd, line.encode("utf-8"))
+        os.fsync(self._fd)
+
+    def observe(self, change: str, data: Any) -> None:
+        """A `History` observer."""
+        if change == "append":
+            entry: Entry = data
+            self._write({"type": "item", "seq": entry.seq, "key": entry.key, "segment": entry.segment,
+                         "time": round(entry.time, 3), "item": entry.item})
+        elif change == "truncate":
+            self._write({"type": "truncate", "length": data, "time": round(time.time(), 3)})
+        elif change == "reorder":
+            self._write({"type": "reorder", "order": data})
+
+    def turn_started(self, turn_id: int, prompt: str) -> None:
+        self._write({"type": "turn", "turn_id": turn_id, "event": "started", "prompt": prompt,
+                     "time": round(time.time(), 3)})
+
+    def turn_ended(self, turn_id: int, usage: dict[str, Any] | None, outcome: str) -> None:
+        self._write({"type": "turn", "turn_id": turn_id, "event": outcome, "usage": usage,
+                     "time": round(time.time(), 3)})
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _records(path: Path, warnings: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    torn = lines.pop() if lines else b""  # after the last newline: empty, or a torn write
+    if torn.strip():
+        warnings.append(f"{path.name}: ignored an incomplete last line ({len(torn)} bytes; the process was "
+                        f"probably killed while writing it)")
+    for n, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            warnings.append(f"{path.name}:{n}: ignored a line that is not JSON")
+            continue
+        if isinstance(record, dict):
+            yield n, record
+
+
+def load_session(path: Path) -> Session:
+    """Rebuild a session's history (and turns) from its file."""
+    if not path.is_file():
+        raise SessionError(f"no session file {path}")
+    warnings: list[str] = []
+    records = _records(path, warnings)
+    first = next(records, None)
+    if first is None or first[1].get("type") != "session":
+        raise SessionError(f"{path} is not a rivulet session file")
+    head = first[1]
+    meta = SessionMeta(str(head.get("id")), float(head.get("created") or 0), str(head.get("cwd") or ""),
+                       str(head.get("model") or ""), str(head.get("base_url") or ""), path)
+    history = History()
+    turns: dict[int, Turn] = {}
+    for n, record in records:
+        kind = record.get("type")
+        if kind == "item" and isinstance(record.get("item"), dict):
+            history.append(record["item"], record.get("segment"), record.get("key"), at=record.get("time"))
+        elif kind == "truncate" and isinstance(record.get("length"), int):
+            history.truncate(record["length"])
+        elif kind == "reorder" and isinstance(record.get("order"), list):
+            by_seq = {e.seq: e for e in history.entries}
+            order = [by_seq[s] for s in record["order"] if s in by_seq]
+            if len(order) == len(history.entries):
+                history.entries[:] = order
+        elif kind == "turn" and isinstance(record.get("turn_id"), int):
+            tid = record["turn_id"]
+            if record.get("event") == "started":
+                turns[tid] = Turn(tid, str(record.get("prompt") or ""), float(record.get("time") or 0))
+            elif tid in turns:
+                turns[tid].usage = record.get("usage")
+                turns[tid].ended = record.get("time")
+        else:
+            warnings.append(f"{path.name}:{n}: ignored a record of unknown type {kind!r}")
+    for warning in warnings:
+        log.warning("%s", warning)
+    return Session(meta, history, sorted(turns.values(), key=lambda t: t.turn_id), warnings)
+
+
+def list_sessions(directory: Path | None = None) -> list[Session]:
+    """Every readable session, newest first."""
+    found = []
+    for path in sorted((directory or sessions_dir()).glob("*.jsonl")):
+        try:
+            found.append(load_session(path))
+        except (SessionError, OSError) as exc:
+            log.warning("skipping %s: %s", path, exc)
+    return sorted(found, key=lambda s: s.meta.created, reverse=True)
+
+
+def find_session(ref: str, directory: Path | None = None) -> Path:
+    """A session file by id (or unique id prefix), or a path."""
+    as_path = Path(ref).expanduser()
+    if as_path.suffix == ".jsonl" and as_path.is_file():
+        return as_path
+    folder = directory or sessions_dir()
+    matches = sorted(folder.glob(f"{ref}*.jsonl"))
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise SessionError(f"no session {ref!r} in {folder} (rivulet sessions lists them)")
+    raise SessionError(f"{ref!r} matches {len(matches)} sessions; give more of the id")

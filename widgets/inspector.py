@@ -1,0 +1,131 @@
+"""The history inspector: every committed item of the session, and each one's raw JSON.
+
+The list shows type, role, time and size for each item and narrows as you type in the
+search box (matching anywhere in the item's JSON) or pick a type. Enter opens the
+item's raw JSON exactly as committed, pretty-printed, scrollable and copyable.
+Everything shown is sanitised: the items hold model and tool text.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Input, Select, Static, TextArea
+
+from rivulet.core import items as it
+from rivulet.core.history import Entry as HistoryEntry
+from rivulet.core.sanitize import sanitize
+
+ALL = "all"
+
+
+def raw_json(item: dict[str, Any]) -> str:
+    """The item as committed, pretty; controls (C1, bidi) made visible, not sent."""
+    return sanitize(json.dumps(item, indent=2, ensure_ascii=False))
+
+
+def describe(item: dict[str, Any]) -> str:
+    """A one-line summary of an item for the list."""
+    kind = item.get("type")
+    if kind == "message":
+        text = it.message_text(item) or ""
+    elif kind == "reasoning":
+        text = " ".join(str(p.get("text", "")) for p in item.get("summary") or [] if isinstance(p, dict))
+    elif it.is_call(item):
+        text = f"{item.get('name') or kind}({item.get('arguments') or item.get('input') or ''})"
+    elif it.is_output(item):
+        out = item.get("output")
+        text = out if isinstance(out, str) else json.dumps(out)
+    else:
+        text = str(item.get("status") or "")
+    return sanitize(" ".join(text.split()))[:80]
+
+
+class RawItemScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,q", "dismiss", "Close", id="raw.close"),
+        Binding("c", "copy", "Copy JSON", id="raw.copy"),
+    ]
+
+    def __init__(self, entry: HistoryEntry) -> None:
+        super().__init__()
+        self.entry = entry
+        self.text = raw_json(entry.item)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="raw"):
+            kind = sanitize(str(self.entry.item.get("type")))
+            yield Static(Text(f"#{self.entry.seq} · {kind} · {len(self.text)} characters  "
+                              "(c: copy · esc: close)", style="bold"))
+            yield TextArea(self.text, read_only=True, id="raw-json", show_line_numbers=True, soft_wrap=False)
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard(self.text)
+        self.notify("Copied the item's JSON")
+
+
+class InspectorScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape", "dismiss", "Close", id="inspector.close"),
+        Binding("ctrl+f", "focus_search", "Search", id="inspector.search"),
+    ]
+
+    def __init__(self, entries: list[HistoryEntry]) -> None:
+        super().__init__()
+        self.entries = entries
+        self._search = [json.dumps(e.item, ensure_ascii=False).lower() for e in entries]
+        self.shown: list[HistoryEntry] = []
+
+    def compose(self) -> ComposeResult:
+        kinds = sorted({str(e.item.get("type")) for e in self.entries})
+        with Vertical(id="inspector"):
+            yield Static(Text(f"History: {len(self.entries)} committed items  (enter: raw JSON · esc: close)",
+                              style="bold"))
+            with Horizontal(id="inspector-filters"):
+                yield Input(placeholder="search text…", id="inspector-search")
+                yield Select([(k, k) for k in kinds], prompt="every type", id="inspector-type", allow_blank=True)
+            yield DataTable(id="inspector-items", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("#", "time", "type", "role", "size", "content")
+        self.refill()
+        table.focus()
+
+    def refill(self) -> None:
+        query = self.query_one("#inspector-search", Input).value.strip().lower()
+        kind = self.query_one("#inspector-type", Select).value
+        table = self.query_one(DataTable)
+        table.clear()
+        self.shown = []
+        for entry, text in zip(self.entries, self._search):
+            if isinstance(kind, str) and entry.item.get("type") != kind:
+                continue
+            if query and query not in text:
+                continue
+            self.shown.append(entry)
+            item = entry.item
+            when = time.strftime("%H:%M:%S", time.localtime(entry.time)) if entry.time else ""
+            table.add_row(str(entry.seq), when, sanitize(str(item.get("type"))), sanitize(str(item.get("role") or "")),
+                          str(len(text)), describe(item), key=str(entry.seq))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.refill()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        self.refill()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        seq = int(event.row_key.value or 0)
+        entry = next(e for e in self.entries if e.seq == seq)
+        self.app.push_screen(RawItemScreen(entry))
+
+    def action_focus_search(self) -> None:
+        self.query_one("#inspector-search", Input).focus()
