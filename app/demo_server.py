@@ -33,8 +33,18 @@ async for event in transport.stream(request):
             history.append(item)        # committed
 ```
 
-You asked: "{prompt}". Ask me *what time is it?* to see a tool call.
+You asked: "{prompt}". Ask me *what time is it?* to see a tool call, or to
+*make a file* to see a patch stream as a live diff, ask for approval and apply.
 """
+
+DEMO_PATCH = """*** Begin Patch
+*** Add File: rivulet-demo.txt
++This file was written by rivulet's demo, through the apply_patch tool:
++the patch streamed as a live diff, you approved it, and it was applied.
++Delete it whenever you like.
+*** End Patch
+"""
+PATCH_REASONING = "**Writing a patch**\n\nI will add a small file with `apply_patch`; the user approves it first."
 
 REASONING = ("**Planning the answer**\n\nThe user wants to see the client at work. "
              "I will explain the stream lifecycle with a short code example.")
@@ -104,6 +114,18 @@ class _Script:
         self.emit("response.output_item.done", output_index=idx, item=item)
         self.output.append(item)
 
+    def custom_call(self, name: str, text: str) -> None:
+        idx, iid = len(self.output), f"ctc_demo_{uuid.uuid4().hex[:24]}"
+        cid = f"call_demo_{uuid.uuid4().hex[:16]}"
+        base = {"id": iid, "type": "custom_tool_call", "call_id": cid, "name": name}
+        self.emit("response.output_item.added", output_index=idx, item={**base, "input": "", "status": "in_progress"})
+        for i in range(0, len(text), 6):
+            self.emit("response.custom_tool_call_input.delta", item_id=iid, output_index=idx, delta=text[i:i + 6])
+        self.emit("response.custom_tool_call_input.done", item_id=iid, output_index=idx, input=text)
+        item = {**base, "input": text, "status": "completed"}
+        self.emit("response.output_item.done", output_index=idx, item=item)
+        self.output.append(item)
+
     def finish(self, input_tokens: int) -> None:
         out_tokens = sum(len(e.get("delta", "")) for e in self.events) // 4 + 1
         self.emit("response.completed", response={
@@ -125,10 +147,16 @@ def script_for(request: dict[str, Any]) -> list[dict[str, Any]]:
         s.message(f"The `current_time` tool answered:\n\n```json\n{last.get('output')}\n```\n\n"
                   "That was a function call: the model asked, rivulet ran the tool, sent the output back, "
                   "and this second response finished the turn.")
+    elif last.get("type") == "custom_tool_call_output":
+        s.message(f"`apply_patch` answered:\n\n```\n{last.get('output')}\n```\n\n"
+                  "Press **ctrl+t** to see everything this turn changed, or **ctrl+o** for the history inspector.")
     else:
         prompt = _text(last).strip()
         offered = {t.get("name") for t in request.get("tools") or [] if isinstance(t, dict)}
-        if re.search(r"\b(time|clock|tool)\b", prompt, re.I) and "current_time" in offered:
+        if re.search(r"\b(file|patch|edit)\b", prompt, re.I) and "apply_patch" in offered:
+            s.reasoning(PATCH_REASONING)
+            s.custom_call("apply_patch", DEMO_PATCH)
+        elif re.search(r"\b(time|clock|tool)\b", prompt, re.I) and "current_time" in offered:
             s.reasoning(TOOL_REASONING)
             s.call("current_time", "{}")
         else:

@@ -43,7 +43,8 @@ from rivulet.widgets.status import StatusLine
 
 DEMO_WELCOME = (
     "This is the built-in **demo**: answers come from a scripted local server, not a model. "
-    "Type anything and press Enter, or ask *what time is it?* to see a tool call. "
+    "Type anything and press Enter, ask *what time is it?* to see a tool call, or *make a file* to see "
+    "a patch stream, ask for your approval and apply (it adds `rivulet-demo.txt` here). "
     "Set `OPENAI_API_KEY` (or pass `--base-url`) to talk to a real server."
 )
 
@@ -183,7 +184,7 @@ class RivuletApp(App[None]):
         self.set_interval(1.0, self._second)
         self._status.refresh_line()
         self._composer.focus()
-        if self.demo:
+        if self.demo and self.session is None:
             from textual.widgets import Markdown
 
             self._transcript.mount(Markdown(DEMO_WELCOME, classes="entry", id="welcome"))
