@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
-import urllib.request
 
 import httpx
 import pytest
@@ -25,7 +23,8 @@ from rivulet.core.conversation import Conversation, RetryPolicy
 from rivulet.core.sse import SseTransport
 
 from conftest import ROOT
-from test_exec_e2e import AIMOCK_CLI, _free_port, aimock, events, rivulet  # noqa: F401  (aimock is a fixture)
+from peer_helpers import free_port, start_peer, stop_peer
+from test_exec_e2e import AIMOCK_CLI, aimock, events, rivulet  # noqa: F401  (aimock is a fixture)
 
 
 def _workspace(tmp_path):
@@ -146,18 +145,10 @@ def _cut_fixtures(total: int, done_before: list[int]) -> dict:
 
 
 def _start_aimock(fixture_file) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    proc = subprocess.Popen(["node", str(AIMOCK_CLI), "-p", str(port), "-h", "127.0.0.1", "-f", str(fixture_file)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            urllib.request.urlopen(f"{url}/health", timeout=1).read()
-            return proc, f"{url}/v1"
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("aimock did not start")
+    port = free_port()
+    proc = start_peer(["node", str(AIMOCK_CLI), "-p", str(port), "-h", "127.0.0.1", "-f", str(fixture_file)],
+                      f"http://127.0.0.1:{port}/health", timeout=30)
+    return proc, f"http://127.0.0.1:{port}/v1"
 
 
 def _shape(items: list[dict]) -> list[tuple]:
@@ -199,8 +190,7 @@ async def test_a_cut_at_every_event_index_retries_to_the_uncut_history(tmp_path)
                 "tools": [{"type": "function", "name": "current_time", "parameters": {"type": "object"}}]}
         raw = httpx.post(f"{url}/responses", json=body, timeout=30).text
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_peer(proc)
     types = [json.loads(line[6:])["type"] for line in raw.splitlines() if line.startswith("data: ")]
     total = len(types)
     assert total > 12 and types[-1] == "response.completed"
@@ -226,8 +216,7 @@ async def test_a_cut_at_every_event_index_retries_to_the_uncut_history(tmp_path)
             # done before the cut, the call ran at once and the retry is that follow-up.
             assert len(requests) == (3 if done_before[n] < len(ITEMS) else 2), f"cut after {n}"
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_peer(proc)
 
 
 # ---- end_turn: false, over real HTTP (neither aimock nor gpt-oss sends it) -----------

@@ -8,51 +8,30 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
-import time
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
+from peer_helpers import free_port, start_peer, stop_peer
 
 AIMOCK_CLI = Path(os.environ.get("AIMOCK_CLI", ROOT / ".ci/aimock/node_modules/@copilotkit/aimock/dist/cli.js"))
 KEY = "sk-e2e-secret-key-abcdef123456"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def aimock():
     assert AIMOCK_CLI.exists(), f"aimock is not installed at {AIMOCK_CLI}: run scripts/setup"
-    port = _free_port()
-    proc = subprocess.Popen(
-        ["node", str(AIMOCK_CLI), "-p", str(port), "-h", "127.0.0.1", "-f", str(ROOT / "fixtures/aimock/e2e.json"),
-         "-c", "8", "--validate-on-load"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/health", timeout=1).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(f"aimock did not start: {proc.stdout.read().decode()[-2000:]}")
-            time.sleep(0.1)
-    yield f"{url}/v1"
-    proc.terminate()
-    proc.wait(timeout=10)
+    port = free_port()
+    proc = start_peer(["node", str(AIMOCK_CLI), "-p", str(port), "-h", "127.0.0.1", "-f",
+                       str(ROOT / "fixtures/aimock/e2e.json"), "-c", "8", "--validate-on-load"],
+                      f"http://127.0.0.1:{port}/health", timeout=30)
+    yield f"http://127.0.0.1:{port}/v1"
+    stop_peer(proc)
 
 
 def rivulet(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -9,14 +9,14 @@ the "model" calls `shell` or `apply_patch` and then answers from the tool's outp
 from __future__ import annotations
 
 import os
-import subprocess
 
 import pytest
 
 from rivulet.core import items as it
 
 from conftest import ROOT
-from test_exec_e2e import _free_port, events, rivulet
+from peer_helpers import free_port, start_peer, stop_peer
+from test_exec_e2e import events, rivulet
 
 GPTOSS_PY = ROOT / ".ci/gptoss/bin/python"
 TIKTOKEN = ROOT / ".ci/tiktoken"
@@ -25,29 +25,12 @@ TIKTOKEN = ROOT / ".ci/tiktoken"
 @pytest.fixture(scope="module")
 def gptoss():
     assert GPTOSS_PY.exists(), "the gpt-oss server is not installed: run scripts/setup --with-peers"
-    import time
-    import urllib.error
-    import urllib.request
-
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "TIKTOKEN_ENCODINGS_BASE": str(TIKTOKEN)}
-    proc = subprocess.Popen([str(GPTOSS_PY), str(ROOT / "tests/peers/gptoss_scripted.py"), str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/v1/responses", timeout=1)
-        except urllib.error.HTTPError:
-            break  # 405 for a GET: the server is up
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(f"gpt-oss did not start: {proc.stdout.read().decode()[-3000:]}")
-            time.sleep(0.2)
-    yield f"{url}/v1"
-    proc.terminate()
-    proc.wait(timeout=10)
+    proc = start_peer([str(GPTOSS_PY), str(ROOT / "tests/peers/gptoss_scripted.py"), str(port)],
+                      f"http://127.0.0.1:{port}/v1/responses", env=env)  # a GET answers 405: it is up
+    yield f"http://127.0.0.1:{port}/v1"
+    stop_peer(proc)
 
 
 def _workspace(tmp_path):
