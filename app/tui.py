@@ -210,6 +210,10 @@ class RivuletApp(App[None]):
         self._status.note = f"Resumed session {sanitize(meta.id)}: {len(self.session.history)} items"
         for warning in self.session.warnings:
             self.notify(sanitize(warning), severity="warning", timeout=8)
+        workspace = self.tool_settings.workspace if self.tool_settings is not None else None
+        if workspace is not None and meta.cwd and str(workspace) != meta.cwd:
+            self.notify(sanitize(f"This session was started in {meta.cwd}; its tools now work in {workspace}."),
+                        severity="warning", timeout=10)
         self._status.refresh_line()
 
     def action_inspect(self) -> None:

@@ -110,3 +110,24 @@ async def test_a_running_command_streams_and_escape_kills_it(tmp_path):
         outputs = [i for i in sent if i["type"] == "function_call_output"]
         assert [c["call_id"] for c in calls] == [o["call_id"] for o in outputs] == ["call_s"]
         assert json.dumps(sent).count("turn_aborted") == 2  # the note's open and close tags
+
+
+async def test_escape_while_the_approval_dialog_is_open(tmp_path):
+    (tmp_path / "notes.md").write_text("old\n")
+    first = [created(), *custom_call_events("ct_1", "call_p", "apply_patch", PATCH),
+             completed([custom_call("ct_1", "call_p", "apply_patch", PATCH)])]
+    server = GatedServer(first, follow_up("after"))
+    app = agent_app(server, tmp_path)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await pilot.press(*"patch please", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval question")
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.turn_worker.is_running and not isinstance(app.screen, ApprovalScreen),
+                    "the turn to stop and the dialog to close")
+        assert (tmp_path / "notes.md").read_text() == "old\n" and not (tmp_path / "hello.txt").exists()
+        output = app.conversation.history.items[-2]
+        assert output["type"] == "custom_tool_call_output" and output["output"].startswith("aborted")
+        await pilot.press(*"next", "enter")  # the app is usable, and the next request is valid
+        await until(pilot, lambda: len(server.requests) == 2 and app._status.state == "idle", "the next turn")
+        sent = server.requests[1]["input"]
+        assert [i["type"] for i in sent].count("custom_tool_call_output") == 1
