@@ -103,26 +103,19 @@ class _Script:
         self.output.append(item)
 
     def call(self, name: str, arguments: str) -> None:
-        idx, iid = len(self.output), f"fc_demo_{uuid.uuid4().hex[:24]}"
-        cid = f"call_demo_{uuid.uuid4().hex[:16]}"
-        base = {"id": iid, "type": "function_call", "call_id": cid, "name": name}
-        self.emit("response.output_item.added", output_index=idx, item={**base, "arguments": "", "status": "in_progress"})
-        for i in range(0, len(arguments), 3):
-            self.emit("response.function_call_arguments.delta", item_id=iid, output_index=idx, delta=arguments[i:i + 3])
-        self.emit("response.function_call_arguments.done", item_id=iid, output_index=idx, arguments=arguments)
-        item = {**base, "arguments": arguments, "status": "completed"}
-        self.emit("response.output_item.done", output_index=idx, item=item)
-        self.output.append(item)
+        self._tool_call("function_call", "fc", name, "arguments", "function_call_arguments", arguments, 3)
 
     def custom_call(self, name: str, text: str) -> None:
-        idx, iid = len(self.output), f"ctc_demo_{uuid.uuid4().hex[:24]}"
-        cid = f"call_demo_{uuid.uuid4().hex[:16]}"
-        base = {"id": iid, "type": "custom_tool_call", "call_id": cid, "name": name}
-        self.emit("response.output_item.added", output_index=idx, item={**base, "input": "", "status": "in_progress"})
-        for i in range(0, len(text), 6):
-            self.emit("response.custom_tool_call_input.delta", item_id=iid, output_index=idx, delta=text[i:i + 6])
-        self.emit("response.custom_tool_call_input.done", item_id=iid, output_index=idx, input=text)
-        item = {**base, "input": text, "status": "completed"}
+        self._tool_call("custom_tool_call", "ctc", name, "input", "custom_tool_call_input", text, 6)
+
+    def _tool_call(self, kind: str, prefix: str, name: str, field: str, event: str, text: str, step: int) -> None:
+        idx, iid = len(self.output), f"{prefix}_demo_{uuid.uuid4().hex[:24]}"
+        base = {"id": iid, "type": kind, "call_id": f"call_demo_{uuid.uuid4().hex[:16]}", "name": name}
+        self.emit("response.output_item.added", output_index=idx, item={**base, field: "", "status": "in_progress"})
+        for i in range(0, len(text), step):
+            self.emit(f"response.{event}.delta", item_id=iid, output_index=idx, delta=text[i:i + step])
+        self.emit(f"response.{event}.done", item_id=iid, output_index=idx, **{field: text})
+        item = {**base, field: text, "status": "completed"}
         self.emit("response.output_item.done", output_index=idx, item=item)
         self.output.append(item)
 

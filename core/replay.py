@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import StreamError
-from .events import Completed, ResponseEvent
+from .events import ResponseEvent
 from .recordings import load
-from .stream import payload_event
+from .stream import response_events
 
 
 class ReplayTransport:
@@ -39,12 +39,12 @@ class ReplayTransport:
             raise StreamError(f"the recording has only {len(self.recordings)} response(s)")
         recording = self.recordings[self.played]
         self.played += 1
-        for data in recording.payloads:
-            if self.delay:
-                await asyncio.sleep(self.delay)
-            event = payload_event(data)
-            if event is None:
-                continue
+
+        async def paced() -> AsyncIterator[str]:
+            for data in recording.payloads:
+                if self.delay:
+                    await asyncio.sleep(self.delay)
+                yield data
+
+        async for event in response_events(paced()):
             yield event
-            if type(event) is Completed:
-                return

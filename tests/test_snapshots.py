@@ -140,13 +140,16 @@ def _recorded_session(tmp_path):
     return load_session(path)
 
 
-def test_resumed_session(snap_compare, tmp_path, monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
+def _resumed_app(tmp_path, monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")  # the inspector shows local times
     import time as _time
 
     _time.tzset()
-    session = _recorded_session(tmp_path)
-    app = make_app(GatedServer([]), session=session)
+    return make_app(GatedServer([]), session=_recorded_session(tmp_path))
+
+
+def test_resumed_session(snap_compare, tmp_path, monkeypatch):
+    app = _resumed_app(tmp_path, monkeypatch)
 
     async def run_before(pilot):
         await until(pilot, lambda: len(app._transcript.children) == 6, "the rebuilt transcript")
@@ -156,14 +159,9 @@ def test_resumed_session(snap_compare, tmp_path, monkeypatch):
 
 
 def test_history_inspector(snap_compare, tmp_path, monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    import time as _time
-
-    _time.tzset()
     from rivulet.widgets.inspector import InspectorScreen
 
-    session = _recorded_session(tmp_path)
-    app = make_app(GatedServer([]), session=session)
+    app = _resumed_app(tmp_path, monkeypatch)
 
     async def run_before(pilot):
         await until(pilot, lambda: len(app._transcript.children) == 6, "the rebuilt transcript")
