@@ -76,6 +76,9 @@ class ToolSettings:
     shell: bool = True
     shell_timeout: float = 120.0
     output_limit: int = 16_000  # characters of command output kept for the model
+    # Values that must never leave in a tool's output (the API key): commands do not get
+    # them in their environment, and any output that holds one anyway has it masked.
+    secrets: tuple[str, ...] = ()
 
 
 class AgentTools:
@@ -194,13 +197,20 @@ class AgentTools:
 
         def show(text: str) -> None:
             if self.bus is not None:
-                self.bus.publish(ToolOutputDelta(cid, text))
+                self.bus.publish(ToolOutputDelta(cid, self._mask(text)))
 
-        result = await run_shell(command, cwd, timeout=timeout, limit=self.settings.output_limit, on_output=show)
+        result = await run_shell(command, cwd, timeout=timeout, limit=self.settings.output_limit, on_output=show,
+                                 secrets=self.settings.secrets)
         status = f"timed out after {timeout:g} s (killed)" if result.timed_out else f"{result.exit_code}"
         note = f"\n(output truncated: {result.truncated} characters left out)" if result.truncated else ""
         return _output(call, f"Exit code: {status}\nWall time: {result.duration:.1f} seconds\n"
-                             f"Output:\n{result.output}{note}")
+                             f"Output:\n{self._mask(result.output)}{note}")
+
+    def _mask(self, text: str) -> str:
+        for secret in self.settings.secrets:
+            if secret:
+                text = text.replace(secret, "[redacted]")
+        return text
 
 
 def _arguments(call: it.Item) -> dict[str, Any] | str:

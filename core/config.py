@@ -92,8 +92,9 @@ def tool_settings(settings: Settings):
     workspace = Path(settings.workspace or os.getcwd()).expanduser()
     if not workspace.is_dir():
         raise ConfigError(f"workspace {str(workspace)!r} is not a directory")
+    key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
     return ToolSettings(workspace=workspace.resolve(), patch_tool=settings.patch_tool, shell=settings.shell_tool,
-                        shell_timeout=settings.shell_timeout)
+                        shell_timeout=settings.shell_timeout, secrets=(key,) if len(key) >= 8 else ())
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -56,10 +56,20 @@ class _Capped:
         return f"{head}\n[... {self.dropped} characters left out ...]\n{self.tail}"
 
 
+# Never handed to a command the model wrote: it could print them into its output.
+SECRET_ENV = ("OPENAI_API_KEY", "RIVULET_API_KEY", "OPENAI_ADMIN_KEY", "AZURE_OPENAI_API_KEY")
+
+
+def child_env(secrets: tuple[str, ...] = ()) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in SECRET_ENV and v not in secrets}
+    env.update({"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1"})
+    return env
+
+
 async def run_shell(command: str, cwd: Path, *, timeout: float, limit: int,
-                    on_output: Callable[[str], None] | None = None) -> ShellResult:
+                    on_output: Callable[[str], None] | None = None, secrets: tuple[str, ...] = ()) -> ShellResult:
     start = time.monotonic()
-    env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1"}
+    env = child_env(secrets)
     proc = await asyncio.create_subprocess_exec(
         "bash", "-c", command, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)

@@ -229,3 +229,21 @@ def test_normalised_history_answers_every_call():
     items = [it.user_message("x"), fn_call("a", "c1", "shell", {}), custom_call("b", "c2", "apply_patch", "")]
     out = normalize(items)
     assert_valid_request(out)
+
+
+async def test_the_api_key_never_reaches_a_command_or_its_output(tmp_path, monkeypatch):
+    key = "sk-live-very-secret-key-000111222"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    (tmp_path / ".env").write_text(f"KEY={key}\n")  # and one the model finds in a file
+    from rivulet.core.config import tool_settings
+
+    s = settings(api_key=key, workspace=str(tmp_path))
+    bus = EventBus()
+    shown: list[str] = []
+    bus.subscribe(lambda e: shown.append(e.text), ToolOutputDelta)
+    tools = AgentTools(tool_settings(s), ApprovalPolicy("never-ask"), bus)
+    out = await tools.run(fn_call("f", "c1", "shell", {"command": "echo env=$OPENAI_API_KEY; cat .env",
+                                                       "workdir": None, "timeout_ms": None, "justification": None}))
+    await bus.drain()
+    assert key not in out["output"] and key not in "".join(shown)
+    assert "env=\n" in out["output"] and "KEY=[redacted]" in out["output"]
