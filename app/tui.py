@@ -237,6 +237,12 @@ class RivuletApp(App[None]):
             return
         self.notify(f"Exported to {sanitize(str(out))}")
 
+    def _warn_if_unsaved(self) -> None:
+        writer = self.session_writer
+        if writer is not None and writer.failed and not getattr(self, "_unsaved_warned", False):
+            self._unsaved_warned = True
+            self.notify(sanitize(writer.failed), severity="error", timeout=15)
+
     def open_raw_item(self, key: str) -> None:
         """Jump from a transcript entry to its raw committed item."""
         if self.conversation is None:
@@ -400,6 +406,7 @@ class RivuletApp(App[None]):
                     pane.set_status(name.rsplit(".", 1)[-1])
             case b.ItemCompleted(item=item, item_id=item_id):
                 await self._commit(item, item_id)
+                self._warn_if_unsaved()
             case b.ItemDiscarded(item_id=item_id, reason=reason):
                 pane = self.live.pop(item_id, None)
                 if pane is not None:
@@ -408,6 +415,7 @@ class RivuletApp(App[None]):
                     pane.mark_discarded(reason)
             case b.TurnStarted():
                 self.turn_diff = ""
+                self._warn_if_unsaved()
                 for pane in self._transcript.query(".discarded"):
                     await pane.remove()
                 self._turn_started = time.monotonic()

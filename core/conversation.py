@@ -223,10 +223,7 @@ class Conversation:
 
     def _turn_ended(self, turn_id: int, usage: dict[str, Any] | None, outcome: str) -> None:
         if self.session is not None:
-            try:
-                self.session.turn_ended(turn_id, usage, outcome)
-            except OSError as exc:  # the items are safe already; a lost boundary is not fatal
-                log.warning("could not record the end of turn %d: %s", turn_id, exc)
+            self.session.turn_ended(turn_id, usage, outcome)
 
     def _commit_output(self, output: it.Item) -> None:
         key = f"{it.call_id(output)}:output"

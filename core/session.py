@@ -86,6 +86,9 @@ class SessionWriter:
 
     def __init__(self, path: Path, meta: SessionMeta | None = None) -> None:
         self.path = path
+        # Set when a write failed (disk full, file gone): the conversation goes on without
+        # its file rather than fail; the UI says so once.
+        self.failed: str | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
         new = not path.exists() or path.stat().st_size == 0
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -116,9 +119,16 @@ class SessionWriter:
                 os.write(self._fd, b"\n")
 
     def _write(self, record: dict[str, Any]) -> None:
+        if self.failed is not None or self._fd < 0:
+            return
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-        os.write(self._fd, line.encode("utf-8"))
-        os.fsync(self._fd)
+        try:
+            os.write(self._fd, line.encode("utf-8"))
+            os.fsync(self._fd)
+        except OSError as exc:
+            self.failed = f"the session file {self.path} could not be written ({exc.strerror or exc}); " \
+                          "this conversation is no longer being saved"
+            log.warning("%s", self.failed)
 
     def observe(self, change: str, data: Any) -> None:
         """A `History` observer."""

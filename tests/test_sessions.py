@@ -324,3 +324,14 @@ async def test_replay_plays_a_real_capture_through_the_ui(tmp_path):
         committed = [i for i in app.conversation.history.items if i.get("role") != "user" and not it.is_output(i)]
         assert committed == final
         assert app.query(ToolCallEntry) or app.query(AssistantEntry)
+
+
+async def test_a_session_file_that_cannot_be_written_does_not_stop_the_conversation(tmp_path):
+    writer, meta = SessionWriter.create(model="m", base_url="u", directory=tmp_path)
+    os.close(writer._fd)
+    writer._fd = os.open(os.devnull, os.O_RDONLY)  # every write now fails, as on a full disk
+    conv = Conversation(settings(), serving(*two_turns()), session=writer)
+    result = await conv.run_turn("go on")
+    assert result.last_message == "Looked it up: **nothing**." and len(conv.history) == 5
+    assert writer.failed and "could not be written" in writer.failed
+    writer.close()
