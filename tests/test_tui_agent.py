@@ -131,3 +131,48 @@ async def test_escape_while_the_approval_dialog_is_open(tmp_path):
         await until(pilot, lambda: len(server.requests) == 2 and app._status.state == "idle", "the next turn")
         sent = server.requests[1]["input"]
         assert [i["type"] for i in sent].count("custom_tool_call_output") == 1
+
+
+HOSTILE = "\x1b]52;c;cHduZWQ=\x07 \x9b2J \x1b]8;;http://evil\x1b\\"
+
+
+async def test_hostile_text_in_patches_commands_and_outputs_never_reaches_the_terminal(tmp_path):
+    from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
+
+    patch = f"*** Begin Patch\n*** Add File: evil.txt\n+{HOSTILE}\n*** End Patch\n"
+    shell = fn_call("fc_2", "call_s", "shell", {"command": f"printf '%b' '\\033]52;c;b3duZWQ=\\007'; echo '{HOSTILE}'",
+                                                "workdir": None, "timeout_ms": None, "justification": HOSTILE})
+    first = [created(), *custom_call_events("ct_1", "call_p", "apply_patch", patch),
+             completed([custom_call("ct_1", "call_p", "apply_patch", patch)])]
+    second = [created("r2"), ev("response.output_item.added", output_index=0, item={**shell, "arguments": ""}),
+              ev("response.function_call_arguments.delta", item_id="fc_2", output_index=0, delta=shell["arguments"]),
+              ev("response.output_item.done", output_index=0, item=shell), completed([shell], "r2")]
+    server = GatedServer(first, second, follow_up("done"))
+    app = agent_app(server, tmp_path)
+    screens: list[str] = []
+    async with app.run_test(size=(110, 40)) as pilot:
+        await pilot.press(*"go", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the patch question")
+        screens.append(app.export_screenshot())
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.request.kind == "shell",
+                    "the command question")
+        screens.append(app.export_screenshot())
+        await pilot.press("y")
+        await until(pilot, lambda: app._status.state == "idle" and len(server.requests) == 3, "the turn")
+        screens.append(app.export_screenshot())
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        screens.append(app.export_screenshot())
+        await pilot.press("escape")
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
+        screens.append(app.export_screenshot())
+        app.open_raw_item("ct_1")
+        await until(pilot, lambda: isinstance(app.screen, RawItemScreen), "the raw patch")
+        await pilot.pause()
+        screens.append(app.export_screenshot())
+    assert (tmp_path / "evil.txt").read_text() == HOSTILE + "\n"  # the file gets what the model wrote
+    for svg in screens:
+        assert "\x1b" not in svg and "\x9b" not in svg and "\x07" not in svg
+    assert any("␛]52;c;cHduZWQ=" in s.replace("&#160;", " ") for s in screens)
