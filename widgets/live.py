@@ -39,6 +39,7 @@ class LivePane(Vertical):
         self.item_id = item_id
         self._pending: list[str] = []
         self._tail_age = 0
+        self.text = ""  # what a text pane (reasoning, tool input) shows so far
         self.shown = 0  # characters taken for display so far
         self.flushing = False  # a flush is between its awaits (tests wait for it to end)
 
@@ -70,6 +71,14 @@ class LivePane(Vertical):
 
     async def flush(self, force: bool = False) -> None:
         """Show what is pending. Called by the app's frame tick (only once mounted)."""
+
+    TAIL = 3000  # characters a text pane shows: the update cost stays bounded however long it gets
+
+    def _flush_tail(self, text: str, prefix: str = "") -> None:
+        """Append to the pane's text and show its tail in the `.live-body` Static."""
+        if text:
+            self.text += text
+            self.query_one(".live-body", Static).update(Text((prefix + self.text)[-self.TAIL:]))
 
     async def close(self) -> None:
         """Stop any background rendering (the pane is going away or was discarded)."""
@@ -146,7 +155,6 @@ class LiveReasoning(LivePane):
     def __init__(self, item: dict[str, Any], item_id: str, show_raw: bool = False) -> None:
         super().__init__(item, item_id)
         self.show_raw = show_raw
-        self.summary = ""
         self.raw: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -166,15 +174,15 @@ class LiveReasoning(LivePane):
             self._pending.append("\n\n")
 
     @property
+    def summary(self) -> str:
+        return self.text
+
+    @property
     def heading(self) -> str | None:
-        return heading_of(self.summary + "".join(self._pending))
+        return heading_of(self.text + "".join(self._pending))
 
     async def flush(self, force: bool = False) -> None:
-        text = self._take(force=True)
-        if text:
-            self.summary += text
-            # Summaries are short; the tail keeps the update cost bounded all the same.
-            self.query_one(".live-body", Static).update(Text(self.summary[-3000:]))
+        self._flush_tail(self._take(force=True))
 
 
 class LiveToolCall(LivePane):
@@ -188,7 +196,6 @@ class LiveToolCall(LivePane):
 
     def __init__(self, item: dict[str, Any], item_id: str) -> None:
         super().__init__(item, item_id)
-        self.text = ""
         is_shell = item.get("type") == "function_call" and item.get("name") == "shell"
         self._command = JsonStringField("command") if is_shell else None
 
@@ -198,11 +205,7 @@ class LiveToolCall(LivePane):
         self._pending.append(sanitize(text))
 
     async def flush(self, force: bool = False) -> None:
-        text = self._take(force=True)
-        if text:
-            self.text += text
-            shown = ("$ " + self.text) if self._command is not None else self.text
-            self.query_one(".live-body", Static).update(Text(shown[-3000:]))
+        self._flush_tail(self._take(force=True), "$ " if self._command is not None else "")
 
 
 class LivePatch(LivePane):
