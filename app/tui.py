@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from rivulet.core import bus as b
@@ -35,6 +36,7 @@ from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
+from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
 from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
 from rivulet.widgets.entries import (Entry, ErrorEntry, OtherEntry, ToolCallEntry, entry_for, heading_of,
                                      reasoning_summary)
@@ -195,14 +197,18 @@ class RivuletApp(App[None]):
         entries = self.session.history.entries
         outputs = {it.call_id(e.item): e.item for e in entries if it.is_output(e.item)}
         called = {it.call_id(e.item) for e in entries if it.is_call(e.item)}
+        shown = [e for e in entries if not (it.is_output(e.item) and it.call_id(e.item) in called)]
+        # The oldest go straight to the frozen block: a long session resumes as fast as a short one.
+        old, recent = shown[: max(0, len(shown) - KEEP_ENTRIES)], shown[max(0, len(shown) - KEEP_ENTRIES):]
+        if old:
+            frozen = await self._frozen_block()
+            for entry in old:
+                frozen.add(entry.key or f"item-{entry.seq}", entry.item, outputs.get(it.call_id(entry.item)))
         widgets = []
-        for entry in entries:
-            item = entry.item
-            if it.is_output(item) and it.call_id(item) in called:
-                continue  # shown with its call
-            widget = entry_for(item, entry.key or f"item-{entry.seq}")
+        for entry in recent:
+            widget = entry_for(entry.item, entry.key or f"item-{entry.seq}")
             if isinstance(widget, ToolCallEntry):
-                widget.output = outputs.get(it.call_id(item))
+                widget.output = outputs.get(it.call_id(entry.item))
             widgets.append(widget)
         await self._transcript.mount_all(widgets)
         self._transcript.scroll_end(animate=False)
@@ -483,7 +489,28 @@ class RivuletApp(App[None]):
             await pane.remove()
         else:
             await transcript.mount(entry)
+        await self._freeze_old_entries()
         transcript.scroll_end(animate=False)
+
+    async def _freeze_old_entries(self) -> None:
+        """Keep the newest KEEP_ENTRIES entries as widgets; hand older ones to the frozen
+        block (in batches of ten, so it does not happen on every commit)."""
+        entries = [w for w in self._transcript.children if isinstance(w, Entry)]
+        if len(entries) <= KEEP_ENTRIES + 10:
+            return
+        old = entries[: len(entries) - KEEP_ENTRIES]
+        frozen = await self._frozen_block(before=old[0])
+        for widget in old:
+            frozen.add(widget.item_id, widget.item, getattr(widget, "output", None))
+        await self._transcript.remove_children(old)
+
+    async def _frozen_block(self, before: Widget | None = None) -> FrozenEntries:
+        found = self._transcript.query(FrozenEntries)
+        if found:
+            return found.first()
+        block = FrozenEntries(id="frozen-entries")
+        await self._transcript.mount(block, before=before)
+        return block
 
     async def on_unmount(self) -> None:
         await self.bus.close()

@@ -335,3 +335,57 @@ async def test_a_session_file_that_cannot_be_written_does_not_stop_the_conversat
     assert result.last_message == "Looked it up: **nothing**." and len(conv.history) == 5
     assert writer.failed and "could not be written" in writer.failed
     writer.close()
+
+
+def _long_session(turns: int):
+    from rivulet.core.session import Session, SessionMeta
+
+    history = History()
+    for n in range(turns):
+        history.append(it.user_message(f"question {n}"), key=f"user-{n + 1}")
+        history.append(message(f"m{n}", f"Answer **{n}**."), "req-1", f"m{n}")
+    return Session(SessionMeta("long", 0, "/", "m", "u"), history)
+
+
+async def test_a_long_session_resumes_with_old_entries_frozen_and_still_clickable(tmp_path):
+    from textual.widgets import TextArea
+
+    from rivulet.widgets.entries import Entry
+    from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
+    from rivulet.widgets.inspector import RawItemScreen
+
+    session = _long_session(100)
+    app = RivuletApp(settings(), GatedServer([]).transport(), session=session, remember_theme=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await until(pilot, lambda: app._transcript.query(FrozenEntries) and len(app._transcript.query(Entry)) ==
+                    KEEP_ENTRIES, "the rebuilt transcript")
+        frozen = app._transcript.query_one(FrozenEntries)
+        assert [key for key, _, _ in frozen.entries] == [e.key for e in session.history.entries][:200 - KEEP_ENTRIES]
+        await pilot.pause()
+        lines = ["".join(seg.text for seg in frozen.render_line(y)) for y in range(frozen.size.height)]
+        assert any("question 0" in line for line in lines) and any("Answer 5." in line for line in lines)
+        row = next(y for y, line in enumerate(lines) if "question 7" in line)
+        assert frozen.key_at(row) == "user-8"
+        app.open_raw_item(frozen.key_at(row))
+        await until(pilot, lambda: isinstance(app.screen, RawItemScreen) and app.screen.query(TextArea), "raw item")
+        assert json.loads(app.screen.query_one(TextArea).text) == it.user_message("question 7")
+
+
+async def test_entries_beyond_the_limit_are_frozen_as_they_commit(tmp_path):
+    from rivulet.core import bus as b
+    from rivulet.widgets.entries import Entry
+    from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
+
+    app = RivuletApp(settings(), GatedServer([]).transport(), remember_theme=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        for n in range(KEEP_ENTRIES + 25):
+            app.bus.publish(b.ItemCompleted(message(f"m{n}", f"answer {n}"), f"m{n}"))
+        await until(pilot, lambda: app._transcript.query(FrozenEntries) and
+                    sum(1 for _ in app._transcript.query(Entry)) + len(app._transcript.query_one(FrozenEntries).entries)
+                    == KEEP_ENTRIES + 25, "every entry shown, old ones frozen")
+        widgets = list(app._transcript.query(Entry))
+        assert KEEP_ENTRIES <= len(widgets) <= KEEP_ENTRIES + 10
+        frozen = app._transcript.query_one(FrozenEntries)
+        # In order: the frozen block holds the oldest, the widgets the newest.
+        assert [k for k, _, _ in frozen.entries] + [w.item_id for w in widgets] == \
+            [f"m{n}" for n in range(KEEP_ENTRIES + 25)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import OrderedDict
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.markdown import Markdown as RichMarkdown
 from rich.style import Style
 from rich.theme import Theme as RichTheme
@@ -54,18 +54,26 @@ def _rich_theme(theme: Theme) -> tuple[RichTheme, str]:
     return RichTheme(styles), ("monokai" if theme.dark else "friendly")
 
 
+def render_lines(renderable: RenderableType, width: int, theme: Theme) -> list[Strip]:
+    """A Rich renderable as lines of `width` cells, styled from the app theme."""
+    rich_theme, _ = _rich_theme(theme)
+    console = Console(width=width, color_system="truecolor", force_terminal=True, theme=rich_theme,
+                      legacy_windows=False, markup=False, emoji=False, highlight=False)
+    lines = console.render_lines(renderable, console.options.update_width(width), pad=False, new_lines=False)
+    return [Strip(line) for line in lines]
+
+
+def markdown(text: str, theme: Theme) -> RichMarkdown:
+    return RichMarkdown(text, code_theme=_rich_theme(theme)[1], hyperlinks=False)
+
+
 def render_segment(text: str, width: int, theme: Theme) -> list[Strip]:
     key = (text, width, theme.name)
     strips = _cache.get(key)
     if strips is not None:
         _cache.move_to_end(key)
         return strips
-    rich_theme, code_theme = _rich_theme(theme)
-    console = Console(width=width, color_system="truecolor", force_terminal=True, theme=rich_theme,
-                      legacy_windows=False, markup=False, emoji=False, highlight=False)
-    lines = console.render_lines(RichMarkdown(text, code_theme=code_theme, hyperlinks=False),
-                                 console.options.update_width(width), pad=False, new_lines=False)
-    strips = [Strip(line) for line in lines]
+    strips = render_lines(markdown(text, theme), width, theme)
     # Segments render as blocks with a blank line between them, as Markdown would.
     strips.append(Strip.blank(width))
     _cache[key] = strips
