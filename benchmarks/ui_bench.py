@@ -70,15 +70,33 @@ async def _open_pane(app: RivuletApp, pilot) -> LiveMessage:
     return pane
 
 
-def _app(frame_interval: float) -> RivuletApp:
+def _history(turns: int):
+    """A resumed session of `turns` question/answer pairs (for the long-conversation run)."""
+    from rivulet.core import items as it
+    from rivulet.core.history import History
+    from rivulet.core.session import Session, SessionMeta
+
+    history = History()
+    answer = "Some **answer** text with `code`. " * 15 + "\n\n- a\n- b\n"
+    for n in range(turns):
+        history.append(it.user_message(f"question {n}"), key=f"user-{n + 1}")
+        history.append({"id": f"m{n}", "type": "message", "role": "assistant",
+                        "content": [{"type": "output_text", "text": answer}]}, "req-1", f"m{n}")
+    return Session(SessionMeta("bench", 0, "/", "m", "u"), history)
+
+
+def _app(frame_interval: float, history_turns: int = 0) -> RivuletApp:
     return RivuletApp(Settings(base_url="http://bench.invalid/v1", api_key="sk-bench"), _NullTransport(),
-                      remember_theme=False, frame_interval=frame_interval)
+                      remember_theme=False, frame_interval=frame_interval,
+                      session=_history(history_turns) if history_turns else None)
 
 
-async def flood(deltas: list[str], batch: int) -> tuple[float, float, int]:
+async def flood(deltas: list[str], batch: int, history_turns: int = 0) -> tuple[float, float, int]:
     """(deltas/s until all shown, seconds to commit the message, segments)."""
-    app = _app(1 / 60)
+    app = _app(1 / 60, history_turns)
     async with app.run_test(size=(120, 50)) as pilot:
+        if history_turns:
+            await pilot.pause(1.0)  # let the resumed transcript build first
         pane = await _open_pane(app, pilot)
         total_chars = sum(map(len, deltas))
         start = time.perf_counter()
@@ -153,6 +171,8 @@ async def run(n: int, batch: int, naive_n: int) -> None:
     print(f"{n} deltas, {size / 1e6:.2f} MB message, {segments} Markdown segments")
     print(f"flood: {rate:10,.0f} deltas/s until every delta was on screen (60 Hz frames)")
     print(f"commit of the whole message as one history entry: {commit:.2f} s")
+    long_rate, _, _ = await flood(deltas[: len(deltas) // 4], batch, history_turns=200)
+    print(f"flood after a 200-turn conversation (first quarter of the deltas): {long_rate:10,.0f} deltas/s")
     first, last = await paced(deltas, max(1, batch // 4))  # more, smaller batches: steadier medians
     print(f"paced: per-delta cost, first 10%: {first * 1e6:7.1f} us   last 10%: {last * 1e6:7.1f} us   "
           f"ratio last/first: {last / first:.2f}")
