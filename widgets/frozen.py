@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import OrderedDict
+from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.markdown import Markdown as RichMarkdown
@@ -82,42 +83,43 @@ def render_segment(text: str, width: int, theme: Theme) -> list[Strip]:
     return strips
 
 
-class FrozenMarkdown(Widget):
-    """Markdown segments that no longer change, as pre-rendered lines."""
+class PrerenderedBlocks(Widget):
+    """Blocks that no longer change, drawn as pre-rendered lines: one widget however
+    many blocks it holds. Subclasses say how one block renders (`_block_lines`); the
+    lines are redrawn only when the width or the theme changes."""
 
     DEFAULT_CSS = """
-    FrozenMarkdown { height: auto; }
+    PrerenderedBlocks { height: auto; }
     """
 
-    def __init__(self, segments: list[str] | None = None, **kwargs) -> None:
+    def __init__(self, blocks: list[Any] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.segments: list[str] = list(segments or [])
+        self.blocks: list[Any] = list(blocks or [])
         self._width = 0
         self._theme = ""
         self._lines: list[Strip] = []
-        self._starts: list[int] = []  # first line of each rendered segment
+        self._starts: list[int] = []  # first line of each block
 
-    @property
-    def text(self) -> str:
-        return "".join(self.segments)
+    def _block_lines(self, block: Any, width: int, theme: Theme) -> list[Strip]:
+        raise NotImplementedError
 
-    def add(self, segment: str) -> None:
-        self.segments.append(segment)
+    def add_block(self, block: Any) -> None:
+        self.blocks.append(block)
         if self._width:
-            self._render(segment)
+            self._render(block)
         self.refresh(layout=True)
 
-    def _render(self, segment: str) -> None:
+    def _render(self, block: Any) -> None:
         self._starts.append(len(self._lines))
-        self._lines.extend(render_segment(segment, self._width, self.app.current_theme))
+        self._lines.extend(self._block_lines(block, self._width, self.app.current_theme))
 
     def _ensure(self, width: int) -> None:
         theme = self.app.current_theme.name
         if width != self._width or theme != self._theme:
             self._width, self._theme = width, theme
             self._starts, self._lines = [], []
-            for segment in self.segments:
-                self._render(segment)
+            for block in self.blocks:
+                self._render(block)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._ensure(max(1, width))
@@ -126,11 +128,29 @@ class FrozenMarkdown(Widget):
     def render_line(self, y: int) -> Strip:
         width = self.content_size.width
         self._ensure(max(1, width))
-        style = self.rich_style  # the widget's colours under the segments' own styles
+        style = self.rich_style  # the widget's colours under the blocks' own styles
         if 0 <= y < len(self._lines):
             return self._lines[y].crop_extend(0, width, style).apply_style(style)
         return Strip.blank(width, style)
 
-    def segment_at(self, y: int) -> int:
-        """The index of the segment shown on line `y` (for tests and navigation)."""
-        return max(0, bisect_right(self._starts, y) - 1)
+    def block_at(self, y: int) -> int | None:
+        """The index of the block shown on line `y`."""
+        return max(0, bisect_right(self._starts, y) - 1) if self._starts else None
+
+
+class FrozenMarkdown(PrerenderedBlocks):
+    """Markdown segments that no longer change."""
+
+    @property
+    def segments(self) -> list[str]:
+        return self.blocks
+
+    @property
+    def text(self) -> str:
+        return "".join(self.blocks)
+
+    def add(self, segment: str) -> None:
+        self.add_block(segment)
+
+    def _block_lines(self, block: str, width: int, theme: Theme) -> list[Strip]:
+        return render_segment(block, width, theme)

@@ -10,7 +10,6 @@ opens its raw item; the inspector lists them all as before.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -18,16 +17,14 @@ from rich.padding import Padding
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.geometry import Size
 from textual.strip import Strip
 from textual.theme import Theme
-from textual.widget import Widget
 
 from rivulet.core import items as it
 from rivulet.core.sanitize import sanitize
 
 from .entries import call_body, call_title, heading_of, output_text, reasoning_summary, shell_command
-from .frozen import markdown, render_lines
+from .frozen import PrerenderedBlocks, markdown, render_lines
 
 KEEP_ENTRIES = 40  # history entries kept as widgets; older ones are frozen
 
@@ -81,56 +78,24 @@ def entry_renderable(item: Item, output: Item | None, theme: Theme) -> Renderabl
     return Text(" • " + " · ".join([sanitize(str(kind))] + ([sanitize(str(status))] if status else [])), style=muted)
 
 
-class FrozenEntries(Widget):
-    DEFAULT_CSS = """
-    FrozenEntries { height: auto; }
-    """
+class FrozenEntries(PrerenderedBlocks):
+    """Old history entries; each block is (key, item, output)."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.entries: list[tuple[str, Item, Item | None]] = []  # (key, item, output)
-        self._width = 0
-        self._theme = ""
-        self._lines: list[Strip] = []
-        self._starts: list[int] = []
+    @property
+    def entries(self) -> list[tuple[str, Item, Item | None]]:
+        return self.blocks
 
     def add(self, key: str, item: Item, output: Item | None = None) -> None:
-        self.entries.append((key, item, output))
-        if self._width:
-            self._render(self.entries[-1])
-        self.refresh(layout=True)
+        self.add_block((key, item, output))
 
-    def _render(self, entry: tuple[str, Item, Item | None]) -> None:
-        _, item, output = entry
-        theme = self.app.current_theme
-        self._starts.append(len(self._lines))
-        self._lines.append(Strip.blank(self._width))  # the entries' top margin
-        self._lines.extend(render_lines(entry_renderable(item, output, theme), self._width, theme))
-
-    def _ensure(self, width: int) -> None:
-        theme = self.app.current_theme.name
-        if width != self._width or theme != self._theme:
-            self._width, self._theme = width, theme
-            self._lines, self._starts = [], []
-            for entry in self.entries:
-                self._render(entry)
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        self._ensure(max(1, width))
-        return len(self._lines)
-
-    def render_line(self, y: int) -> Strip:
-        width = self.content_size.width
-        self._ensure(max(1, width))
-        style = self.rich_style
-        if 0 <= y < len(self._lines):
-            return self._lines[y].crop_extend(0, width, style).apply_style(style)
-        return Strip.blank(width, style)
+    def _block_lines(self, block: tuple[str, Item, Item | None], width: int, theme: Theme) -> list[Strip]:
+        _, item, output = block
+        # A blank line first: the entries' top margin.
+        return [Strip.blank(width), *render_lines(entry_renderable(item, output, theme), width, theme)]
 
     def key_at(self, y: int) -> str | None:
-        if not self._starts:
-            return None
-        return self.entries[max(0, bisect_right(self._starts, y) - 1)][0]
+        index = self.block_at(y)
+        return None if index is None else self.blocks[index][0]
 
     def on_click(self, event: events.Click) -> None:
         key = self.key_at(event.y)
