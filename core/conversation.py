@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -208,8 +208,7 @@ class Conversation:
         """Run the calls in order, committing each output at once. Returns why the user
         stopped the turn, if they did (the calls after that one are not run). A call
         that already has an output (run before a retry replayed it) is not run again."""
-        answered = {it.call_id(i) for i in self.history.items if it.is_output(i)}
-        calls = [c for c in calls if it.call_id(c) not in answered]
+        calls = self._unanswered(calls)
         for n, call in enumerate(calls):
             try:
                 output = await self.tools.run(call)
@@ -234,10 +233,9 @@ class Conversation:
         entries = self.history.entries[start:]
         if not any(e.segment is not None for e in entries):
             return  # the server committed nothing: the caller may take the turn back
-        answered = {it.call_id(e.item) for e in entries if it.is_output(e.item)}
-        for e in entries:
-            if it.is_call(e.item) and it.call_id(e.item) and it.call_id(e.item) not in answered:
-                self._commit_output(it.aborted_output(e.item, "aborted: the user interrupted the turn"))
+        for call in self._unanswered(e.item for e in entries):
+            if it.call_id(call):
+                self._commit_output(it.aborted_output(call, "aborted: the user interrupted the turn"))
         note = it.user_message(TURN_ABORTED)
         self.history.append(note, key=f"note-{turn_id}")
         self.bus.publish(ItemCompleted(note, f"note-{turn_id}"))
@@ -263,12 +261,12 @@ class Conversation:
                 self.bus.publish(Retrying(attempt, self.retry.max_retries, delay, exc))
                 # A call committed before the cut is a complete fact: run it now, so the
                 # retry sends its real output instead of an "aborted" stand-in.
-                stopped = await self._run_tools(self._unanswered_calls(segment))
+                stopped = await self._run_tools([e.item for e in self.history.entries if e.segment == segment])
                 if stopped:
                     return stopped
                 await self._sleep(delay)
 
-    def _unanswered_calls(self, segment: str) -> list[it.Item]:
-        answered = {it.call_id(e.item) for e in self.history.entries if it.is_output(e.item)}
-        return [e.item for e in self.history.entries
-                if e.segment == segment and it.is_call(e.item) and it.call_id(e.item) not in answered]
+    def _unanswered(self, items: Iterable[it.Item]) -> list[it.Item]:
+        """The client-side calls among `items` that have no output in history yet."""
+        answered = {it.call_id(i) for i in self.history.items if it.is_output(i)}
+        return [i for i in items if it.is_call(i) and it.call_id(i) not in answered]

@@ -84,6 +84,11 @@ class WebSocketTransport:
         # the input the server has seen plus what it returned, and its response id.
         self._prev: tuple[dict[str, Any], list[Any], str] | None = None
 
+    @property
+    def where(self) -> str:
+        """The endpoint for messages: http(s) form, no credentials."""
+        return safe_url(self.url.replace("ws", "http", 1))
+
     async def aclose(self) -> None:
         ws, self._ws = self._ws, None
         if ws is not None:
@@ -97,7 +102,7 @@ class WebSocketTransport:
             ws.transport.abort()
 
     async def _connect(self) -> _Connection:
-        where = safe_url(self.url.replace("ws", "http", 1))
+        where = self.where
         try:
             ws = await connect(self.url, additional_headers=self.settings.auth_headers(),
                                open_timeout=self.settings.connect_timeout, max_size=None,
@@ -146,7 +151,7 @@ class WebSocketTransport:
                 self._ws = await self._connect()
             ws = self._ws
             frame = self._frame(body, fresh)
-            where = safe_url(self.url.replace("ws", "http", 1))
+            where = self.where
             finished = False
             try:
                 async with IdleWatchdog(self.settings.idle_timeout, where) as watchdog:
