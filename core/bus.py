@@ -105,6 +105,26 @@ class ItemDiscarded(BusEvent):
 
 
 @dataclass(slots=True)
+class ItemLiveEnded(BusEvent):
+    """A later item was added while this one streamed (llama.cpp): its live pane
+    stops growing; the item stays open until its Item Done commits it."""
+
+    item_id: str
+    type: str = field(init=False, default="item.live_ended")
+
+
+@dataclass(slots=True)
+class ProtocolDeviation(BusEvent):
+    """The server broke the protocol in a way the client tolerated (see
+    `state_machine`): `rule` names it, `detail` says what happened."""
+
+    rule: str
+    detail: str
+    event: str
+    type: str = field(init=False, default="protocol.deviation")
+
+
+@dataclass(slots=True)
 class UsageUpdated(BusEvent):
     response_id: str | None
     usage: dict[str, Any] | None

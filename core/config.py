@@ -44,6 +44,11 @@ class Settings(BaseSettings):
     max_follow_ups: int = Field(16, ge=0)
     # Retries of one request after a retryable error (cut stream, 5xx, rate limit with a delay).
     max_retries: int = Field(4, ge=0)
+    # Turn every tolerated protocol deviation into an error (for server developers).
+    strict_protocol: bool = False
+    # Caps on one response: its output items, and the streamed text of one item.
+    max_items_per_response: int = Field(10_000, ge=1)
+    max_item_chars: int = Field(16_000_000, ge=1)
     theme: str = "rivulet-dark"
     # Keep every conversation in a session file (resume, inspect, export).
     save_sessions: bool = True
@@ -55,7 +60,9 @@ class Settings(BaseSettings):
     # workspace run without asking), never-ask (sandboxes, CI).
     approval: Literal["ask", "auto-edit", "never-ask"] = "ask"
     workspace: str | None = None  # the directory tools work in (default: where rivulet started)
-    patch_tool: Literal["custom", "function", "off"] = "custom"  # function: for servers without custom tools
+    # auto: the custom grammar tool on OpenAI's API, the JSON function elsewhere (llama.cpp
+    # drops custom tools silently); custom / function force one; off offers none.
+    patch_tool: Literal["auto", "custom", "function", "off"] = "auto"
     shell_tool: bool = True
     shell_timeout: float = Field(120.0, gt=0)
 
@@ -93,8 +100,17 @@ def tool_settings(settings: Settings):
     if not workspace.is_dir():
         raise ConfigError(f"workspace {str(workspace)!r} is not a directory")
     key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
-    return ToolSettings(workspace=workspace.resolve(), patch_tool=settings.patch_tool, shell=settings.shell_tool,
+    return ToolSettings(workspace=workspace.resolve(), patch_tool=effective_patch_tool(settings), shell=settings.shell_tool,
                         shell_timeout=settings.shell_timeout, secrets=(key,) if len(key) >= 8 else ())
+
+
+def effective_patch_tool(settings: Settings) -> str:
+    """`patch_tool = auto` resolved: only OpenAI's own API is known to accept a custom
+    (grammar) tool; other servers get the JSON function."""
+    if settings.patch_tool != "auto":
+        return settings.patch_tool
+    host = (urlsplit(settings.base_url).hostname or "").lower()
+    return "custom" if host == "api.openai.com" else "function"
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -5,25 +5,41 @@ from __future__ import annotations
 from typing import Any
 
 from . import items as it
-from .bus import EventBus, ItemCompleted, ItemDelta, ItemDiscarded, ItemPart, ItemProgressed, ItemStarted, UsageUpdated
+from .bus import (
+    EventBus,
+    ItemCompleted,
+    ItemDelta,
+    ItemDiscarded,
+    ItemLiveEnded,
+    ItemPart,
+    ItemProgressed,
+    ItemStarted,
+    ProtocolDeviation,
+    UsageUpdated,
+)
 from .events import Completed, Delta, ItemProgress, PartAdded
 from .history import History
-from .state_machine import SamplingSink, Transient
+from .state_machine import Deviation, SamplingSink, Transient
 
 
 class BusSink(SamplingSink):
     """Publishes live-item events and commits each Item Done to history at once."""
 
-    def __init__(self, bus: EventBus, history: History, segment: str) -> None:
+    def __init__(self, bus: EventBus, history: History, segment: str,
+                 committed_before: set[str] | None = None) -> None:
         self.bus = bus
         self.history = history
         self.segment = segment  # groups this request's items in history (for reordering)
-        # Items already committed by an earlier attempt of this request: a retry that
-        # replays them neither shows nor commits them again.
+        # Keys an earlier attempt of this same request committed before it was cut:
+        # the retry replays them, and they are neither shown nor committed again. Only
+        # those: another response may reuse an id (servers that number items per
+        # response), and its items are new.
+        self.committed_before = committed_before or set()
         self.replayed: set[str] = set()
+        self.deviations: list[Deviation] = []
 
     async def begin_item(self, key: str, item: it.Item) -> None:
-        if self.history.has_item(key):
+        if key in self.committed_before and not key.startswith("#"):
             self.replayed.add(key)
             return
         self.bus.publish(ItemStarted(item, key))
@@ -37,11 +53,19 @@ class BusSink(SamplingSink):
             self.bus.publish(ItemPart(key, event.kind.value, event.index))
         # PartDone / DeltaDone carry nothing the live panes lack; Item Done follows.
 
+    async def live_ended(self, key: str) -> None:
+        if key not in self.replayed:
+            self.bus.publish(ItemLiveEnded(key))
+
     async def progress(self, key: str | None, event: ItemProgress) -> None:
         self.bus.publish(ItemProgressed(key, event.event_type))
 
+    async def deviation(self, note: Deviation) -> None:
+        self.deviations.append(note)
+        self.bus.publish(ProtocolDeviation(note.rule, note.detail, note.event))
+
     async def commit(self, key: str, item: it.Item, *, backfilled: bool = False) -> None:
-        if key in self.replayed or self.history.has_item(key):
+        if key in self.replayed:
             return
         self.history.append(item, self.segment, key)
         self.bus.publish(ItemCompleted(item, key, backfilled))

@@ -22,11 +22,11 @@ from .bus import ErrorOccurred, EventBus, ItemCompleted, ResponseStarted, Retryi
 from .config import Settings
 from .agent_tools import StopTurn
 from .consumer import BusSink, add_usage
-from .errors import RivuletError
+from .errors import ResponseIncomplete, RivuletError
 from .events import ResponseEvent
 from .history import History
 from .session import SessionWriter
-from .state_machine import SamplingResult, consume_response
+from .state_machine import Deviation, Limits, SamplingResult, consume_response
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,14 @@ class NoTools:
 
 class FollowUpLimit(RivuletError):
     kind = "follow_up_limit"
+
+
+def _incomplete_message(reason: str) -> str:
+    why = {
+        "max_output_tokens": "it reached the output token limit (max_output_tokens)",
+        "content_filter": "the server's content filter stopped it",
+    }.get(reason, f"reason: {reason}")
+    return f"the answer was cut short: {why}; what it wrote is kept"
 
 
 @dataclass
@@ -117,6 +125,8 @@ class Conversation:
         self._sleep = sleep
         self.turns = 0
         self.requests = 0  # every request sent in this conversation (a history segment each)
+        # Every protocol deviation the server's streams showed (the inspector lists them).
+        self.deviations: list[Deviation] = []
         # The session file: told of every history change as it happens, and of turns.
         self.session = session
         if session is not None:
@@ -184,6 +194,10 @@ class Conversation:
                     break
                 usage = add_usage(usage, result.usage)
                 last_message = result.last_message or last_message
+                if result.incomplete:
+                    cut = ResponseIncomplete(_incomplete_message(result.incomplete), code=result.incomplete)
+                    cut.partial = result.last_message
+                    raise cut
                 stopped = await self._run_tools(result.pending_calls)
                 if stopped or not result.needs_follow_up:
                     break
@@ -244,16 +258,25 @@ class Conversation:
         """One sampling request, retried after retryable errors. Returns its result,
         or why the user stopped the turn while calls of a cut response ran."""
         attempt = 0
+        earlier: set[str] = set()  # keys committed by the cut attempts of this request
+        limits = Limits(max_items=self.settings.max_items_per_response,
+                        max_item_chars=self.settings.max_item_chars)
         while True:
             attempt += 1
             self.requests += 1
             segment = f"req-{self.requests}"
             body = self.build_request()
             self.bus.publish(ResponseStarted(turn_id, request, attempt))
+            sink = BusSink(self.bus, self.history, segment, earlier)
             try:
                 async with aclosing(self.transport.stream(body)) as events:
-                    return await consume_response(events, BusSink(self.bus, self.history, segment))
+                    result = await consume_response(events, sink, strict=self.settings.strict_protocol,
+                                                    limits=limits)
+                self.deviations.extend(sink.deviations)
+                return result
             except RivuletError as exc:
+                self.deviations.extend(sink.deviations)
+                earlier |= {e.key for e in self.history.entries if e.segment == segment and e.key}
                 if not exc.retryable or attempt > self.retry.max_retries:
                     raise
                 delay = self.retry.delay(attempt, exc)

@@ -3,13 +3,15 @@
 Each error says whether the sampling loop may retry it (`retryable`) and, when the
 server said how long to wait, `retry_after` in seconds.  The classification follows
 the Responses API's error codes: context length, quota and invalid requests are
-fatal; server errors, rate limits with a parsed delay, incomplete responses and
-cut streams are retryable.  Messages never contain credentials: `redact` scrubs
+fatal; server errors, rate limits with a parsed delay and cut streams are
+retryable; an incomplete response is a final (cut) answer.  Messages never contain credentials: `redact` scrubs
 anything that looks like a key before it is stored in an error.
 """
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from typing import Any
 
@@ -70,6 +72,12 @@ class ConfigError(RivuletError):
     kind = "config_error"
 
 
+class LimitExceeded(RivuletError):
+    """The server sent more than a configured cap allows (items, item size)."""
+
+    kind = "limit_exceeded"
+
+
 # ---- errors the API reported ---------------------------------------------------------
 
 
@@ -89,6 +97,7 @@ class ApiError(RivuletError):
         super().__init__(message, retry_after=retry_after)
         self.code = code
         self.status = status
+        self.body: str | None = None  # the whole error body, when it came over HTTP
 
     def to_json(self) -> dict[str, Any]:
         out = super().to_json()
@@ -132,10 +141,12 @@ class ServerError(ApiError):
 
 
 class ResponseIncomplete(ApiError):
-    """`response.incomplete`: the server stopped early (e.g. max_output_tokens)."""
+    """`response.incomplete`: the server stopped early (max_output_tokens,
+    content_filter). A final answer, not a fault: retrying only repeats the same cut
+    (Codex does not retry it either), so it is never retried."""
 
-    retryable = True
     kind = "response_incomplete"
+    partial: str | None = None  # the cut answer's text, shown as it is
 
 
 class ResponseFailed(ApiError):
@@ -216,13 +227,12 @@ def classify(
     return ResponseFailed(message, code=code, status=status, retry_after=retry_after)
 
 
-def error_from_body(status: int, body: bytes | str, retry_after_header: str | None = None) -> ApiError:
-    """An HTTP error response (any body shape: OpenAI's, FastAPI's 422, plain text)."""
-    import json
-
-    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+def error_from_body(status: int, body: bytes | bytearray | str, retry_after_header: str | None = None) -> ApiError:
+    """An HTTP error response (any body shape: OpenAI's, FastAPI's 422, an HTML page,
+    plain text) as one short line; the whole body stays on the error as `body`."""
+    text = bytes(body).decode("utf-8", "replace") if not isinstance(body, str) else body
     code = etype = None
-    message = text.strip()[:500]
+    message = one_line(text)
     try:
         parsed = json.loads(text)
     except ValueError:
@@ -232,11 +242,35 @@ def error_from_body(status: int, body: bytes | str, retry_after_header: str | No
         if isinstance(err, dict):
             code = _str_or_none(err.get("code"))
             etype = _str_or_none(err.get("type"))
-            message = str(err.get("message") or err.get("detail") or message)
+            message = one_line(str(err.get("message") or err.get("detail") or message))
         elif isinstance(err, str):
-            message = err
-    return classify(code=code, message=message or f"HTTP {status}", status=status, error_type=etype,
-                    retry_after_header=retry_after_header)
+            message = one_line(err)
+    error = classify(code=code, message=message or f"HTTP {status}", status=status, error_type=etype,
+                     retry_after_header=retry_after_header)
+    error.body = redact(text)
+    return error
+
+
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+_SKIP = re.compile(r"<(script|style|head)[^>]*>.*?</\1>", re.IGNORECASE | re.DOTALL)
+ONE_LINE_MAX = 200
+
+
+def one_line(text: str, limit: int = ONE_LINE_MAX) -> str:
+    """A server's text as one short line: an HTML page becomes its title (or its first
+    line of visible text), anything else its first non-empty line, capped."""
+    stripped = text.strip()
+    if stripped[:1] == "<" or "<html" in stripped[:500].lower():
+        title = _TITLE.search(stripped)
+        if title and title.group(1).strip():
+            stripped = title.group(1)
+        else:
+            stripped = _TAG.sub("\n", _SKIP.sub("", stripped))
+        stripped = html.unescape(stripped)
+    line = next((ln.strip() for ln in stripped.splitlines() if ln.strip()), "")
+    line = " ".join(line.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _str_or_none(value: Any) -> str | None:

@@ -118,10 +118,14 @@ class OutputItemDone:
 
 @dataclass(slots=True)
 class Completed:
+    """response.completed, or response.incomplete (then `incomplete` says why the
+    server cut it: max_output_tokens, content_filter). Both end the response."""
+
     response_id: str | None
     usage: dict[str, Any] | None
     end_turn: bool | None
     response: dict[str, Any]
+    incomplete: str | None = None
 
 
 @dataclass(slots=True)

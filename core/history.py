@@ -56,11 +56,6 @@ class History:
     def items(self) -> list[it.Item]:
         return [e.item for e in self.entries]
 
-    def has_item(self, key: str) -> bool:
-        """Whether an item with this server id is committed already (a retry after a
-        cut stream may replay items the first attempt committed)."""
-        return not key.startswith("#") and any(e.key == key for e in reversed(self.entries))
-
     def append(self, item: it.Item, segment: str | None = None, key: str | None = None,
                at: float | None = None) -> Entry:
         self._seq += 1

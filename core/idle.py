@@ -1,4 +1,4 @@
-"""A per-event idle timeout that costs one clock read per event.
+"""A per-event idle timeout (seconds without a complete event) that costs one clock read per event.
 
 `asyncio.timeout()` around every `anext()` costs ~11 µs here, more than parsing the
 event. Instead one timer per stream checks the time of the last activity and only
@@ -29,9 +29,13 @@ class IdleWatchdog:
         """Record activity (an event, or a ping on a WebSocket)."""
         self.last = self._loop.time()
 
-    def waiting(self) -> None:
-        """The reader is waiting on the network again: the clock runs from now."""
-        self.last = self._loop.time()
+    def waiting(self, reset: bool = True) -> None:
+        """The reader is waiting on the network again. After a complete event the
+        clock runs from now; after bytes that completed none it keeps running from
+        the last event (a keep-alive comment or a trickle does not keep a dead stream
+        alive)."""
+        if reset:
+            self.last = self._loop.time()
         self.held = False
 
     def hold(self) -> None:

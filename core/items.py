@@ -20,17 +20,24 @@ CALL_OUTPUT_TYPES: dict[str, str] = {
 OUTPUT_TYPES: frozenset[str] = frozenset(CALL_OUTPUT_TYPES.values())
 
 
+def item_type(item: Item) -> str:
+    """The item's `type`, or "" when it is missing or not a string (a hostile or
+    broken server may send anything)."""
+    value = item.get("type")
+    return value if isinstance(value, str) else ""
+
+
 def is_call(item: Item) -> bool:
     """A call the client must answer. A hosted shell_call (it names a container
     `environment`) runs on the server, which sends its output itself."""
-    if item.get("type") not in CALL_OUTPUT_TYPES:
+    if item_type(item) not in CALL_OUTPUT_TYPES:
         return False
     env = item.get("environment")
     return not (isinstance(env, dict) and env.get("type") not in (None, "local"))
 
 
 def is_output(item: Item) -> bool:
-    return item.get("type") in OUTPUT_TYPES
+    return item_type(item) in OUTPUT_TYPES
 
 
 def call_id(item: Item) -> str | None:
@@ -42,7 +49,11 @@ def message_text(item: Item) -> str | None:
     """The visible text of an assistant message item (output_text and refusal parts)."""
     if item.get("type") != "message":
         return None
-    parts = item.get("content") or []
+    parts = item.get("content")
+    if isinstance(parts, str):  # a shorthand some servers use for input messages
+        return parts
+    if not isinstance(parts, list):
+        return ""
     texts = []
     for part in parts:
         if not isinstance(part, dict):
@@ -54,14 +65,57 @@ def message_text(item: Item) -> str | None:
     return "".join(texts)
 
 
+# The fields a client-executed call needs to be run and answered, by item type.
+_CALL_FIELDS: dict[str, tuple[str, ...]] = {
+    "function_call": ("call_id", "name", "arguments"),
+    "custom_tool_call": ("call_id", "name", "input"),
+}
+
+
+def invalid_reason(item: Item) -> str | None:
+    """Why an item cannot be committed (a field the turn needs has the wrong type),
+    or None. Display-only fields are never checked: a wrong one is shown as missing."""
+    if not isinstance(item.get("type", ""), str):
+        return f"'type' must be a string, got {type(item.get('type')).__name__}"
+    for name in _CALL_FIELDS.get(item_type(item), ()):
+        value = item.get(name)
+        if not isinstance(value, str):
+            return f"{item_type(item)} field {name!r} must be a string, got {_type_name(value)}"
+    if is_call(item) and item_type(item) not in _CALL_FIELDS and call_id(item) is None:
+        return f"{item_type(item)} has no string 'call_id'"
+    return None
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "an object", list: "an array", type(None): "nothing"}.get(type(value), type(value).__name__)
+
+
 def user_message(text: str) -> Item:
     return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
 
 
 def aborted_output(call: Item, note: str = "aborted") -> Item:
     """The output that stands in for a call that never got one (Codex does the same),
-    so that the next request is valid."""
-    return {"type": CALL_OUTPUT_TYPES[call["type"]], "call_id": call_id(call), "output": note}
+    so that the next request is valid. Its shape is exactly what the call's output
+    type requires (checked against the openai SDK's input types in the tests)."""
+    kind = CALL_OUTPUT_TYPES[item_type(call)]
+    out: Item = {"type": kind, "call_id": call_id(call)}
+    if kind == "apply_patch_call_output":
+        out.update(status="failed", output=note)
+    elif kind == "shell_call_output":
+        # Not run: no exit code exists. 130 is what a shell reports for an interrupted
+        # command, and stderr carries why.
+        out["output"] = [{"stdout": "", "stderr": note, "outcome": {"type": "exit", "exit_code": 130}}]
+    elif kind == "computer_call_output":
+        # rivulet offers no computer tool; the type requires a screenshot, so the
+        # model gets a blank one (a 1x1 transparent PNG).
+        out["output"] = {"type": "computer_screenshot", "image_url": _BLANK_PNG}
+    else:
+        out["output"] = note
+    return out
+
+
+_BLANK_PNG = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")
 
 
 def item_key(item: Item, output_index: int | None) -> str:

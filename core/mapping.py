@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from . import wire as w
-from .errors import ApiError, ResponseFailed, ResponseIncomplete, RivuletError, classify
+from .errors import ApiError, ResponseFailed, RivuletError, classify, one_line
 from .events import (
     Completed,
     Created,
@@ -100,7 +100,7 @@ def map_wire(ev: BaseModel) -> ResponseEvent | None:
         case w.ResponseFailedWire():
             return Failure(failure_from_response(ev.response), ev.response)
         case w.ResponseIncompleteWire():
-            return Failure(incomplete_from_response(ev.response), ev.response)
+            return _incomplete(ev.response)
         case w.ErrorWire():
             return Failure(error_from_event(ev))
         case w.UnknownWire():
@@ -115,7 +115,37 @@ def _completed(ev: w.ResponseCompletedWire) -> Completed:
     extra_end_turn = (ev.model_extra or {}).get("end_turn")
     if end_turn is None and isinstance(extra_end_turn, bool):
         end_turn = extra_end_turn
-    return Completed(resp.get("id"), resp.get("usage"), end_turn if isinstance(end_turn, bool) else None, resp)
+    return Completed(_str(resp.get("id")), clean_usage(resp.get("usage")),
+                     end_turn if isinstance(end_turn, bool) else None, resp)
+
+
+def _incomplete(resp: dict[str, Any]) -> Completed:
+    details = resp.get("incomplete_details")
+    reason = details.get("reason") if isinstance(details, dict) else None
+    return Completed(_str(resp.get("id")), clean_usage(resp.get("usage")), None, resp,
+                     incomplete=str(reason) if reason else "unknown")
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def clean_usage(usage: Any) -> dict[str, Any] | None:
+    """Usage is display-only: numbers (and nested objects of numbers) are kept, any
+    field of another type is treated as missing."""
+    if not isinstance(usage, dict):
+        return None
+    out: dict[str, Any] = {}
+    for key, value in usage.items():
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, (int, float)):
+            out[key] = value
+        elif isinstance(value, dict):
+            nested = clean_usage(value)
+            if nested:
+                out[key] = nested
+    return out or None
 
 
 def _object_delta_text(delta: dict[str, Any] | str) -> str:
@@ -128,29 +158,31 @@ def failure_from_response(resp: dict[str, Any]) -> ApiError:
     err = resp.get("error") or {}
     if not isinstance(err, dict):
         err = {"message": str(err)}
-    message = str(err.get("message") or "the response failed")
+    message = one_line(str(err.get("message") or "the response failed"))
     code = err.get("code")
     if code is None:
         return ResponseFailed(message)
-    return classify(code=str(code), message=message, error_type=err.get("type"))
-
-
-def incomplete_from_response(resp: dict[str, Any]) -> ResponseIncomplete:
-    details = resp.get("incomplete_details") or {}
-    reason = details.get("reason") if isinstance(details, dict) else None
-    return ResponseIncomplete(f"incomplete response returned, reason: {reason or 'unknown'}", code=reason)
+    etype = err.get("type")
+    return classify(code=str(code), message=message, error_type=None if etype is None else str(etype))
 
 
 def error_from_event(ev: w.ErrorWire) -> RivuletError:
+    """An `error` event, the spec's flat shape or nested under `error` (WebSocket
+    frames, llama.cpp's bare `{"error": {...}}` frame), fields of any type."""
     nested = ev.error if isinstance(ev.error, dict) else {}
-    code = nested.get("code") or ev.code
+    if isinstance(ev.error, str) and ev.message is None:
+        nested = {"message": ev.error}
+    code = nested.get("code") if nested.get("code") is not None else ev.code
     etype = nested.get("type")
-    message = str(nested.get("message") or ev.message or code or "the server reported an error")
+    message = one_line(str(nested.get("message") or ev.message or code or "the server reported an error"))
     status = ev.status if ev.status is not None else nested.get("status")
+    if not isinstance(status, int) and isinstance(code, int) and 400 <= code <= 599:
+        status = code  # llama.cpp puts the HTTP status in `code`
     retry_header = None
     headers = (ev.model_extra or {}).get("headers")
     if isinstance(headers, dict):
         retry_header = headers.get("retry-after") or headers.get("Retry-After")
     return classify(code=None if code is None else str(code), message=message,
-                    status=status if isinstance(status, int) else None,
-                    error_type=None if etype is None else str(etype), retry_after_header=retry_header)
+                    status=status if isinstance(status, int) and not isinstance(status, bool) else None,
+                    error_type=None if etype is None else str(etype),
+                    retry_after_header=retry_header if isinstance(retry_header, str) else None)

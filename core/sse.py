@@ -63,16 +63,18 @@ class SseTransport:
                         # While the consumer handles this chunk's events no network wait
                         # happens, so its time (even awaiting approval) is not idleness.
                         watchdog.hold()
+                        complete = False  # bytes alone (a comment, a trickle) are not activity
                         for data in decoder.feed(chunk):
                             if data == b"[DONE]":  # LiteLLM's dialect; the events before it decide.
                                 return
+                            complete = True
                             event = payload_event(data)
                             if event is None:
                                 continue
                             yield event
                             if type(event) is Completed:
                                 return
-                        watchdog.waiting()
+                        watchdog.waiting(reset=complete)
                     for data in decoder.close():
                         event = payload_event(data)
                         if event is not None:

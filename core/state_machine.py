@@ -4,24 +4,27 @@ A response is a lifecycle (Created -> Completed) wrapping item lifecycles
 (Item Added -> deltas -> Item Done). Deltas only ever reach the sink's transient
 methods; only Item Done (or Completed's `output`, see below) commits.
 
-The rules, including how real streams that break the naive contract are handled:
+The guiding rule: **strict where a delta's owner is uncertain, tolerant where it is
+certain, and honest about every deviation.** The seed's strictness protects
+attribution: a delta must never be drawn in, or committed to, the wrong item.
 
 1. Items are identified by their `id`, or by `output_index` when they have none.
    `output_index` is *not* trusted for identity: gpt-oss sends -1 in an item's
-   deltas and a different index at its done.
-2. *Strictness applies to items that stream deltas.* The newest added item is the
-   active item. The first delta (or part/done-of-text event) an item receives makes
-   it the **streaming** item. At most one item streams at a time:
-   - a delta when no item is open                      -> ProtocolError
-   - a delta for an item that is not open              -> ProtocolError
-   - a delta for item B while item A is streaming      -> ProtocolError
-   - Item Added while another item is streaming        -> ProtocolError
-   Items that never stream (hosted tools: several `mcp_list_tools` at once,
-   web_search_call) may be open together, and alongside one streaming item.
+   deltas and a different index at its done (a mismatch is noted).
+2. The newest added item is the **live** item: its deltas drive its live pane.
+   - A delta that names an open item (`item_id`) has a certain owner: accepted.
+   - A new Item Added while another item streams (llama.cpp) ends the earlier item's
+     *live* phase: its pane stops growing, it stays open and uncommitted until its
+     Item Done or Completed's `output` commits it. Noted.
+   - A delta for an item whose live phase ended is accepted (its owner is certain)
+     but not drawn; its Item Done carries the whole text. Noted.
+   - A delta that names no item goes to the one item its `output_index` or the open
+     set leaves possible; when several items could own it -> ProtocolError.
+   - A delta for an item never added, or already done -> ProtocolError.
 3. An Item Done for an item that was never added (gpt-oss function calls) is
-   announced and committed in one step.
-4. The same item added twice while open, done twice, or a delta after its done
-   -> ProtocolError. A second `response.created` in one stream -> ProtocolError.
+   announced and committed in one step. Noted.
+4. The same item added twice while open, done twice -> ProtocolError. A second
+   `response.created` in one stream -> ProtocolError.
 5. `response.created` is optional (a resumed background stream starts at
    `response.queued`).
 6. Completed's `output` is the source of truth for what the response produced:
@@ -29,8 +32,14 @@ The rules, including how real streams that break the naive contract are handled:
    open items it does not list are discarded as never committed, and the history
    of the response is put in `output` order. An empty `output` (some recordings
    scrub it) leaves the done items as they are.
-7. A stream that ends before Completed -> StreamError. On any error, open items
+7. `response.incomplete` (max_output_tokens, content_filter) is a final answer: its
+   items are committed as for Completed and the result says why it was cut.
+8. A stream that ends before Completed -> StreamError. On any error, open items
    are discarded (their transient state is not history); committed items stay.
+
+Every tolerated deviation reaches the sink as a `Deviation` (once per rule and
+response). With `strict=True` each one is a ProtocolError instead, for people who
+develop servers.
 """
 
 from __future__ import annotations
@@ -41,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import items as it
-from .errors import ProtocolError, StreamError
+from .errors import LimitExceeded, MalformedEventError, ProtocolError, RivuletError, StreamError
 from .events import (
     Completed,
     Created,
@@ -62,6 +71,28 @@ log = logging.getLogger(__name__)
 Transient = Delta | PartAdded | PartDone | DeltaDone
 
 
+@dataclass(frozen=True, slots=True)
+class Deviation:
+    """A tolerated departure from the protocol: `rule` names it (stable, for filtering),
+    `detail` says what happened in one line, `event` is the wire event type."""
+
+    rule: str
+    detail: str
+    event: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"rule": self.rule, "detail": self.detail, "event": self.event}
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Caps on what one response may make us hold. Going past one is a clear,
+    non-retryable error; what was committed before it stays."""
+
+    max_items: int = 10_000  # output items in one response
+    max_item_chars: int = 16_000_000  # streamed text of one item (all its deltas)
+
+
 class SamplingSink:
     """Where the state machine sends its decisions. The default does nothing; the
     sampling consumer publishes to the bus and commits to history."""
@@ -72,13 +103,16 @@ class SamplingSink:
 
     async def transient(self, key: str, event: Transient) -> None: ...
 
-    async def progress(self, key: str | None, event: ItemProgress) -> None: ...
+    async def live_ended(self, key: str) -> None:
+        """A later item was added while this one streamed: its pane stops growing."""
 
-    async def finish_transient(self, key: str) -> None: ...
+    async def progress(self, key: str | None, event: ItemProgress) -> None: ...
 
     async def commit(self, key: str, item: it.Item, *, backfilled: bool = False) -> None: ...
 
     async def discard(self, key: str, reason: str) -> None: ...
+
+    async def deviation(self, note: Deviation) -> None: ...
 
     async def completed(self, event: Completed, order: list[str]) -> None: ...
 
@@ -92,6 +126,9 @@ class SamplingResult:
     last_message: str | None
     committed: list[it.Item] = field(default_factory=list)
     pending_calls: list[it.Item] = field(default_factory=list)
+    # Why the server cut the response short (response.incomplete), else None.
+    incomplete: str | None = None
+    deviations: list[Deviation] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -99,17 +136,36 @@ class _Open:
     key: str
     item: it.Item
     output_index: int | None
-    streamed: bool = False
+    live: bool = True  # False once a later item was added while this one streamed
+    chars: int = 0
 
 
 class _Machine:
-    def __init__(self, sink: SamplingSink) -> None:
+    def __init__(self, sink: SamplingSink, strict: bool, limits: Limits) -> None:
         self.sink = sink
+        self.strict = strict
+        self.limits = limits
         self.open: dict[str, _Open] = {}
-        self.active: _Open | None = None  # newest added; streaming once .streamed
+        self.streaming: _Open | None = None  # the item the last drawn delta belonged to
         self.committed: dict[str, it.Item] = {}  # key -> item, in commit order
         self.seen_created = False
         self.last_message: str | None = None
+        self.deviations: list[Deviation] = []
+        self._noted: set[str] = set()
+        self.items_seen = 0
+
+    async def note(self, rule: str, detail: str, event: str) -> None:
+        """Record a tolerated deviation (once per rule in a response), or, when
+        strict, refuse it."""
+        if self.strict:
+            raise ProtocolError(f"{detail} (strict protocol: {rule})")
+        if rule in self._noted:
+            return
+        self._noted.add(rule)
+        note = Deviation(rule, detail, event)
+        self.deviations.append(note)
+        log.info("protocol deviation %s: %s", rule, detail)
+        await self.sink.deviation(note)
 
     # ---- events ---------------------------------------------------------------------
 
@@ -119,28 +175,45 @@ class _Machine:
             raise ProtocolError(f"item {key} added twice")
         if key in self.committed:
             raise ProtocolError(f"item {key} added again after its output_item.done")
-        if self.active is not None and self.active.streamed:
-            raise ProtocolError(f"overlapping active items: {key} added while {self.active.key} is streaming")
+        self._count_item()
+        if ev.output_index is None:
+            await self.note("no_output_index", f"output_item.added for {key} has no output_index",
+                            "response.output_item.added")
+        live = self.streaming
+        if live is not None and live.live and live.key in self.open:
+            await self.note("overlapping_items", f"{key} added while {live.key} is streaming; "
+                            f"{live.key} stays open until its output_item.done", "response.output_item.added")
+            live.live = False
+            await self.sink.live_ended(live.key)
         entry = _Open(key, ev.item, ev.output_index)
         self.open[key] = entry
-        self.active = entry
         await self.sink.begin_item(key, ev.item)
 
     async def transient(self, ev: Transient) -> None:
-        target = self._target(ev.item_id, ev.output_index)
-        if target is None:
-            if not self.open:
-                raise ProtocolError(f"{_describe(ev)} with no active item")
-            raise ProtocolError(f"{_describe(ev)} for item {ev.item_id or ev.output_index} which is not active")
-        streaming = self.active if self.active is not None and self.active.streamed else None
-        if streaming is not None and streaming is not target:
-            raise ProtocolError(f"{_describe(ev)} for item {target.key} while item {streaming.key} is streaming")
-        target.streamed = True
-        self.active = target
+        target = self._owner(ev)
+        event_type = _event_type(ev)
+        if (ev.item_id and ev.output_index is not None and target.output_index is not None
+                and ev.output_index != target.output_index):
+            await self.note("output_index_mismatch", f"{event_type} for {target.key} says output_index "
+                            f"{ev.output_index}, the item was added at {target.output_index}", event_type)
+        if type(ev) is Delta:
+            target.chars += len(ev.delta)
+            if target.chars > self.limits.max_item_chars:
+                raise LimitExceeded(f"item {target.key} streamed more than {self.limits.max_item_chars:,} "
+                                    "characters (max_item_chars)")
+        if not target.live:
+            await self.note("delta_after_live_ended", f"{event_type} for {target.key} after a later item was "
+                            "added; accepted (it names its item), shown when the item is done", event_type)
+            return
+        streaming = self.streaming
+        if streaming is not None and streaming is not target and streaming.live and streaming.key in self.open:
+            await self.note("interleaved_items", f"{event_type} for {target.key} while {streaming.key} is "
+                            "streaming; accepted (it names its item)", event_type)
+        self.streaming = target
         await self.sink.transient(target.key, ev)
 
     async def progress(self, ev: ItemProgress) -> None:
-        target = self._target(ev.item_id, ev.output_index)
+        target = self._find(ev.item_id, ev.output_index)
         key = target.key if target else (ev.item_id if ev.item_id in self.committed else None)
         if key is None:
             log.debug("progress event %s for unknown item %s", ev.event_type, ev.item_id)
@@ -156,27 +229,35 @@ class _Machine:
             entry = self.open.pop(f"#{ev.output_index}", None)
         if entry is None:
             # Done-only item (rule 3): announce and commit at once.
+            self._count_item()
+            await self.note("done_without_added", f"output_item.done for {key} that was never added",
+                            "response.output_item.done")
             await self.sink.begin_item(key, ev.item)
         else:
             key = entry.key
-            if entry is self.active:
-                await self.sink.finish_transient(key)
-                self.active = None
+            if (ev.output_index is not None and entry.output_index is not None
+                    and ev.output_index != entry.output_index):
+                await self.note("output_index_mismatch", f"output_item.done for {key} says output_index "
+                                f"{ev.output_index}, the item was added at {entry.output_index}",
+                                "response.output_item.done")
         await self._commit(key, ev.item)
 
     async def completed(self, ev: Completed) -> SamplingResult:
-        output = [o for o in (ev.response.get("output") or []) if isinstance(o, dict)]
+        raw = ev.response.get("output")
+        output = [o for o in raw if isinstance(o, dict)] if isinstance(raw, list) else []
         by_key = {it.item_key(o, i): (i, o) for i, o in enumerate(output)}
         # Open items: commit from output if listed there, else discard (rule 6).
         for key, entry in list(self.open.items()):
             del self.open[key]
-            if entry is self.active:
-                await self.sink.finish_transient(key)
-                self.active = None
             if key in by_key:
+                await self.note("committed_from_completed", f"{key} had no output_item.done; committed from "
+                                "response.completed's output", "response.completed")
                 await self._commit(key, by_key[key][1], backfilled=True)
             else:
+                await self.note("open_item_not_in_output", f"{key} was still open and is not in "
+                                "response.completed's output; not committed", "response.completed")
                 await self.sink.discard(key, "not in response.completed output")
+        self.streaming = None
         # Items that only the final output lists.
         for key, (_, item) in by_key.items():
             if key not in self.committed:
@@ -185,38 +266,75 @@ class _Machine:
         order = [k for k in by_key] + [k for k in self.committed if k not in by_key]
         await self.sink.completed(ev, order)
         committed = [self.committed[k] for k in order if k in self.committed]
-        pending = _pending_calls(committed)
+        # A cut response's calls may be cut too: none of them runs (normalisation
+        # answers them "aborted" in the next request).
+        pending = [] if ev.incomplete else _pending_calls(committed)
         return SamplingResult(
             response_id=ev.response_id,
             usage=ev.usage,
             end_turn=ev.end_turn,
-            needs_follow_up=bool(pending) or ev.end_turn is False,
+            needs_follow_up=not ev.incomplete and (bool(pending) or ev.end_turn is False),
             last_message=self.last_message,
             committed=committed,
             pending_calls=pending,
+            incomplete=ev.incomplete,
+            deviations=list(self.deviations),
         )
 
     async def abort(self, reason: str) -> None:
         for entry in list(self.open.values()):
             await self.sink.discard(entry.key, reason)
         self.open.clear()
-        self.active = None
+        self.streaming = None
 
     # ---- helpers --------------------------------------------------------------------
 
-    def _target(self, item_id: str | None, output_index: int | None) -> _Open | None:
+    def _owner(self, ev: Transient) -> _Open:
+        """The item a transient event belongs to, or a ProtocolError when it is not
+        certain (rule 2)."""
+        what = _describe(ev)
+        if ev.item_id:
+            entry = self.open.get(ev.item_id)
+            if entry is not None:
+                return entry
+            if ev.item_id in self.committed:
+                raise ProtocolError(f"{what} for item {ev.item_id} after its output_item.done")
+            if not self.open:
+                raise ProtocolError(f"{what} for item {ev.item_id} with no active item")
+            raise ProtocolError(f"{what} for item {ev.item_id} which was never added")
+        if not self.open:
+            raise ProtocolError(f"{what} with no active item")
+        found = self._find(None, ev.output_index)
+        if found is not None:
+            return found
+        raise ProtocolError(f"{what} names no item and {len(self.open)} items are open: its owner is uncertain")
+
+    def _find(self, item_id: str | None, output_index: int | None) -> _Open | None:
         if item_id:
             return self.open.get(item_id)
         if output_index is not None:
-            for entry in self.open.values():
-                if entry.output_index == output_index:
-                    return entry
+            matches = [e for e in self.open.values() if e.output_index == output_index]
+            if len(matches) == 1:
+                return matches[0]
         # Neither id nor a matching index (llama.cpp sends neither on some events).
         if len(self.open) == 1:
             return next(iter(self.open.values()))
-        return self.active if self.active is not None and self.active.streamed else None
+        # Several open: the live streaming item owns it only while no other item
+        # could still be streaming (none was cut off by a later Item Added).
+        live = self.streaming
+        if live is not None and live.key in self.open and all(e.live for e in self.open.values()):
+            return live
+        return None
+
+    def _count_item(self) -> None:
+        self.items_seen += 1
+        if self.items_seen > self.limits.max_items:
+            raise LimitExceeded(f"the response has more than {self.limits.max_items:,} output items (max_items)")
 
     async def _commit(self, key: str, item: it.Item, *, backfilled: bool = False) -> None:
+        problem = it.invalid_reason(item)
+        if problem is not None:
+            raise MalformedEventError(f"item {key}: {problem}")
         self.committed[key] = item
         text = it.message_text(item)
         if text is not None and item.get("role", "assistant") == "assistant":
@@ -234,24 +352,37 @@ def _describe(ev: Transient) -> str:
     return f"{type(ev).__name__}({ev.kind.value})"
 
 
-async def consume_response(events: AsyncIterable[ResponseEvent], sink: SamplingSink | None = None) -> SamplingResult:
-    """Drive one response through the state machine; return at `response.completed`.
+def _event_type(ev: Transient) -> str:
+    kind = ev.kind.value
+    if type(ev) is Delta:
+        return f"response.{kind}.delta"
+    if type(ev) is DeltaDone:
+        return f"response.{kind}.done"
+    part = {"content": "content_part", "summary": "reasoning_summary_part", "command": "shell_call_command"}[kind]
+    return f"response.{part}.{'added' if type(ev) is PartAdded else 'done'}"
+
+
+async def consume_response(events: AsyncIterable[ResponseEvent], sink: SamplingSink | None = None, *,
+                           strict: bool = False, limits: Limits | None = None) -> SamplingResult:
+    """Drive one response through the state machine; return at `response.completed`
+    (or `response.incomplete`, whose result says why it was cut).
 
     `events` must already have failures raised (see `stream.response_events`); a
     `Failure` reaching here is raised as its error all the same.
     """
-    machine = _Machine(sink or SamplingSink())
+    machine = _Machine(sink or SamplingSink(), strict, limits or Limits())
+    event: ResponseEvent | None = None
     try:
-        async for ev in events:
-            match ev:
+        async for event in events:
+            match event:
                 case Delta() | PartAdded() | PartDone() | DeltaDone():
-                    await machine.transient(ev)
+                    await machine.transient(event)
                 case OutputItemAdded():
-                    await machine.added(ev)
+                    await machine.added(event)
                 case OutputItemDone():
-                    await machine.done(ev)
+                    await machine.done(event)
                 case ItemProgress():
-                    await machine.progress(ev)
+                    await machine.progress(event)
                 case Created():
                     if machine.seen_created or machine.committed or machine.open:
                         raise ProtocolError("a second response.created in one stream")
@@ -259,10 +390,22 @@ async def consume_response(events: AsyncIterable[ResponseEvent], sink: SamplingS
                 case ResponseProgress():
                     pass
                 case Completed():
-                    return await machine.completed(ev)
+                    return await machine.completed(event)
                 case Failure():
-                    raise ev.error
+                    raise event.error
         raise StreamError("stream closed before response.completed")
-    except BaseException as exc:
+    except RivuletError as exc:
         await machine.abort(f"stream ended: {type(exc).__name__}")
         raise
+    except Exception as exc:
+        await machine.abort(f"stream ended: {type(exc).__name__}")
+        # A wrong-typed field slipped past the wire models: one clear line, never a traceback.
+        raise MalformedEventError(f"{_kind_of(event)}: unexpected field types ({type(exc).__name__}: "
+                                  f"{str(exc)[:160]})") from exc
+    except BaseException as exc:  # cancellation: the user's interrupt
+        await machine.abort(f"stream ended: {type(exc).__name__}")
+        raise
+
+
+def _kind_of(event: ResponseEvent | None) -> str:
+    return type(event).__name__ if event is not None else "stream"

@@ -68,11 +68,13 @@ class ErrorWire(_Wire):
     streams and WebSocket frames nest them under `error` and may add `status`."""
 
     type: Literal["error"]
-    code: str | None = None
-    message: str | None = None
-    param: str | None = None
-    status: int | None = None
-    error: dict[str, Any] | None = None
+    # Any: an error is reported whatever the shapes of its fields (`error_from_event`
+    # reads them defensively); a wrong type must never hide the server's message.
+    code: Any = None
+    message: Any = None
+    param: Any = None
+    status: Any = None
+    error: Any = None
 
 
 # ---- item lifecycle ------------------------------------------------------------------
@@ -239,19 +241,55 @@ def parse_wire(data: str | bytes) -> BaseModel:
         return _parse_slow(data, exc)
 
 
+# Display-only fields: one of the wrong type is dropped (treated as missing) instead
+# of failing the event. Every other field is needed by the turn (`delta`, `item`,
+# `item_id`, the completed `response`), and a wrong one is a MalformedEventError.
+_DISPLAY_ONLY: frozenset[str] = frozenset({
+    "sequence_number", "output_index", "content_index", "summary_index", "command_index", "part",
+    "text", "refusal", "arguments", "input", "code", "command", "diff",
+})
+_DROPPABLE_RESPONSE: frozenset[str] = frozenset({
+    "response.created", "response.in_progress", "response.queued", "response.failed", "response.incomplete",
+})
+
+
+_WARNED: set[tuple[str, ...]] = set()
+
+
 def _parse_slow(data: str | bytes, exc: ValidationError) -> BaseModel:
     try:
         obj = json.loads(data)
     except ValueError:
         raise MalformedEventError(f"event data is not JSON: {_preview(data)}") from None
+    if isinstance(obj, dict) and "type" not in obj and "error" in obj:
+        # llama.cpp's bare error frame: `data: {"error": {...}}` with no type.
+        return ErrorWire.model_validate({"type": "error", "error": obj["error"]})
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise MalformedEventError(f"event without a string 'type': {_preview(data)}") from None
     if obj["type"] not in KNOWN_TYPES:
         log.debug("ignoring unknown event type %r", obj["type"])
         return UnknownWire.model_validate(obj)
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first.get("loc", ())[1:]) or "?"
-    raise MalformedEventError(f"{obj['type']}: bad field {where!r}: {first.get('msg')}") from None
+    dropped: list[str] = []
+    for _ in range(len(obj)):
+        for error in exc.errors():
+            loc = error.get("loc", ())
+            name = loc[1] if len(loc) > 1 else None
+            droppable = name in _DISPLAY_ONLY or (name == "response" and obj["type"] in _DROPPABLE_RESPONSE)
+            if not isinstance(name, str) or not droppable or name not in obj:
+                where = ".".join(str(p) for p in loc[1:]) or "?"
+                raise MalformedEventError(f"{obj['type']}: bad field {where!r}: {error.get('msg')}") from None
+            del obj[name]
+            dropped.append(name)
+        try:
+            model = _ADAPTER.validate_python(obj)
+        except ValidationError as again:
+            exc = again
+            continue
+        if dropped and (obj["type"], *dropped) not in _WARNED:
+            _WARNED.add((obj["type"], *dropped))  # once each: a broken server repeats itself
+            log.warning("%s: ignored display-only field(s) of the wrong type: %s", obj["type"], ", ".join(dropped))
+        return model
+    raise MalformedEventError(f"{obj['type']}: bad fields") from None
 
 
 def _preview(data: str | bytes, limit: int = 120) -> str:

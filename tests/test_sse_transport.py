@@ -158,6 +158,22 @@ async def test_idle_timeout_between_events():
     assert asyncio.current_task().cancelling() == 0
 
 
+@pytest.mark.parametrize("filler", [b": keep-alive\n\n", b" ", b"data: {\"type\": \"response.output_te"[:1]])
+async def test_comments_and_trickled_bytes_do_not_keep_a_dead_stream_alive(filler):
+    """The idle timeout counts seconds without a *complete event*: keep-alive comments
+    or a trickle of bytes that never completes one do not reset it."""
+    async def chunks():
+        yield body([created()])
+        for _ in range(400):  # ~20 s of filler if nothing stopped it
+            await asyncio.sleep(0.05)
+            yield filler
+
+    t = transport_for(lambda r: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=chunks()),
+                      idle_timeout=0.3)
+    with pytest.raises(errors.StreamError, match="idle timeout"):
+        await collect(t)
+
+
 async def test_a_slow_consumer_is_not_server_idleness():
     """The idle clock is held while the consumer has the event (e.g. awaiting approval)."""
     t = transport_for(lambda r: sse_response([simple_text_response("patient")]), idle_timeout=0.1)

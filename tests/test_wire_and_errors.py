@@ -8,6 +8,7 @@ import pytest
 
 from rivulet.core import errors
 from rivulet.core.events import Failure
+from rivulet.core.events import Completed
 from rivulet.core.mapping import decode_event
 from rivulet.core.wire import UnknownWire, parse_wire
 
@@ -56,14 +57,59 @@ def test_wire_fields_are_kept_as_sent():
     (ev("response.failed", response={"error": {"code": "context_length_exceeded", "message": "x"}}),
      errors.ContextLengthExceeded, False),
     (ev("response.failed", response={"error": None}), errors.ResponseFailed, False),
-    (ev("response.incomplete", response={"incomplete_details": {"reason": "max_output_tokens"}}),
-     errors.ResponseIncomplete, True),
+    # llama.cpp's bare error frame: no `type`, the HTTP status in `code`.
+    ('{"error":{"code":500,"message":"The model produced output that does not match","type":"server_error"}}',
+     errors.ServerError, True),
+    ('{"error":{"code":400,"message":"bad input"}}', errors.InvalidRequest, False),
+    ('{"error":"plain text error"}', errors.ResponseFailed, False),
+    # Fields of the wrong type never hide the error.
+    (ev("error", code=500, message=["not", "a", "string"], status="500"), errors.ServerError, True),
 ])
 def test_failures_are_typed_and_classified(payload, cls, retryable):
     mapped = decode_event(payload)
     assert isinstance(mapped, Failure)
     assert type(mapped.error) is cls
     assert mapped.error.retryable is retryable
+    assert mapped.error.kind != "malformed_event" and "\n" not in mapped.error.message
+
+
+def test_incomplete_is_a_final_answer_not_a_failure():
+    mapped = decode_event(ev("response.incomplete", response={
+        "id": "resp_1", "incomplete_details": {"reason": "content_filter"}, "usage": "junk", "output": []}))
+    assert isinstance(mapped, Completed)
+    assert mapped.incomplete == "content_filter" and mapped.usage is None
+
+
+def test_a_display_only_field_of_the_wrong_type_is_treated_as_missing():
+    mapped = decode_event(ev("response.output_text.delta", item_id="m", delta="x", output_index="zero",
+                             content_index={"a": 1}, sequence_number=[1]))
+    assert (mapped.delta, mapped.item_id, mapped.output_index, mapped.index) == ("x", "m", None, None)
+
+
+@pytest.mark.parametrize("payload, field", [
+    (ev("response.output_text.delta", item_id="m", delta=5), "delta"),
+    (ev("response.output_text.delta", item_id=7, delta="x"), "item_id"),
+    (ev("response.output_item.added", output_index=0, item="not an object"), "item"),
+    (ev("response.completed", response=[1, 2]), "response"),
+])
+def test_a_needed_field_of_the_wrong_type_is_one_malformed_event_line(payload, field):
+    with pytest.raises(errors.MalformedEventError, match=field) as info:
+        decode_event(payload)
+    assert "\n" not in info.value.message
+
+
+@pytest.mark.parametrize("body, line", [
+    (b"<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center>"
+     b"<hr><center>nginx</center></body></html>", "502 Bad Gateway"),
+    (b"<!DOCTYPE html>\n<html><head><style>p{}</style></head>\n<body>\n\n<p>Upstream &amp; co. died</p></body></html>",
+     "Upstream & co. died"),
+    (b"\n\n  first line\nsecond line", "first line"),
+    (b"x" * 5000, "x" * 199 + "\u2026"),
+])
+def test_an_error_body_becomes_one_short_line_and_the_whole_body_is_kept(body, line):
+    error = errors.error_from_body(500, body)
+    assert error.message == line
+    assert error.body == body.decode()
 
 
 @pytest.mark.parametrize("message, seconds", [
