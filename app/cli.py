@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from rivulet.app.demo_server import DEMO_MODEL, DemoServer
+from rivulet.app.doctor import add_doctor_parser
 from rivulet.core.agent_tools import AgentTools
 from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision, deny_all
 from rivulet.core.bus import BusEvent, EventBus, Notice
@@ -30,6 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--approval", choices=["ask", "auto-edit", "never-ask"], help="tool approval policy")
     parser.add_argument("--workspace", help="directory the tools work in (default: the current one)")
     parser.add_argument("--transport", choices=["sse", "ws", "auto"], help="sse, ws or auto (default auto)")
+    parser.add_argument("--strict", action="store_true", default=None,
+                        help="turn every tolerated protocol deviation into an error (for server developers)")
     sub = parser.add_subparsers(dest="command")
     ex = sub.add_parser("exec", help="run one turn headless and print the answer")
     ex.add_argument("prompt", help="the user message ('-' reads it from standard input)")
@@ -42,8 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--workspace", help="directory the tools work in (default: the current one)")
     ex.add_argument("--transport", choices=["sse", "ws", "auto"],
                     help="HTTP streaming (SSE), the Responses WebSocket, or auto (WebSocket where offered)")
-    ex.add_argument("--patch-tool", choices=["custom", "function", "off"],
-                    help="offer apply_patch as a freeform custom tool, a JSON function, or not at all")
+    ex.add_argument("--patch-tool", choices=["auto", "custom", "function", "off"],
+                    help="offer apply_patch as a freeform custom tool, a JSON function, or not at all "
+                    "(auto: custom on OpenAI's API, function elsewhere)")
+    ex.add_argument("--strict", action="store_true", default=None,
+                    help="turn every tolerated protocol deviation into an error")
+    add_doctor_parser(sub)
     rs = sub.add_parser("resume", help="continue a saved session in the chat (a picker without an id)")
     rs.add_argument("id", nargs="?", help="session id (or a unique prefix of it), or the path of its file")
     rs.add_argument("--last", action="store_true", help="the most recent session")
@@ -70,6 +77,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(run_export(args))
     if args.command == "replay":
         sys.exit(run_replay(args))
+    if args.command == "doctor":
+        from rivulet.app.doctor import run_doctor
+
+        sys.exit(asyncio.run(run_doctor(args)))
     sys.exit(run_tui(args))
 
 
@@ -150,7 +161,8 @@ def settings_for(args: argparse.Namespace) -> tuple[Settings, DemoServer | None]
     """Settings, and the embedded demo server when there is neither a key nor a URL."""
     settings = load_settings(base_url=args.base_url, model=args.model, instructions=getattr(args, "instructions", None),
                              approval=args.approval, workspace=args.workspace,
-                             patch_tool=getattr(args, "patch_tool", None), transport=args.transport)
+                             patch_tool=getattr(args, "patch_tool", None), transport=args.transport,
+                             strict_protocol=getattr(args, "strict", None))
     if settings.api_key is None and settings.base_url == DEFAULT_BASE_URL:
         demo = DemoServer().start()
         return settings.model_copy(update={"base_url": demo.base_url, "model": DEMO_MODEL}), demo
@@ -216,6 +228,9 @@ async def run_exec(args: argparse.Namespace) -> int:
         result = await conversation.run_turn(prompt)
     except RivuletError as exc:
         await bus.close()
+        partial = getattr(exc, "partial", None)
+        if partial and not args.json:
+            print(sanitize(partial))  # a cut answer is still the answer, shown as it is
         return _fail(f"{exc.kind}: {exc.message}")
     finally:
         await transport.aclose()

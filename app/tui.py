@@ -37,7 +37,7 @@ from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
 from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
-from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
+from rivulet.widgets.inspector import InspectorScreen, RawItemScreen, notes_for_inspector
 from rivulet.widgets.entries import (Entry, ErrorEntry, OtherEntry, ToolCallEntry, entry_for, heading_of,
                                      reasoning_summary)
 from rivulet.widgets.live import LiveOther, LivePane, LiveReasoning, live_pane_for
@@ -146,6 +146,9 @@ class RivuletApp(App[None]):
         self.session = session  # a resumed session: its history is the conversation's
         self.session_writer = session_writer
         self.replay = replay  # the name of a recording being replayed: the app plays it at once
+        self.protocol_notes: list[b.ProtocolDeviation] = []  # every deviation the server showed
+        self._rules_shown: set[str] = set()
+        self.server_errors: list[RivuletError] = []  # with their whole bodies, for the inspector
 
     # ---- layout ---------------------------------------------------------------------
 
@@ -225,7 +228,8 @@ class RivuletApp(App[None]):
     def action_inspect(self) -> None:
         if self.conversation is None or isinstance(self.screen, (InspectorScreen, RawItemScreen)):
             return
-        self.push_screen(InspectorScreen(list(self.conversation.history.entries)))
+        self.push_screen(InspectorScreen(list(self.conversation.history.entries),
+                                         notes_for_inspector(self.protocol_notes, self.server_errors)))
 
     def export_session(self, fmt: str) -> None:
         from rivulet.core.export import to_json, to_markdown
@@ -395,7 +399,7 @@ class RivuletApp(App[None]):
         match event:
             case b.ItemDelta(item_id=item_id, kind=kind, delta=delta):
                 pane = self.live.get(item_id)
-                if pane is not None:
+                if pane is not None and not pane.has_class("live-ended"):
                     pane.add_delta(kind, delta)
             case b.ItemPart(item_id=item_id, kind=kind, index=index):
                 pane = self.live.get(item_id)
@@ -413,6 +417,15 @@ class RivuletApp(App[None]):
             case b.ItemCompleted(item=item, item_id=item_id):
                 await self._commit(item, item_id)
                 self._warn_if_unsaved()
+            case b.ItemLiveEnded(item_id=item_id):
+                # A later item was added while this one streamed: its pane stops
+                # growing; its Item Done still replaces it with the committed entry.
+                pane = self.live.get(item_id)
+                if pane is not None:
+                    await pane.flush(force=True)
+                    pane.add_class("live-ended")
+            case b.ProtocolDeviation():
+                await self._protocol_note(event)
             case b.ItemDiscarded(item_id=item_id, reason=reason):
                 pane = self.live.pop(item_id, None)
                 if pane is not None:
@@ -433,6 +446,7 @@ class RivuletApp(App[None]):
                     status.state = "working"
                     status.refresh_line()
             case b.Retrying(attempt=attempt, max_attempts=most, delay=delay, error=error):
+                self.server_errors.append(error)
                 status.state, status.retry = "retrying", (attempt, most)
                 status.refresh_line()
                 self.notify(f"{error.message} — retrying in {delay:.1f}s", severity="warning", timeout=4)
@@ -448,6 +462,7 @@ class RivuletApp(App[None]):
             case b.Notice(text=text):
                 self.notify(sanitize(text), severity="warning", timeout=8)
             case b.ErrorOccurred(error=error):
+                self.server_errors.append(error)
                 await transcript.mount(ErrorEntry(f"{error.kind}: {error.message}"))
                 transcript.scroll_end(animate=False)
                 status.state, status.note, status.retry = "failed", f"Failed: {error.message}", None
@@ -462,6 +477,17 @@ class RivuletApp(App[None]):
                     status.note += " · ctrl+t: turn diff"
                 status.heading = status.retry = None
                 status.refresh_line()
+
+    async def _protocol_note(self, note: b.ProtocolDeviation) -> None:
+        """A tolerated protocol deviation: kept for the inspector, and shown once per
+        kind as a dim line (never a modal: the chat goes on)."""
+        self.protocol_notes.append(note)
+        if note.rule in self._rules_shown:
+            return
+        self._rules_shown.add(note.rule)
+        line = Text(f"protocol note · {note.rule}: {sanitize(note.detail)}  (ctrl+o lists every note)",
+                    style="dim italic")
+        await self._transcript.mount(Static(line, classes="protocol-note"))
 
     async def _commit(self, item: dict[str, Any], item_id: str) -> None:
         """Item Done: the live pane gives way to the committed entry (one full render)."""

@@ -271,8 +271,26 @@ async def test_theme_switch_from_the_palette_is_remembered(tmp_path):
     assert tomllib.loads((tmp_path / "config.toml").read_text())["theme"] == "rivulet-light"
 
 
-async def test_raw_reasoning_is_behind_a_toggle():
+async def test_raw_reasoning_shows_live_when_it_is_all_the_server_sends():
+    """llama.cpp and gpt-oss send only raw reasoning_text: that is all the reasoning
+    there is, so the live pane shows it without ctrl+r."""
     raw = [created(), ev("response.output_item.added", output_index=0, item={"id": "rs", "type": "reasoning", "summary": []}),
+           ev("response.reasoning_text.delta", item_id="rs", output_index=0, content_index=0, delta="local chain\n")]
+    server = GatedServer(raw + [ev("response.output_item.done", output_index=0, item={"id": "rs", "type": "reasoning", "summary": []}),
+                                completed([{"id": "rs", "type": "reasoning", "summary": []}])], gate_at={0: len(raw)})
+    app = make_app(server)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"x", "enter")
+        await server.reached.wait()
+        await until(pilot, lambda: any(isinstance(p, LiveReasoning) and "local chain" in p.summary
+                                       for p in app.live.values()), "raw reasoning shown live")
+        server.release()
+
+
+async def test_raw_reasoning_is_behind_a_toggle_when_summaries_come():
+    raw = [created(), ev("response.output_item.added", output_index=0, item={"id": "rs", "type": "reasoning", "summary": []}),
+           ev("response.reasoning_summary_text.delta", item_id="rs", output_index=0, summary_index=0,
+              delta="**Summary**\n"),
            ev("response.reasoning_text.delta", item_id="rs", output_index=0, content_index=0, delta="secret chain\n")]
     server = GatedServer(raw + [ev("response.output_item.done", output_index=0, item={"id": "rs", "type": "reasoning", "summary": []}),
                                 completed([{"id": "rs", "type": "reasoning", "summary": []}])], gate_at={0: len(raw)})
@@ -280,10 +298,49 @@ async def test_raw_reasoning_is_behind_a_toggle():
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.press(*"x", "enter")
         await server.reached.wait()
-        await until(pilot, lambda: any(isinstance(p, LiveReasoning) for p in app.live.values()), "reasoning pane")
+        await until(pilot, lambda: any(isinstance(p, LiveReasoning) and p.raw for p in app.live.values()),
+                    "reasoning pane")
         await pilot.pause(0.1)
         pane = next(p for p in app.live.values() if isinstance(p, LiveReasoning))
-        assert "secret chain" not in pane.summary and pane.raw == ["secret chain\n"]
+        assert "secret chain" not in pane.summary and "Summary" in pane.summary and pane.raw == ["secret chain\n"]
         await pilot.press("ctrl+r")
         assert pane.show_raw
         server.release()
+
+
+async def test_llamacpp_overlapping_items_stream_into_their_own_panes_with_one_protocol_note():
+    """The message is still open when llama-server adds the function call: the
+    message pane stops growing, the call gets its own pane, both commit in order, and
+    the deviation is one dim line (listed with every note in the inspector)."""
+    from conftest import recording
+    from rivulet.widgets.inspector import InspectorScreen
+
+    from rivulet.core.recordings import sse_payloads
+
+    rec = recording("llamacpp_text_then_function_call.sse")
+    payloads = sse_payloads(rec.body)
+    added = [n for n, p in enumerate(payloads) if '"output_item.added"' in p or "output_item.added" in p]
+    gate = added[1] + 2  # the call was added and has streamed its arguments; nothing is done yet
+    follow = [created("r2"), *message_events("m2", "It is noon."), completed([message("m2", "It is noon.")], "r2")]
+    server = GatedServer(payloads, follow, gate_at={0: gate})
+    app = make_app(server, tools=BuiltinTools())
+    async with app.run_test(size=(100, 40)) as pilot:
+        done = turn_completions(app)
+        await pilot.press(*"time?", "enter")
+        await server.reached.wait()
+        await until(pilot, lambda: len(app.live) == 2, "two live panes")
+        message_pane, call_pane = list(app.live.values())
+        await until(pilot, lambda: message_pane.has_class("live-ended"), "the message pane to stop")
+        assert type(call_pane).__name__ == "LiveToolCall"
+        notes = [str(w.render()) for w in app.query(".protocol-note")]
+        assert any("overlapping_items" in n for n in notes) and any("no_output_index" in n for n in notes)
+        server.release()
+        await until(pilot, lambda: done, "turn completion")
+        assert [type(e) for e in entries(app)] == [UserEntry, AssistantEntry, ToolCallEntry, AssistantEntry]
+        assert entries(app, AssistantEntry)[0].item["content"][0]["text"] == "To check the clock, "
+        # Each rule shows once, however many times it happened.
+        assert len({str(w.render()) for w in app.query(".protocol-note")}) == len(app.query(".protocol-note"))
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
+        rows = [e.item for e in app.screen.entries if e.item.get("type") == "protocol.deviation"]
+        assert "overlapping_items" in {r["rule"] for r in rows}

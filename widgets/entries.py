@@ -24,13 +24,19 @@ from .segmenter import LIVE_SEGMENTS, split_segments
 Item = dict[str, Any]
 
 
+def _parts(item: Item, name: str) -> list[dict[str, Any]]:
+    """The dict parts of a list field; a field of another type shows as empty."""
+    value = item.get(name)
+    return [p for p in value if isinstance(p, dict)] if isinstance(value, list) else []
+
+
 def reasoning_summary(item: Item) -> str:
-    parts = [p.get("text", "") for p in item.get("summary") or [] if isinstance(p, dict)]
+    parts = [p.get("text", "") for p in _parts(item, "summary")]
     return "\n\n".join(str(p) for p in parts if p)
 
 
 def reasoning_raw(item: Item) -> str:
-    parts = [p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict)]
+    parts = [p.get("text", "") for p in _parts(item, "content")]
     return "".join(str(p) for p in parts if p)
 
 

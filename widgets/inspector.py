@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Input, Select, Static, TextArea
 from rivulet.core import items as it
 from rivulet.core.history import Entry as HistoryEntry
 from rivulet.core.sanitize import sanitize
+from rivulet.widgets.entries import reasoning_raw, reasoning_summary
 
 ALL = "all"
 
@@ -37,15 +38,36 @@ def describe(item: dict[str, Any]) -> str:
     if kind == "message":
         text = it.message_text(item) or ""
     elif kind == "reasoning":
-        text = " ".join(str(p.get("text", "")) for p in item.get("summary") or [] if isinstance(p, dict))
+        text = reasoning_summary(item) or reasoning_raw(item)
     elif it.is_call(item):
         text = f"{item.get('name') or kind}({item.get('arguments') or item.get('input') or ''})"
     elif it.is_output(item):
         out = item.get("output")
-        text = out if isinstance(out, str) else json.dumps(out)
+        text = out if isinstance(out, str) else json.dumps(out, default=str)
+    elif kind == "protocol.deviation":
+        text = f"{item.get('rule')}: {item.get('detail')}"
+    elif kind == "server.error":
+        text = f"{item.get('kind')}: {item.get('message')}"
     else:
         text = str(item.get("status") or "")
     return sanitize(" ".join(text.split()))[:80]
+
+
+def notes_for_inspector(deviations: list[Any], errors: list[Any]) -> list[HistoryEntry]:
+    """Protocol notes and server errors as inspector rows (not history: never sent).
+    An error keeps the whole body the server sent (an HTML page, a long JSON), which
+    its one-line message only summarises."""
+    notes: list[HistoryEntry] = []
+    for note in deviations:
+        notes.append(HistoryEntry({"type": "protocol.deviation", **note.to_json()}, key="note"))
+    for error in errors:
+        row = {"type": "server.error", **error.to_json()}
+        if getattr(error, "body", None):
+            row["body"] = error.body
+        notes.append(HistoryEntry(row, key="note"))
+    for n, entry in enumerate(notes, 1):
+        entry.seq = -n  # negative: never the seq of a committed item
+    return notes
 
 
 class RawItemScreen(ModalScreen[None]):
@@ -77,16 +99,19 @@ class InspectorScreen(ModalScreen[None]):
         Binding("ctrl+f", "focus_search", "Search", id="inspector.search"),
     ]
 
-    def __init__(self, entries: list[HistoryEntry]) -> None:
+    def __init__(self, entries: list[HistoryEntry], notes: list[HistoryEntry] | None = None) -> None:
         super().__init__()
-        self.entries = entries
+        self.committed = len(entries)
+        self.entries = entries + (notes or [])
         self._search = [json.dumps(e.item, ensure_ascii=False).lower() for e in entries]
         self.shown: list[HistoryEntry] = []
 
     def compose(self) -> ComposeResult:
         kinds = sorted({str(e.item.get("type")) for e in self.entries})
         with Vertical(id="inspector"):
-            yield Static(Text(f"History: {len(self.entries)} committed items  (enter: raw JSON · esc: close)",
+            notes = len(self.entries) - self.committed
+            extra = f" · {notes} protocol notes and errors" if notes else ""
+            yield Static(Text(f"History: {self.committed} committed items{extra}  (enter: raw JSON · esc: close)",
                               style="bold"))
             with Horizontal(id="inspector-filters"):
                 yield Input(placeholder="search text…", id="inspector-search")
@@ -113,7 +138,8 @@ class InspectorScreen(ModalScreen[None]):
             self.shown.append(entry)
             item = entry.item
             when = time.strftime("%H:%M:%S", time.localtime(entry.time)) if entry.time else ""
-            table.add_row(str(entry.seq), when, sanitize(str(item.get("type"))), sanitize(str(item.get("role") or "")),
+            number = str(entry.seq) if entry.seq > 0 else "note"
+            table.add_row(number, when, sanitize(str(item.get("type"))), sanitize(str(item.get("role") or "")),
                           str(len(text)), describe(item), key=str(entry.seq))
 
     def on_input_changed(self, event: Input.Changed) -> None:

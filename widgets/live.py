@@ -150,12 +150,16 @@ class LiveMessage(LivePane):
 
 
 class LiveReasoning(LivePane):
-    """Reasoning summary parts as they stream; raw reasoning text only when enabled."""
+    """Reasoning summary parts as they stream. Raw reasoning text shows while no summary
+    has come (all a local model sends), and always with ctrl+r."""
 
     def __init__(self, item: dict[str, Any], item_id: str, show_raw: bool = False) -> None:
         super().__init__(item, item_id)
         self.show_raw = show_raw
         self.raw: list[str] = []
+        # Local reasoning models (llama.cpp, gpt-oss) send only raw reasoning text: it is
+        # all the reasoning there is, so it shows until a summary arrives.
+        self.summary_seen = False
 
     def compose(self) -> ComposeResult:
         yield Static(Text("thinking…", style="bold"), classes="live-label")
@@ -164,9 +168,10 @@ class LiveReasoning(LivePane):
     def add_delta(self, kind: str, text: str) -> None:
         if kind == "reasoning_text":
             self.raw.append(sanitize(text))
-            if self.show_raw:
+            if self.show_raw or not self.summary_seen:
                 self._pending.append(sanitize(text))
         else:
+            self.summary_seen = True
             self._pending.append(sanitize(text))
 
     def add_part(self, kind: str, index: int | None) -> None:

@@ -1,0 +1,280 @@
+"""`rivulet doctor`: what a Responses server supports, and the settings that fit it.
+
+A few short probe requests, each through the real transports and state machine (so a
+deviation the chat would tolerate is seen here too): plain text, a forced function
+call, a custom (freeform) tool, reasoning, the WebSocket handshake and
+`previous_response_id`. It prints what worked, every protocol deviation seen, and the
+settings it recommends. It exits non-zero only when the server cannot chat at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import Any
+
+from rivulet.core import items as it
+from rivulet.core.config import Settings, effective_patch_tool, safe_url
+from rivulet.core.errors import ConfigError, RivuletError
+from rivulet.core.events import Delta
+from rivulet.core.sanitize import sanitize
+from rivulet.core.state_machine import Deviation, SamplingResult, SamplingSink, Transient, consume_response
+
+PROBE_TOKENS = 200  # enough for a short answer or one tool call, so each probe stays quick
+
+_TIME_TOOL = {"type": "function", "name": "current_time", "description": "The current local time.",
+              "parameters": {"type": "object", "properties": {}, "additionalProperties": False}}
+_ECHO_TOOL = {"type": "custom", "name": "echo", "description": "Echoes its freeform text input back."}
+
+
+def add_doctor_parser(sub: Any) -> None:
+    dr = sub.add_parser("doctor", help="probe a server: what it supports, its deviations, the settings to use")
+    dr.add_argument("--base-url", help="the server to probe (default: the configured one)")
+    dr.add_argument("--model", help="model name to probe with")
+    dr.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    dr.add_argument("--timeout", type=float, default=120.0, help="seconds allowed for each probe (default 120)")
+
+
+@dataclass
+class Probe:
+    name: str
+    ok: bool | None = None  # None: not applicable / not tried
+    detail: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class Report:
+    server: str
+    model: str
+    probes: list[Probe] = field(default_factory=list)
+    deviations: dict[str, Deviation] = field(default_factory=dict)
+    recommended: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def can_chat(self) -> bool:
+        return bool(self.probes) and self.probes[0].ok is True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"server": self.server, "model": self.model, "can_chat": self.can_chat,
+                "probes": [p.__dict__ for p in self.probes],
+                "deviations": [d.to_json() for d in self.deviations.values()],
+                "recommended": self.recommended, "notes": self.notes}
+
+
+class _Watch(SamplingSink):
+    """Collects what a probe needs to judge: deviations and the kinds of delta seen."""
+
+    def __init__(self) -> None:
+        self.deviations: list[Deviation] = []
+        self.delta_kinds: set[str] = set()
+
+    async def transient(self, key: str, event: Transient) -> None:
+        if type(event) is Delta:
+            self.delta_kinds.add(event.kind.value)
+
+    async def deviation(self, note: Deviation) -> None:
+        self.deviations.append(note)
+
+
+class Doctor:
+    def __init__(self, settings: Settings, timeout: float) -> None:
+        self.settings = settings
+        self.timeout = timeout
+        self.report = Report(safe_url(settings.base_url), settings.model)
+
+    def _body(self, prompt: str, **extra: Any) -> dict[str, Any]:
+        return {"model": self.settings.model, "input": [it.user_message(prompt)], "stream": True,
+                "store": False, "max_output_tokens": PROBE_TOKENS, **extra}
+
+    async def _run(self, transport: Any, body: dict[str, Any]) -> tuple[SamplingResult, _Watch]:
+        watch = _Watch()
+        async with asyncio.timeout(self.timeout):
+            async with aclosing(transport.stream(body)) as events:
+                result = await consume_response(events, watch)
+        for note in watch.deviations:
+            self.report.deviations.setdefault(note.rule, note)
+        return result, watch
+
+    async def probe(self, name: str, transport: Any, body: dict[str, Any], judge: Any) -> Probe:
+        probe = Probe(name)
+        started = time.monotonic()
+        try:
+            result, watch = await self._run(transport, body)
+            probe.ok, probe.detail = judge(result, watch)
+        except TimeoutError:
+            probe.ok, probe.detail = False, f"no answer within {self.timeout:g}s"
+        except RivuletError as exc:
+            probe.ok, probe.detail = False, _failure(exc)
+        probe.seconds = round(time.monotonic() - started, 2)
+        self.report.probes.append(probe)
+        return probe
+
+    async def run(self) -> Report:
+        from rivulet.core.sse import SseTransport
+
+        sse = SseTransport(self.settings)
+        try:
+            text = await self.probe("plain text", sse, self._body("Say hello in one short sentence."), _judge_text)
+            if not text.ok:
+                return self.report  # nothing else can work
+            calls = await self.probe("function call (tool_choice required)", sse, self._body(
+                "Call the current_time tool now.", tools=[_TIME_TOOL], tool_choice="required"), _judge_call)
+            if calls.ok is False and "invalid_request" in calls.detail:
+                calls = await self.probe("function call (tool_choice auto)", sse, self._body(
+                    "Call the current_time tool now.", tools=[_TIME_TOOL], tool_choice="auto"), _judge_call)
+            custom = await self.probe("custom (freeform) tool", sse, self._body(
+                "Call the echo tool with the input: hello", tools=[_ECHO_TOOL], tool_choice="auto"), _judge_custom)
+            reasoning = await self.probe("reasoning", sse, self._body(
+                "Think briefly, then tell me: what is 17 * 23?", reasoning={"effort": "low", "summary": "auto"}),
+                _judge_reasoning)
+            chained = await self._previous_response_id(sse)
+            ws = await self._websocket()
+        finally:
+            await sse.aclose()
+        self._recommend(calls, custom, reasoning, chained, ws)
+        return self.report
+
+    async def _previous_response_id(self, sse: Any) -> Probe:
+        probe = Probe("previous_response_id (store: true)")
+        started = time.monotonic()
+        try:
+            first, _ = await self._run(sse, {**self._body("Remember the word: kestrel. Reply OK."), "store": True})
+            if not first.response_id:
+                probe.ok, probe.detail = False, "the first response has no id"
+            else:
+                second, _ = await self._run(sse, {**self._body("Which word did I ask you to remember?"),
+                                                  "store": True, "previous_response_id": first.response_id})
+                remembered = "kestrel" in (second.last_message or "").lower()
+                probe.ok = True
+                probe.detail = "accepted" + ("; the answer used the earlier turn" if remembered else
+                                             "; the answer did not show the earlier turn (ignored?)")
+        except TimeoutError:
+            probe.ok, probe.detail = False, f"no answer within {self.timeout:g}s"
+        except RivuletError as exc:
+            probe.ok, probe.detail = False, _failure(exc)
+        probe.seconds = round(time.monotonic() - started, 2)
+        self.report.probes.append(probe)
+        return probe
+
+    async def _websocket(self) -> Probe:
+        from rivulet.core.ws import WebSocketTransport
+
+        ws = WebSocketTransport(self.settings, incremental=False)
+        try:
+            return await self.probe("Responses WebSocket", ws, self._body("Say hi."), _judge_text)
+        finally:
+            await ws.aclose()
+
+    def _recommend(self, calls: Probe, custom: Probe, reasoning: Probe, chained: Probe, ws: Probe) -> None:
+        rec = self.report.recommended
+        rec["patch_tool"] = "custom" if custom.ok else "function"
+        rec["transport"] = "ws" if ws.ok else "sse"
+        rec["ws_incremental"] = bool(chained.ok and "did not" not in chained.detail)
+        rec["strict_protocol"] = False
+        notes = self.report.notes
+        if not self.report.deviations:
+            notes.append("no deviation seen: strict_protocol = true would pass")
+        if not calls.ok:
+            notes.append("the model made no function call: the agent tools will not work well here")
+        if reasoning.ok and "raw" in reasoning.detail:
+            notes.append("reasoning comes as raw text only (shown live); reasoning_summary has no effect")
+        current = effective_patch_tool(self.settings)
+        if current != rec["patch_tool"]:
+            notes.append(f"patch_tool resolves to {current} for this server today: set it explicitly")
+
+
+def _judge_text(result: SamplingResult, watch: _Watch) -> tuple[bool, str]:
+    text = (result.last_message or "").strip()
+    if not text:
+        return False, "completed without any assistant text"
+    cut = f" (cut: {result.incomplete})" if result.incomplete else ""
+    return True, f"answered{cut}: {_clip(text)}"
+
+
+def _judge_call(result: SamplingResult, watch: _Watch) -> tuple[bool, str]:
+    calls = [i for i in result.committed if i.get("type") == "function_call"]
+    if not calls:
+        return False, f"no function call; the model said: {_clip(result.last_message)}"
+    streamed = "function_call_arguments" in watch.delta_kinds
+    return True, f"{calls[0].get('name')}({_clip(calls[0].get('arguments'))})" + \
+        ("" if streamed else ", arguments not streamed (done only)")
+
+
+def _judge_custom(result: SamplingResult, watch: _Watch) -> tuple[bool, str]:
+    calls = [i for i in result.committed if i.get("type") == "custom_tool_call"]
+    if calls:
+        return True, f"{calls[0].get('name')}({_clip(calls[0].get('input'))})"
+    other = [i.get("type") for i in result.committed]
+    return False, f"no custom_tool_call (the server may drop custom tools); got {other or 'nothing'}"
+
+
+def _judge_reasoning(result: SamplingResult, watch: _Watch) -> tuple[bool, str]:
+    items = [i for i in result.committed if i.get("type") == "reasoning"]
+    if not items:
+        return False, "no reasoning item (not a reasoning model, or the server does not send it)"
+    kinds = watch.delta_kinds
+    if "reasoning_summary_text" in kinds:
+        return True, "summaries streamed"
+    if "reasoning_text" in kinds:
+        return True, "raw reasoning text streamed (no summaries)"
+    return True, "a reasoning item without streamed text (encrypted or empty)"
+
+
+def _failure(exc: RivuletError) -> str:
+    status = getattr(exc, "status", None)
+    return f"{exc.kind}{f' (HTTP {status})' if status else ''}: {exc.message}"
+
+
+def _clip(text: Any, limit: int = 60) -> str:
+    one = " ".join(str(text or "").split())
+    return sanitize(one if len(one) <= limit else one[: limit - 1] + "…")
+
+
+def render(report: Report) -> str:
+    lines = [f"rivulet doctor · {report.server} · model {report.model}", ""]
+    for p in report.probes:
+        mark = {True: "ok  ", False: "FAIL", None: "--  "}[p.ok]
+        lines.append(f"  {mark} {p.name:<38} {p.seconds:6.2f}s  {sanitize(p.detail)}")
+    lines.append("")
+    if report.deviations:
+        lines.append("Protocol deviations (tolerated; --strict would refuse them):")
+        for d in report.deviations.values():
+            lines.append(f"  - {d.rule}: {sanitize(d.detail)}")
+    else:
+        lines.append("Protocol deviations: none seen")
+    if report.recommended:
+        lines += ["", "Recommended settings (config.toml):"]
+        for key, value in report.recommended.items():
+            shown = json.dumps(value) if isinstance(value, bool) else str(value)
+            lines.append(f"  {key} = {sanitize(shown)}")
+    for note in report.notes:
+        lines.append(f"  # {sanitize(note)}")
+    if not report.can_chat:
+        lines += ["", "The server cannot chat: the plain text probe failed."]
+    return "\n".join(lines)
+
+
+async def run_doctor(args: argparse.Namespace) -> int:
+    from rivulet.app.cli import _fail, settings_for
+
+    try:
+        settings, demo = settings_for(args)
+    except ConfigError as exc:
+        return _fail(exc.message, 2)
+    try:
+        report = await Doctor(settings, args.timeout).run()
+    finally:
+        if demo is not None:
+            demo.stop()
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=True))
+    else:
+        print(render(report))
+    return 0 if report.can_chat else 1
