@@ -61,6 +61,17 @@ def test_shell_call_then_answer(gptoss, tmp_path):
     # The reasoning streamed as reasoning_text deltas (gpt-oss's way), shown live.
     assert any(e["type"] == "item.delta" and e["kind"] == "reasoning_text" for e in evs)
     assert evs[-1]["last_message"] == "The file ends with: the answer is 42"
+    # OpenAI's own server breaks the naive contract; each deviation is reported, once per response.
+    rules = [e["rule"] for e in evs if e["type"] == "protocol.deviation"]
+    assert "done_without_added" in rules and "output_index_mismatch" in rules
+    assert rules.count("done_without_added") == 1  # only the first response has a (done-only) call
+
+
+def test_strict_mode_refuses_the_reference_servers_deviations(gptoss, tmp_path):
+    proc = rivulet("exec", "what is in data.txt?", "--base-url", gptoss, "--approval", "never-ask",
+                   "--workspace", str(_workspace(tmp_path)), "--patch-tool", "function", "--strict")
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "strict protocol" in proc.stderr
 
 
 def test_apply_patch_then_answer(gptoss, tmp_path):
