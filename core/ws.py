@@ -209,8 +209,11 @@ class FallbackTransport:
             events = self.primary.stream(body)
             try:
                 async for event in events:
+                    if type(event) is Completed:
+                        # A success: counted here, because the consumer closes this
+                        # generator at Completed (code after the loop never runs).
+                        self.failures = 0
                     yield event
-                self.failures = 0
                 return
             except WebSocketUnsupported as exc:
                 self._fall_back(exc.message)  # nothing was sent: go on over SSE at once

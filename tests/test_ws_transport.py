@@ -225,6 +225,27 @@ async def test_repeated_failures_fall_back_to_sse_and_the_turn_succeeds():
     assert len(server.requests) == 2 and len(notices) == 1 and "2 failures in a row" in notices[0]
 
 
+async def test_failures_separated_by_successes_do_not_fall_back():
+    """"In a row" means in a row: a success between two failures resets the count (the
+    consumer closes the stream at Completed, so the reset must happen there)."""
+    def script(n, request):
+        if n % 2 == 0:  # every other connection is cut mid-response
+            return [events_of([created(f"r{n}")])[0], ("close",)]
+        return text_response(f"r{n}", f"answer {n}")
+
+    notices: list[str] = []
+    async with ScriptedServer(script) as server:
+        s = settings(base_url=server.base_url)
+        transport = FallbackTransport(WebSocketTransport(s, ping_interval=None), serving(b""), max_failures=2,
+                                      on_fallback=notices.append)
+        conv = Conversation(s, transport, retry=RetryPolicy(max_retries=2, base_delay=0.0))
+        for turn in range(3):
+            await conv.run_turn(f"turn {turn}")
+        await transport.aclose()
+    assert notices == [] and transport.name == "ws"
+    assert transport.failures == 0
+
+
 # ---- differential: aimock over SSE and over WebSocket ----------------------------------
 
 _ID = re.compile(r"^(resp|msg|rs|fc|call|item|ws)[-_][A-Za-z0-9_-]+$")
