@@ -114,10 +114,6 @@ class LiveMessage(LivePane):
     def segments(self) -> int:
         return self.segmenter.segments
 
-    @property
-    def frozen_segments(self) -> int:
-        return len(self._frozen.segments)
-
     async def flush(self, force: bool = False) -> None:
         text = self._take(force)
         if not text:

@@ -12,7 +12,7 @@ import json
 
 from rich.text import Text
 
-from rivulet.core.patch import FileOp, OpKind, PatchParser
+from rivulet.core.patch import OpKind, PatchParser
 from rivulet.core.sanitize import sanitize
 
 _MARK = {OpKind.ADD: ("A", "green"), OpKind.DELETE: ("D", "red"), OpKind.UPDATE: ("M", "yellow")}
@@ -62,6 +62,3 @@ def render_patch(parser: PatchParser, tail: int = 40, writing: bool = False) -> 
     out.rstrip()
     return out
 
-
-def summarize(ops: list[FileOp]) -> str:
-    return ", ".join(f"{_MARK[o.kind][0]} {o.path}" for o in ops)

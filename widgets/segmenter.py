@@ -45,10 +45,6 @@ class Segmenter:
         self._prev_blank = False
         self._fence: _Fence | None = None
 
-    @property
-    def in_fence(self) -> bool:
-        return self._fence is not None
-
     def feed(self, text: str) -> list[str]:
         """Split `text` (the next part of the message) into pieces: the first goes
         on the open segment, each further piece starts a new segment."""
