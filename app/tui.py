@@ -134,9 +134,6 @@ class RivuletApp(App[None]):
         self.live: dict[str, LivePane] = {}
         self.show_raw_reasoning = False
         self._turn_started = 0.0
-        self._turn_prompt = ""
-        self._turn_history_len = 0
-        self._turn_server_items = 0
         self.turn_worker = None
         self._themes_ready = False
         self.bus = b.EventBus()
@@ -292,9 +289,6 @@ class RivuletApp(App[None]):
 
     def run_turn(self, prompt: str) -> None:
         assert self.conversation is not None
-        self._turn_prompt = prompt
-        self._turn_history_len = len(self.conversation.history)
-        self._turn_server_items = 0
         self.turn_worker = self._turn(prompt)
 
     @work(group="turn", exclusive=True, exit_on_error=False)
@@ -319,7 +313,6 @@ class RivuletApp(App[None]):
         """Esc: history keeps what was committed. If the server committed nothing this
         turn, the prompt goes back to the composer and the turn is undone."""
         assert self.conversation is not None
-        history = self.conversation.history
         status = self._status
         while isinstance(self.screen, ApprovalScreen):  # a question nobody needs answered now
             self.pop_screen()
@@ -330,18 +323,22 @@ class RivuletApp(App[None]):
             await pane.close()
             pane.mark_discarded("interrupted")
         self.live.clear()
-        if self._turn_server_items == 0 and len(history) == self._turn_history_len + 1:
-            history.truncate(self._turn_history_len)
-            for entry in self._transcript.query(Entry):
-                if entry.item_id == f"user-{self.conversation.turns}":
-                    entry.remove()
-            self._composer.restore(self._turn_prompt)
-            status.note = "Interrupted before anything was committed: your message is back in the composer"
-        else:
-            status.note = "Interrupted: what was committed is kept"
+        status.note = "Interrupted: what was committed is kept"
         status.state = "idle"
         status.heading = status.retry = None
         status.refresh_line()
+
+    def _taken_back(self, event: b.TurnInterrupted) -> None:
+        """The conversation undid an interrupted turn that committed nothing: its
+        entry goes, and the prompt is back in the composer."""
+        if event.taken_back is None:
+            return
+        for entry in self._transcript.query(Entry):
+            if entry.item_id == f"user-{event.turn_id}":
+                entry.remove()
+        self._composer.restore(event.taken_back)
+        self._status.note = "Interrupted before anything was committed: your message is back in the composer"
+        self._status.refresh_line()
 
     async def ask_approval(self, request: ApprovalRequest) -> Decision:
         """The approver of the tool policy: a modal question, answered by the user."""
@@ -424,6 +421,8 @@ class RivuletApp(App[None]):
                 if pane is not None:
                     await pane.flush(force=True)
                     pane.add_class("live-ended")
+            case b.TurnInterrupted():
+                self._taken_back(event)
             case b.ProtocolDeviation():
                 await self._protocol_note(event)
             case b.ItemDiscarded(item_id=item_id, reason=reason):
@@ -492,8 +491,6 @@ class RivuletApp(App[None]):
     async def _commit(self, item: dict[str, Any], item_id: str) -> None:
         """Item Done: the live pane gives way to the committed entry (one full render)."""
         transcript = self._transcript
-        if item.get("role") != "user" and not it.is_output(item):
-            self._turn_server_items += 1
         pane = self.live.pop(item_id, None)
         if it.is_output(item):
             for entry in self._transcript.query(ToolCallEntry):

@@ -105,6 +105,17 @@ class ItemDiscarded(BusEvent):
 
 
 @dataclass(slots=True)
+class TurnInterrupted(BusEvent):
+    """The user interrupted the turn. `taken_back` is the prompt when the server had
+    committed nothing, so the turn was undone (history no longer has it); else None,
+    and what was committed is kept."""
+
+    turn_id: int
+    taken_back: str | None
+    type: str = field(init=False, default="turn.interrupted")
+
+
+@dataclass(slots=True)
 class ItemLiveEnded(BusEvent):
     """A later item was added while this one streamed (llama.cpp): its live pane
     stops growing; the item stays open until its Item Done commits it."""

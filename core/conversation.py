@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import items as it
-from .bus import ErrorOccurred, EventBus, ItemCompleted, ResponseStarted, Retrying, TurnCompleted, TurnStarted
+from .bus import (ErrorOccurred, EventBus, ItemCompleted, ResponseStarted, Retrying, TurnCompleted, TurnInterrupted,
+                  TurnStarted)
 from .config import Settings
 from .agent_tools import StopTurn
 from .consumer import BusSink, add_usage
@@ -211,8 +212,9 @@ class Conversation:
             self.bus.publish(ErrorOccurred(exc))
             raise
         except asyncio.CancelledError:
-            self._record_interrupt(turn_id, start)
+            undone = self._record_interrupt(turn_id, start)
             self._turn_ended(turn_id, usage, "interrupted")
+            self.bus.publish(TurnInterrupted(turn_id, prompt if undone else None))
             raise
         self._turn_ended(turn_id, usage, "stopped" if stopped else "completed")
         self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped))
@@ -243,16 +245,22 @@ class Conversation:
         self.history.append(output, key=key)
         self.bus.publish(ItemCompleted(output, key))
 
-    def _record_interrupt(self, turn_id: int, start: int) -> None:
+    def _record_interrupt(self, turn_id: int, start: int) -> bool:
+        """What an interrupt keeps. If the server committed nothing this turn, the turn
+        is undone (its user message leaves history; the caller gives the prompt back)
+        and True is returned. Else every unanswered call gets an "aborted" output and a
+        note tells the model, next turn, that the user interrupted."""
         entries = self.history.entries[start:]
         if not any(e.segment is not None for e in entries):
-            return  # the server committed nothing: the caller may take the turn back
+            self.history.truncate(start)
+            return True
         for call in self._unanswered(e.item for e in entries):
             if it.call_id(call):
                 self._commit_output(it.aborted_output(call, "aborted: the user interrupted the turn"))
         note = it.user_message(TURN_ABORTED)
         self.history.append(note, key=f"note-{turn_id}")
         self.bus.publish(ItemCompleted(note, f"note-{turn_id}"))
+        return False
 
     async def _sample(self, turn_id: int, request: int) -> SamplingResult | str:
         """One sampling request, retried after retryable errors. Returns its result,

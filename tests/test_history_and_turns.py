@@ -225,3 +225,47 @@ async def test_a_cut_at_every_event_index_retries_to_the_uncut_history(cut_at):
     assert len(slept) == 1
     for r in requests:
         _valid(json.loads(r.content)["input"])
+
+
+async def _interrupt_after(payloads: list[str]):
+    """Run a turn whose stream stops after `payloads` and never ends; interrupt it there."""
+    import asyncio
+
+    from rivulet.core.bus import TurnInterrupted
+
+    reached = asyncio.Event()
+
+    async def chunks():
+        yield body(payloads)
+        reached.set()
+        await asyncio.Event().wait()
+
+    t = transport_for(lambda r: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=chunks()))
+    bus = EventBus()
+    seen = []
+    bus.subscribe(seen.append)
+    conv = Conversation(settings(), t, bus)
+    task = asyncio.create_task(conv.run_turn("my prompt"))
+    await reached.wait()
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await bus.drain()
+    return conv, [e for e in seen if isinstance(e, TurnInterrupted)]
+
+
+async def test_an_interrupt_before_anything_was_committed_undoes_the_turn():
+    """Turn undo is the conversation's decision, shared by the chat and exec."""
+    conv, interrupts = await _interrupt_after([created(), *message_events("m1", "half")[:3]])
+    assert len(conv.history) == 0
+    assert [(i.turn_id, i.taken_back) for i in interrupts] == [(1, "my prompt")]
+
+
+async def test_an_interrupt_after_a_commit_keeps_it_and_tells_the_model():
+    conv, interrupts = await _interrupt_after([created(), *call_events("fc_1", "call_1", "f", "{}"),
+                                                *message_events("m1", "half", 1)[:3]])
+    assert [i.taken_back for i in interrupts] == [None]
+    types = [(i.get("type"), i.get("call_id")) for i in conv.history.items]
+    assert types[:3] == [("message", None), ("function_call", "call_1"), ("function_call_output", "call_1")]
+    assert "<turn_aborted>" in conv.history.items[-1]["content"][0]["text"]
