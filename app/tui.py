@@ -403,6 +403,9 @@ class RivuletApp(App[None]):
                 if pane is not None:
                     pane.add_part(kind, index)
             case b.ItemStarted(item=item, item_id=item_id):
+                if status.state == "retrying":  # the retry streams: no longer reconnecting
+                    status.state, status.retry = "working", None
+                    status.refresh_line()
                 pane = live_pane_for(item, item_id, self.show_raw_reasoning)
                 self.live[item_id] = pane
                 await transcript.mount(pane)

@@ -37,6 +37,15 @@ PATCH_DESCRIPTION = """Edit files with a patch. Paths are relative to the worksp
 *** End Patch
 Give about three context lines around each change; use several @@ hunks for several places."""
 
+# Small local models (a 1.5B Qwen behind llama.cpp) follow the parameter's own
+# description more than the tool's: a worked example there turns their one-line
+# non-patches into valid ones.
+PATCH_INPUT_DESCRIPTION = """The whole patch, one line per line, for example:
+*** Begin Patch
+*** Add File: hello.txt
++hi
+*** End Patch"""
+
 # A Lark grammar for the freeform (custom) tool, so the model's output is a patch
 # by construction. Written for rivulet after the format above.
 PATCH_GRAMMAR = r"""
@@ -101,7 +110,7 @@ class AgentTools:
             specs.append({"type": "function", "name": "apply_patch", "description": PATCH_DESCRIPTION,
                           "parameters": {"type": "object", "additionalProperties": False, "required": ["input"],
                                          "properties": {"input": {"type": "string",
-                                                                  "description": "The whole patch."}}},
+                                                                  "description": PATCH_INPUT_DESCRIPTION}}},
                           "strict": True})
         if self.settings.shell:
             specs.append({

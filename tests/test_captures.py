@@ -13,7 +13,7 @@ from rivulet.core.mapping import decode_event
 from rivulet.core.state_machine import SamplingSink, consume_response
 from rivulet.core.wire import UnknownWire, parse_wire
 
-from conftest import CAPTURE_FILES, RECORDINGS, recording, serving
+from conftest import CAPTURE_FILES, REAL, RECORDINGS, recording, serving
 
 
 def _final(rec):
@@ -189,3 +189,64 @@ async def test_mapped_event_order_is_the_wire_order():
     async with aclosing(serving(rec.body).stream({})) as events:
         streamed = [e async for e in events]
     assert [type(e) for e in streamed] == [type(e) for e in mapped]
+
+
+LLAMACPP_COMPLETED = {
+    # capture: (committed item types, deviations that must be reported, pending call names)
+    "llamacpp_reasoning_then_message.sse": (["reasoning", "message"], {"overlapping_items"}, []),
+    "llamacpp_text_then_shell_call.sse": (["message", "function_call"], {"overlapping_items"}, ["shell"]),
+    "llamacpp_reasoning_never_closed.sse": (["reasoning"], {"no_output_index"}, []),
+    "llamacpp_apply_patch_function.sse": (["function_call"], {"no_output_index"}, ["apply_patch"]),
+    "llamacpp_custom_tool_dropped.sse": (["message"], {"no_output_index"}, []),
+    "llamacpp_tool_followup.sse": (["message"], {"no_output_index"}, []),
+    # The server cut it at 8 tokens but says "completed": nothing tells a client it was cut.
+    "llamacpp_max_output_tokens_8.sse": (["message"], {"no_output_index"}, []),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LLAMACPP_COMPLETED))
+async def test_live_llamacpp_captures_commit_their_completed_output(name):
+    types, rules, calls = LLAMACPP_COMPLETED[name]
+    rec = recording(name)
+    sink = NoteSink()
+    async with aclosing(serving(rec.body).stream({})) as events:
+        result = await consume_response(events, sink)
+    assert [i["type"] for i in result.committed] == types
+    assert rules <= set(sink.rules)
+    assert [c["name"] for c in result.pending_calls] == calls
+    assert result.incomplete is None
+    if "overlapping_items" in rules:
+        # The overtaken item stopped drawing when the next was added, and nothing of it
+        # was drawn in the wrong pane: every drawn delta was counted under its own key.
+        assert len(sink.ended) == 1 and set(sink.drawn) == {i["id"] for i in result.committed}
+
+
+@pytest.mark.parametrize("name, error, message", [
+    ("llamacpp_fenced_call_then_error_frame.sse", errors.ServerError,
+     "The model produced output that does not match the expected peg-native format"),
+    ("llamacpp_killed_midstream.sse", errors.StreamError, "stream closed before response.completed"),
+])
+async def test_cut_llamacpp_captures_say_what_the_user_sees(name, error, message):
+    """The user sees a retry (both are retryable) and nothing half-received commits:
+    the open message and call are discarded."""
+    rec = recording(name)
+    committed, discarded = [], []
+
+    class Sink(SamplingSink):
+        async def commit(self, key, item, *, backfilled=False):
+            committed.append(key)
+
+        async def discard(self, key, reason):
+            discarded.append(key)
+
+    with pytest.raises(error, match=message) as info:
+        async with aclosing(serving(rec.body).stream({})) as events:
+            await consume_response(events, Sink())
+    assert info.value.retryable
+    assert committed == [] and discarded
+
+
+def test_llamacpp_loading_model_503_is_a_retryable_server_error():
+    body = (REAL / "llamacpp" / "llamacpp_503_loading_model.body.json").read_bytes()
+    error = errors.error_from_body(503, body)
+    assert type(error) is errors.ServerError and error.retryable and error.message == "Loading model"

@@ -157,7 +157,7 @@ async def test_escape_before_anything_was_committed_gives_the_prompt_back():
 
 
 async def test_retries_show_reconnecting_in_the_status_line():
-    server = GatedServer([created(), *message_events("m", "cut")[:2]], two_item_response())
+    server = GatedServer([created(), *message_events("m", "cut")[:2]], two_item_response(), gate_at={1: 5})
     app = make_app(server)
     async with app.run_test(size=(100, 40)) as pilot:
         done = turn_completions(app)
@@ -177,6 +177,11 @@ async def test_retries_show_reconnecting_in_the_status_line():
         status = app.query_one(StatusLine)
         assert status.state == "retrying" and "reconnecting 1/4" in str(status.render())
         gate.set()
+        await server.reached.wait()
+        # The retry is streaming: the status line no longer says it is reconnecting.
+        await until(pilot, lambda: app.live and status.state == "working", "the retry to stream")
+        assert "reconnecting" not in str(status.render())
+        server.release()
         await until(pilot, lambda: done, "turn completion")
         assert status.retry is None and not app.query(".discarded")
 
