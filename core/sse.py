@@ -95,7 +95,10 @@ async def _raise_for_status(response: httpx.Response) -> None:
                 retry = str(float(retry_ms) / 1000)
             except ValueError:
                 pass
-        raise error_from_body(response.status_code, body, retry)
+        error = error_from_body(response.status_code, body, retry)
+        # The one-line message summarises; the whole body is here (and in the inspector).
+        log.debug("HTTP %s from %s, whole body: %s", response.status_code, safe_url(str(response.url)), error.body)
+        raise error
     ctype = response.headers.get("content-type", "").partition(";")[0].strip().lower()
     if ctype != "text/event-stream":
         body = (await response.aread())[:300]

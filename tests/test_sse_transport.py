@@ -228,3 +228,13 @@ async def test_done_marker_ends_the_payloads():
     t = transport_for(lambda r: sse_response([b"data: [DONE]\n\n" + raw]))
     with pytest.raises(errors.StreamError):
         await collect(t)
+
+
+async def test_an_html_error_page_is_one_line_and_its_whole_body_is_logged_at_debug(caplog):
+    page = "<html><head><title>502 Bad Gateway</title></head><body>" + "<p>upstream detail</p>" * 50 + "</body></html>"
+    t = transport_for(lambda r: httpx.Response(502, headers={"content-type": "text/html"}, text=page))
+    with caplog.at_level("DEBUG", logger="rivulet.core.sse"):
+        with pytest.raises(errors.ServerError) as info:
+            await collect(t)
+    assert info.value.message == "502 Bad Gateway" and info.value.body == page
+    assert any("upstream detail" in r.getMessage() for r in caplog.records)
