@@ -16,6 +16,7 @@ from rivulet.core.bus import BusEvent, EventBus, Notice
 from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, safe_url, tool_settings
 from rivulet.core.conversation import Conversation
 from rivulet.core.errors import ConfigError, RivuletError, redact
+from rivulet.core.safe_log import install_log_filter
 from rivulet.core.sanitize import sanitize
 from rivulet.core.session import SessionError, SessionWriter, find_session, list_sessions, load_session, sessions_dir
 from rivulet.core.transports import make_transport
@@ -62,6 +63,7 @@ def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="rivulet: %(levelname)s %(name)s: %(message)s")
+    install_log_filter()
     if args.command == "exec":
         sys.exit(asyncio.run(run_exec(args)))
     if args.command == "sessions":
@@ -112,8 +114,9 @@ def run_replay(args: argparse.Namespace) -> int:
         return _fail(f"cannot replay {args.file}: {getattr(exc, 'message', exc)}")
     settings = Settings(base_url="http://replay.invalid/v1", model=f"replay of {Path(args.file).name}",
                         max_retries=0, max_follow_ups=max(0, len(transport.recordings) - 1), save_sessions=False)
-    RivuletApp(settings, transport, replay=Path(args.file).name).run()
-    return 0
+    app = RivuletApp(settings, transport, replay=Path(args.file).name)
+    app.run()
+    return app.return_code or 0
 
 
 def _session_for(args: argparse.Namespace, settings: Settings):
@@ -186,7 +189,7 @@ def run_tui(args: argparse.Namespace) -> int:
     finally:
         if demo is not None:
             demo.stop()
-    return 0
+    return app.return_code or 0  # 1 after a crash
 
 
 async def run_exec(args: argparse.Namespace) -> int:

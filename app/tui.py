@@ -9,10 +9,12 @@ so the screen is updated at most once per frame however fast deltas arrive.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from functools import partial
 from typing import Any
 
+from rich.console import Console
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -28,6 +30,7 @@ from rivulet.core import items as it
 from rivulet.core.agent_tools import AgentTools, ToolSettings
 from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.config import Settings, safe_url, save_setting
+from rivulet.core.safe_log import SafeStream
 from rivulet.core.sanitize import sanitize
 from rivulet.core.session import Session, SessionWriter
 from rivulet.core.ws import FallbackTransport
@@ -41,6 +44,7 @@ from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
 from rivulet.widgets.entries import (Entry, ErrorEntry, OtherEntry, ToolCallEntry, entry_for, heading_of,
                                      reasoning_summary)
 from rivulet.widgets.live import LiveOther, LivePane, LiveReasoning, live_pane_for
+from rivulet.widgets.safe import SafeNotify, safe_text
 from rivulet.widgets.status import StatusLine
 
 DEMO_WELCOME = (
@@ -97,7 +101,7 @@ class RivuletCommands(Provider):
             yield DiscoveryHit(name, callback, help=help_text)
 
 
-class RivuletApp(App[None]):
+class RivuletApp(SafeNotify, App[None]):
     CSS_PATH = str(STYLESHEET)
     TITLE = "rivulet"
     COMMANDS = App.COMMANDS | {RivuletCommands}
@@ -124,6 +128,8 @@ class RivuletApp(App[None]):
         replay: str | None = None,
     ) -> None:
         super().__init__()
+        # The crash report may quote model or server text: plain, sanitised, redacted.
+        self.error_console = Console(file=SafeStream(sys.stderr), markup=False, highlight=False)
         self.settings = settings
         self.transport = transport
         self.tools = tools
@@ -153,7 +159,7 @@ class RivuletApp(App[None]):
         where = "DEMO · scripted local server, no model" if self.demo else safe_url(self.settings.base_url)
         if self.replay:
             where = "REPLAY · a recorded stream, no server"
-        yield Static(Text(f"rivulet · {where} · {self.settings.model}"), id="banner",
+        yield Static(safe_text(f"rivulet · {where} · {self.settings.model}"), id="banner",
                      classes="demo" if self.demo else "")
         yield Transcript(id="transcript")
         yield StatusLine(self.settings.model, id="status")

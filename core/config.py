@@ -15,7 +15,7 @@ from platformdirs import user_config_dir
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
-from .errors import ConfigError
+from .errors import ConfigError, register_secret
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -58,6 +58,11 @@ class Settings(BaseSettings):
     patch_tool: Literal["custom", "function", "off"] = "custom"  # function: for servers without custom tools
     shell_tool: bool = True
     shell_timeout: float = Field(120.0, gt=0)
+
+    def model_post_init(self, context: Any) -> None:
+        # From now on the key is masked by value in every error, log line and toast.
+        if self.api_key is not None:
+            register_secret(self.api_key.get_secret_value())
 
     @field_validator("base_url")
     @classmethod
