@@ -157,7 +157,8 @@ class AgentTools:
             return _output(call, f"error: the patch was not applied: {exc}")
         except OSError as exc:
             return _output(call, f"error: the patch was not applied: {exc}")
-        request = ApprovalRequest("patch", it.call_id(call) or "", _summary(changes), detail=_diff(changes))
+        request = ApprovalRequest("patch", it.call_id(call) or "", _summary(changes), detail=_diff(changes),
+                                  files=_file_lines(changes))
         if await self._decide(call, request, "The user declined this patch; no file was changed.") is Decision.NO:
             return _output(call, "The user declined this patch; no file was changed. Do not apply it again "
                                  "unchanged: ask the user what they want instead.")
@@ -189,7 +190,7 @@ class AgentTools:
             timeout = min(args["timeout_ms"] / 1000, self.settings.shell_timeout * 10)
         where = cwd.relative_to(self.workspace).as_posix()
         request = ApprovalRequest("shell", it.call_id(call) or "", command, detail=f"in {where or '.'}",
-                                  reason=args.get("justification") or None)
+                                  reason=args.get("justification") or None, workdir=where or ".", timeout=timeout)
         if await self._decide(call, request, "The user declined to run this command.") is Decision.NO:
             return _output(call, "The user declined to run this command; it did not run. Do not run it again "
                                  "unchanged: ask the user or find another way.")
@@ -229,6 +230,18 @@ def _output(call: it.Item, text: str) -> it.Item:
 def _summary(changes: list[FileChange], sep: str = ", ") -> str:
     marks = [("A" if c.old is None else "D" if c.new is None else "M") + " " + c.display for c in changes]
     return sep.join(marks) if marks else "no change"
+
+
+def _file_lines(changes: list[FileChange]) -> list[str]:
+    """Every file of a patch with what happens to it, for the approval question."""
+    out = []
+    for c in changes:
+        diff = file_diff(c.display, c.old, c.new).splitlines()
+        plus = sum(1 for line in diff if line.startswith("+") and not line.startswith("+++"))
+        minus = sum(1 for line in diff if line.startswith("-") and not line.startswith("---"))
+        mark = "A" if c.old is None else "D" if c.new is None else "M"
+        out.append(f"{mark} {c.display}  (+{plus} -{minus})")
+    return out
 
 
 def _diff(changes: list[FileChange]) -> str:

@@ -30,6 +30,11 @@ class ApprovalRequest:
     title: str  # the command, or the files a patch changes
     detail: str = ""  # the patch's diff; the working directory of a command
     reason: str | None = None  # the model's justification, when it gives one
+    workdir: str | None = None  # a command's directory, relative to the workspace
+    timeout: float | None = None  # a command's time limit in seconds
+    files: list[str] = field(default_factory=list)  # a patch's files, each as "A path (+3 -0)"
+    # Why this must be asked even where the policy would not ask (a protected path).
+    protected: list[str] = field(default_factory=list)
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
