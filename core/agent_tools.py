@@ -20,6 +20,7 @@ from .builtin_tools import BuiltinTools
 from .bus import EventBus, ToolOutputDelta, TurnDiffUpdated
 from .patch import PatchError, parse_patch
 from .patch_apply import FileChange, apply_plan, confine, plan_patch
+from .protected import DEFAULT_PROTECTED, protection_reason
 from .shell_tool import run_shell
 from .turn_diff import TurnDiff, file_diff
 
@@ -79,6 +80,7 @@ class ToolSettings:
     # Values that must never leave in a tool's output (the API key): commands do not get
     # them in their environment, and any output that holds one anyway has it masked.
     secrets: tuple[str, ...] = ()
+    protected_paths: tuple[str, ...] = DEFAULT_PROTECTED  # patches touching these always ask
 
 
 class AgentTools:
@@ -157,8 +159,10 @@ class AgentTools:
             return _output(call, f"error: the patch was not applied: {exc}")
         except OSError as exc:
             return _output(call, f"error: the patch was not applied: {exc}")
+        protected = [why for c in changes if (why := protection_reason(
+            self.workspace, c.path.relative_to(self.workspace).as_posix(), self.settings.protected_paths))]
         request = ApprovalRequest("patch", it.call_id(call) or "", _summary(changes), detail=_diff(changes),
-                                  files=_file_lines(changes))
+                                  files=_file_lines(changes), protected=protected)
         if await self._decide(call, request, "The user declined this patch; no file was changed.") is Decision.NO:
             return _output(call, "The user declined this patch; no file was changed. Do not apply it again "
                                  "unchanged: ask the user what they want instead.")

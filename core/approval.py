@@ -2,7 +2,8 @@
 
 Policies: `ask` (every shell command and every patch asks), `auto-edit` (patches that
 stay inside the workspace run without asking; shell commands still ask) and
-`never-ask` (for sandboxes and CI). The question itself goes to an `Approver`: the
+`never-ask` (for sandboxes and CI). A patch that touches a protected path (see
+`protected.py`) asks under every policy but `never-ask`, and "always" only answers it once. The question itself goes to an `Approver`: the
 app's dialog, a terminal prompt in `exec`, or a scripted one in tests.
 """
 
@@ -56,6 +57,9 @@ class ApprovalPolicy:
     async def decide(self, request: ApprovalRequest) -> Decision:
         if self.policy == "never-ask":
             return Decision.YES
+        if request.protected:  # a write that can make code run later: asked every time
+            decision = await self.approver(request)
+            return Decision.YES if decision is Decision.ALWAYS else decision
         if request.kind == "patch" and (self.policy == "auto-edit" or self.allow_patches):
             return Decision.YES
         if request.kind == "shell" and request.title in self.allowed_commands:

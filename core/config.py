@@ -16,6 +16,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from .errors import ConfigError, register_secret
+from .protected import DEFAULT_PROTECTED
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -58,6 +59,8 @@ class Settings(BaseSettings):
     patch_tool: Literal["custom", "function", "off"] = "custom"  # function: for servers without custom tools
     shell_tool: bool = True
     shell_timeout: float = Field(120.0, gt=0)
+    # Patches touching these always ask, even under auto-edit (glob patterns; see core/protected.py).
+    protected_paths: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED))
 
     def model_post_init(self, context: Any) -> None:
         # From now on the key is masked by value in every error, log line and toast.
@@ -99,7 +102,8 @@ def tool_settings(settings: Settings):
         raise ConfigError(f"workspace {str(workspace)!r} is not a directory")
     key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
     return ToolSettings(workspace=workspace.resolve(), patch_tool=settings.patch_tool, shell=settings.shell_tool,
-                        shell_timeout=settings.shell_timeout, secrets=(key,) if len(key) >= 8 else ())
+                        shell_timeout=settings.shell_timeout, secrets=(key,) if len(key) >= 8 else (),
+                        protected_paths=tuple(settings.protected_paths))
 
 
 def load_settings(**overrides: Any) -> Settings:
