@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from typing import Any
 
@@ -16,7 +17,9 @@ from rivulet.core.bus import BusEvent, EventBus, Notice
 from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, safe_url, tool_settings
 from rivulet.core.conversation import Conversation
 from rivulet.core.errors import ConfigError, RivuletError, redact
+from rivulet.core.environ_scrub import scrub_own_environ
 from rivulet.core.safe_log import install_log_filter
+from rivulet.core.shell_tool import SECRET_ENV
 from rivulet.core.sanitize import sanitize
 from rivulet.core.session import SessionError, SessionWriter, find_session, list_sessions, load_session, sessions_dir
 from rivulet.core.transports import make_transport
@@ -154,6 +157,9 @@ def settings_for(args: argparse.Namespace) -> tuple[Settings, DemoServer | None]
     settings = load_settings(base_url=args.base_url, model=args.model, instructions=getattr(args, "instructions", None),
                              approval=args.approval, workspace=args.workspace,
                              patch_tool=getattr(args, "patch_tool", None), transport=args.transport)
+    # Commands the model writes must not find the key in /proc/<our pid>/environ.
+    scrub_own_environ([v for k, v in os.environ.items() if k in SECRET_ENV] +
+                      ([settings.api_key.get_secret_value()] if settings.api_key is not None else []))
     if settings.api_key is None and settings.base_url == DEFAULT_BASE_URL:
         demo = DemoServer().start()
         return settings.model_copy(update={"base_url": demo.base_url, "model": DEMO_MODEL}), demo

@@ -59,6 +59,8 @@ class Settings(BaseSettings):
     patch_tool: Literal["custom", "function", "off"] = "custom"  # function: for servers without custom tools
     shell_tool: bool = True
     shell_timeout: float = Field(120.0, gt=0)
+    # Send the API key over plain http to a host that is not this machine (off: refused).
+    allow_insecure_http: bool = False
     # Patches touching these always ask, even under auto-edit (glob patterns; see core/protected.py).
     protected_paths: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED))
 
@@ -86,8 +88,20 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=config_path()))
 
+    def insecure_key_problem(self) -> str | None:
+        """Why the key must not be sent to base_url (plain http to another machine), or None."""
+        if self.api_key is None or not self.api_key.get_secret_value() or self.allow_insecure_http:
+            return None
+        if urlsplit(self.base_url).scheme == "http" and not is_loopback(self.base_url):
+            return (f"refusing to send the API key over plain http to {safe_url(self.base_url)}: use https, "
+                    "or set allow_insecure_http = true if this network is trusted")
+        return None
+
     def auth_headers(self) -> dict[str, str]:
         headers = dict(self.headers)
+        problem = self.insecure_key_problem()
+        if problem is not None:  # the one place the key is attached: no transport can skip the check
+            raise ConfigError(problem)
         if self.api_key is not None and self.api_key.get_secret_value():
             headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
         return headers
@@ -110,13 +124,17 @@ def load_settings(**overrides: Any) -> Settings:
     """Settings from every source, with a one-line ConfigError on bad input."""
     clean = {k: v for k, v in overrides.items() if v is not None}
     try:
-        return Settings(**clean)
+        settings = Settings(**clean)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ())) or "config"
         raise ConfigError(f"bad setting {where!r}: {first.get('msg')} (config file: {config_path()})") from None
     except (OSError, ValueError) as exc:  # an unreadable or invalid TOML file
         raise ConfigError(f"cannot read config file {config_path()}: {exc}") from None
+    problem = settings.insecure_key_problem()
+    if problem is not None:
+        raise ConfigError(problem)
+    return settings
 
 
 def safe_url(url: str) -> str:

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .secret_mask import SecretMasker
+
 
 @dataclass
 class ShellResult:
@@ -75,15 +77,18 @@ async def run_shell(command: str, cwd: Path, *, timeout: float, limit: int,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
     captured = _Capped(limit)
     decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a character may span two reads
+    masker = SecretMasker(secrets)  # before the cap and the screen: a key split across reads is masked too
+
+    def take(text: str) -> None:
+        captured.add(text)
+        if on_output is not None and text:
+            on_output(text)
 
     async def pump() -> None:
         assert proc.stdout is not None
         while chunk := await proc.stdout.read(65536):
-            text = decoder.decode(chunk)
-            captured.add(text)
-            if on_output is not None and text:
-                on_output(text)
-        captured.add(decoder.decode(b"", final=True))
+            take(masker.feed(decoder.decode(chunk)))
+        take(masker.feed(decoder.decode(b"", final=True)) + masker.flush())
 
     reader = asyncio.ensure_future(pump())
     timed_out = False
