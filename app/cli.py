@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--base-url", help="Responses API base URL (default $OPENAI_BASE_URL or OpenAI's; "
                         "with neither it nor a key, the built-in demo server)")
     parser.add_argument("--model", help="model name")
-    parser.add_argument("--approval", choices=["ask", "auto-edit", "never-ask"], help="tool approval policy")
+    parser.add_argument("--approval", choices=["ask", "auto-edit", "auto", "never-ask"], help="tool approval policy")
     parser.add_argument("--workspace", help="directory the tools work in (default: the current one)")
     parser.add_argument("--transport", choices=["sse", "ws", "auto"], help="sse, ws or auto (default auto)")
     sub = parser.add_subparsers(dest="command")
@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--base-url", help="Responses API base URL (default $OPENAI_BASE_URL or OpenAI's)")
     ex.add_argument("--model", help="model name")
     ex.add_argument("--instructions", help="system instructions for the model")
-    ex.add_argument("--approval", choices=["ask", "auto-edit", "never-ask"],
+    ex.add_argument("--approval", choices=["ask", "auto-edit", "auto", "never-ask"],
                     help="tool approval policy (ask: prompt on the terminal; without one, tools are declined)")
     ex.add_argument("--workspace", help="directory the tools work in (default: the current one)")
     ex.add_argument("--transport", choices=["sse", "ws", "auto"],

@@ -181,6 +181,8 @@ class RivuletApp(SafeNotify, App[None]):
         if self.tools is None and self.tool_settings is not None:
             policy = ApprovalPolicy(self.settings.approval, self.ask_approval)
             self.tools = AgentTools(self.tool_settings, policy, self.bus)
+        if isinstance(self.tools, AgentTools) and self.tools.settings.shell:
+            self._status.sandbox = self.tools.sandbox.describe()
         history = self.session.history if self.session is not None else None
         self.conversation = Conversation(self.settings, self.transport, self.bus, history=history, tools=self.tools,
                                          session=self.session_writer)

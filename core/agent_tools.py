@@ -17,10 +17,11 @@ from typing import Any, Literal
 from . import items as it
 from .approval import ApprovalPolicy, ApprovalRequest, Decision
 from .builtin_tools import BuiltinTools
-from .bus import EventBus, ToolOutputDelta, TurnDiffUpdated
+from .bus import EventBus, Notice, ToolOutputDelta, TurnDiffUpdated
 from .patch import PatchError, parse_patch
 from .patch_apply import FileChange, apply_plan, confine, plan_patch
 from .protected import DEFAULT_PROTECTED, protection_reason
+from .sandbox import Sandbox, SandboxMode
 from .shell_tool import run_shell
 from .turn_diff import TurnDiff, file_diff
 
@@ -81,6 +82,8 @@ class ToolSettings:
     # them in their environment, and any output that holds one anyway has it masked.
     secrets: tuple[str, ...] = ()
     protected_paths: tuple[str, ...] = DEFAULT_PROTECTED  # patches touching these always ask
+    sandbox: SandboxMode = "off"  # the shell tool's bubblewrap sandbox (config default: workspace-write)
+    sandbox_network: bool = False
 
 
 class AgentTools:
@@ -91,6 +94,8 @@ class AgentTools:
         self.workspace = settings.workspace.resolve()
         self.turn_diff = TurnDiff(self.workspace)
         self._builtin = BuiltinTools()
+        self.sandbox = Sandbox(settings.sandbox, self.workspace, settings.sandbox_network)
+        self._sandbox_told = False
 
     # ---- what the model is offered ---------------------------------------------------
 
@@ -112,7 +117,7 @@ class AgentTools:
                                 "stderr together), exit code and duration. The user may have to approve it."),
                 "parameters": {
                     "type": "object", "additionalProperties": False,
-                    "required": ["command", "workdir", "timeout_ms", "justification"],
+                    "required": ["command", "workdir", "timeout_ms", "justification", "outside_sandbox"],
                     "properties": {
                         "command": {"type": "string", "description": "The command line, run with bash -c."},
                         "workdir": {"type": ["string", "null"],
@@ -120,6 +125,9 @@ class AgentTools:
                         "timeout_ms": {"type": ["integer", "null"], "description": "Time limit in ms."},
                         "justification": {"type": ["string", "null"],
                                           "description": "Why the command is needed, shown to the user."},
+                        "outside_sandbox": {"type": ["boolean", "null"],
+                                            "description": ("Run outside the sandbox (network, writes outside "
+                                                            "the workspace, .git). Always asks the user.")},
                     },
                 },
             })
@@ -193,8 +201,11 @@ class AgentTools:
         if isinstance(args.get("timeout_ms"), int) and args["timeout_ms"] > 0:
             timeout = min(args["timeout_ms"] / 1000, self.settings.shell_timeout * 10)
         where = cwd.relative_to(self.workspace).as_posix()
+        self._tell_if_unsandboxed()
+        sandboxed = self.sandbox.active and args.get("outside_sandbox") is not True
         request = ApprovalRequest("shell", it.call_id(call) or "", command, detail=f"in {where or '.'}",
-                                  reason=args.get("justification") or None, workdir=where or ".", timeout=timeout)
+                                  reason=args.get("justification") or None, workdir=where or ".", timeout=timeout,
+                                  sandbox=self.sandbox.describe() if sandboxed else "no sandbox", sandboxed=sandboxed)
         if await self._decide(call, request, "The user declined to run this command.") is Decision.NO:
             return _output(call, "The user declined to run this command; it did not run. Do not run it again "
                                  "unchanged: ask the user or find another way.")
@@ -205,11 +216,21 @@ class AgentTools:
                 self.bus.publish(ToolOutputDelta(cid, self._mask(text)))
 
         result = await run_shell(command, cwd, timeout=timeout, limit=self.settings.output_limit, on_output=show,
-                                 secrets=self.settings.secrets)
+                                 secrets=self.settings.secrets, sandbox=self.sandbox if sandboxed else None)
         status = f"timed out after {timeout:g} s (killed)" if result.timed_out else f"{result.exit_code}"
         note = f"\n(output truncated: {result.truncated} characters left out)" if result.truncated else ""
         return _output(call, f"Exit code: {status}\nWall time: {result.duration:.1f} seconds\n"
                              f"Output:\n{self._mask(result.output)}{note}")
+
+    def _tell_if_unsandboxed(self) -> None:
+        """Once: the sandbox was asked for and bwrap cannot run here."""
+        if self._sandbox_told or self.sandbox.mode == "off" or self.sandbox.active:
+            return
+        self._sandbox_told = True
+        from .sandbox import probe
+
+        if self.bus is not None:
+            self.bus.publish(Notice(f"No sandbox: {probe().reason}. Shell commands run unsandboxed, and ask first."))
 
     def _mask(self, text: str) -> str:
         for secret in self.settings.secrets:

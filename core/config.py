@@ -54,11 +54,15 @@ class Settings(BaseSettings):
     ws_incremental: bool = True
     # Tools. approval: ask (every command and patch asks), auto-edit (patches inside the
     # workspace run without asking), never-ask (sandboxes, CI).
-    approval: Literal["ask", "auto-edit", "never-ask"] = "ask"
+    # auto: auto-edit, and commands inside the sandbox run without asking (leaving it asks).
+    approval: Literal["ask", "auto-edit", "auto", "never-ask"] = "ask"
     workspace: str | None = None  # the directory tools work in (default: where rivulet started)
     patch_tool: Literal["custom", "function", "off"] = "custom"  # function: for servers without custom tools
     shell_tool: bool = True
     shell_timeout: float = Field(120.0, gt=0)
+    # The shell tool's bubblewrap sandbox: workspace-write | read-only | off (see core/sandbox.py).
+    sandbox: Literal["workspace-write", "read-only", "off"] = "workspace-write"
+    sandbox_network: bool = False  # let sandboxed commands reach the network
     # Send the API key over plain http to a host that is not this machine (off: refused).
     allow_insecure_http: bool = False
     # Patches touching these always ask, even under auto-edit (glob patterns; see core/protected.py).
@@ -117,7 +121,8 @@ def tool_settings(settings: Settings):
     key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
     return ToolSettings(workspace=workspace.resolve(), patch_tool=settings.patch_tool, shell=settings.shell_tool,
                         shell_timeout=settings.shell_timeout, secrets=(key,) if len(key) >= 8 else (),
-                        protected_paths=tuple(settings.protected_paths))
+                        protected_paths=tuple(settings.protected_paths), sandbox=settings.sandbox,
+                        sandbox_network=settings.sandbox_network)
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -71,6 +71,8 @@ class ApprovalScreen(ModalScreen[Decision]):
             meta = f"in {r.workdir or r.detail.removeprefix('in ') or '.'}"
             if r.timeout is not None:
                 meta += f" · time limit {r.timeout:g} s"
+            if r.sandbox:
+                meta += f" · {r.sandbox}"
             body = numbered(shown)
         else:
             files = r.files or [r.title]
