@@ -21,7 +21,8 @@ from rivulet.core.environ_scrub import scrub_own_environ
 from rivulet.core.safe_log import install_log_filter
 from rivulet.core.shell_tool import SECRET_ENV
 from rivulet.core.sanitize import sanitize
-from rivulet.core.session import SessionError, SessionWriter, find_session, list_sessions, load_session, sessions_dir
+from rivulet.core.session import (SessionError, SessionWriter, find_session, list_sessions, load_session,
+                                  open_for_resume, sessions_dir)
 from rivulet.core.transports import make_transport
 
 
@@ -139,8 +140,8 @@ def _session_for(args: argparse.Namespace, settings: Settings):
                 path = SessionPicker(sessions, settings.theme).run()
                 if path is None:
                     return None, None, True
-        session = load_session(path)
-        return session, SessionWriter(path), False
+        writer, session = open_for_resume(path, load_session(path))  # locked elsewhere: a fork
+        return session, writer, False
     if not settings.save_sessions:
         return None, None, False
     writer, _ = SessionWriter.create(model=settings.model, base_url=safe_url(settings.base_url))

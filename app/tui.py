@@ -9,6 +9,7 @@ so the screen is updated at most once per frame however fast deltas arrive.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import time
 from functools import partial
@@ -245,7 +246,10 @@ class RivuletApp(SafeNotify, App[None]):
         try:
             session = load_session(path)  # the file is complete: every change is fsynced
             out = path.with_suffix(f".{fmt}")
-            out.write_text(to_markdown(session) if fmt == "md" else to_json(session), encoding="utf-8")
+            text = to_markdown(session) if fmt == "md" else to_json(session)
+            fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # private, like the session
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
         except (OSError, RivuletError) as exc:
             self.notify(f"Export failed: {sanitize(str(exc))}", severity="error")
             return

@@ -173,7 +173,9 @@ def save_setting(name: str, value: Any) -> None:
         except (OSError, ValueError) as exc:
             raise ConfigError(f"cannot update config file {path}: {exc}") from None
     data[name] = value
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(tomli_w.dumps(data))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it may hold an api_key
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(tomli_w.dumps(data))
     tmp.replace(path)
