@@ -84,6 +84,10 @@ class ToolSettings:
     protected_paths: tuple[str, ...] = DEFAULT_PROTECTED  # patches touching these always ask
     sandbox: SandboxMode = "off"  # the shell tool's bubblewrap sandbox (config default: workspace-write)
     sandbox_network: bool = False
+    # Caps, in characters, checked before anything is parsed or written (a hostile model
+    # can send 100 MB of arguments or a 200 MB patch).
+    max_tool_args_chars: int = 4_000_000
+    max_patch_chars: int = 4_000_000
 
 
 class AgentTools:
@@ -140,6 +144,11 @@ class AgentTools:
 
     async def run(self, call: it.Item) -> it.Item:
         kind, name = call.get("type"), call.get("name")
+        size = len(str(call.get("arguments") or "")) + len(str(call.get("input") or ""))
+        if size > self.settings.max_tool_args_chars:
+            return _output(call, f"error: the call's arguments are {size:,} characters, more than the limit of "
+                                 f"{self.settings.max_tool_args_chars:,} (setting max_tool_args_chars); nothing "
+                                 "was run. Send something smaller, or split the work.")
         if kind == "custom_tool_call" and name == "apply_patch" and self.settings.patch_tool != "off":
             return await self._patch(call, str(call.get("input") or ""))
         if kind == "function_call" and name == "apply_patch" and self.settings.patch_tool != "off":
@@ -161,6 +170,10 @@ class AgentTools:
         return decision
 
     async def _patch(self, call: it.Item, text: str) -> it.Item:
+        if len(text) > self.settings.max_patch_chars:
+            return _output(call, f"error: the patch is {len(text):,} characters, more than the limit of "
+                                 f"{self.settings.max_patch_chars:,} (setting max_patch_chars); no file was changed. "
+                                 "Split it into smaller patches.")
         try:
             changes = plan_patch(parse_patch(text), self.workspace)
         except PatchError as exc:

@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     # The shell tool's bubblewrap sandbox: workspace-write | read-only | off (see core/sandbox.py).
     sandbox: Literal["workspace-write", "read-only", "off"] = "workspace-write"
     sandbox_network: bool = False  # let sandboxed commands reach the network
+    # Caps on one tool call's arguments and on one patch, in characters (past them: an error to the model).
+    max_tool_args_chars: int = Field(4_000_000, ge=1)
+    max_patch_chars: int = Field(4_000_000, ge=1)
     # Send the API key over plain http to a host that is not this machine (off: refused).
     allow_insecure_http: bool = False
     # Patches touching these always ask, even under auto-edit (glob patterns; see core/protected.py).
@@ -122,7 +125,8 @@ def tool_settings(settings: Settings):
     return ToolSettings(workspace=workspace.resolve(), patch_tool=settings.patch_tool, shell=settings.shell_tool,
                         shell_timeout=settings.shell_timeout, secrets=(key,) if len(key) >= 8 else (),
                         protected_paths=tuple(settings.protected_paths), sandbox=settings.sandbox,
-                        sandbox_network=settings.sandbox_network)
+                        sandbox_network=settings.sandbox_network, max_tool_args_chars=settings.max_tool_args_chars,
+                        max_patch_chars=settings.max_patch_chars)
 
 
 def load_settings(**overrides: Any) -> Settings:
