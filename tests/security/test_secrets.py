@@ -11,6 +11,7 @@ import os
 import subprocess
 
 import pytest
+from hypothesis import given, settings as hsettings, strategies as st
 
 from rivulet.core.agent_tools import AgentTools, ToolSettings
 from rivulet.core.approval import ApprovalPolicy
@@ -113,3 +114,21 @@ def test_the_key_is_refused_over_plain_http_to_another_host(tmp_path, monkeypatc
     done = subprocess.run([*RIVULET, "exec", "--base-url", "http://192.0.2.1/v1", "hi"], capture_output=True,
                           text=True, timeout=60, env=rivulet_env(tmp_path, OPENAI_API_KEY=KEY))
     assert done.returncode == 2 and "refusing to send the API key over plain http" in done.stderr
+
+
+@hsettings(max_examples=200, deadline=None)
+@given(st.text(alphabet="zz-live0123ab \n", max_size=60), st.text(alphabet="zz-live0123ab \n", max_size=60),
+       st.lists(st.integers(1, 25), min_size=1, max_size=30))
+def test_the_key_is_masked_however_the_output_is_cut(before, after, cuts):
+    from rivulet.core.secret_mask import SecretMasker
+
+    text = before + KEY + after + KEY[:7]  # a key, and a key's start at the very end
+    masker, out, pos = SecretMasker((KEY,)), [], 0
+    for size in cuts * (len(text) // sum(cuts) + 1):
+        out.append(masker.feed(text[pos:pos + size]))
+        pos += size
+        if pos >= len(text):
+            break
+    out.append(masker.flush())
+    assert "".join(out) == text.replace(KEY, "[redacted]")
+    assert KEY not in "".join(out)

@@ -241,3 +241,37 @@ def test_in_a_real_terminal_nothing_hostile_is_written(tmp_path):
     for marker in ("\x1b]52;", "\x1b]2;PWNED", "\x1b]8;;https://evil", "\x1bPq#0", "\u202e", "\x9b", "\x9d",
                    "\u200b", "\U000e0041"):
         assert marker not in raw, f"{marker!r} reached the terminal"
+
+
+async def test_the_approval_dialog_shows_markup_and_escapes_as_text(tmp_path):
+    from agent_helpers import agent_app, answer, shell_turn
+    from rivulet.widgets.dialogs import ApprovalScreen
+
+    turn = shell_turn("echo [/b] " + HOSTILE, justification="why [/i] " + HOSTILE)
+    server = GatedServer(turn, answer())
+    app = agent_app(server, tmp_path)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await pilot.press(*"go", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval question")
+        await pilot.pause()
+        raw, plain = screen_output(app)
+        await pilot.press("n")
+        await until(pilot, lambda: app._status.state == "idle", "the turn")
+    assert "echo [/b] [/b] [@click=app.screenshot(" in plain and "why [/i]" in plain
+    assert_clean(raw, "approval dialog")
+
+
+async def test_the_status_line_shows_a_hostile_heading_as_text(tmp_path):
+    summary = f"**Plan [/b] [@click=app.quit] {ESCAPES['zero_width']}{ESCAPES['bidi']}{ESCAPES['osc2']}**"
+    server = GatedServer(_thought_then_answer(summary), gate_at={0: 4})  # stop after the summary's delta
+    app = _app(server)
+    async with app.run_test(size=(200, 30)) as pilot:
+        await pilot.press(*"hi", "enter")
+        await server.reached.wait()
+        await until(pilot, lambda: app._status.heading, "the heading in the status line")
+        await pilot.pause()
+        raw, plain = screen_output(app)
+        server.release()
+        await until(pilot, lambda: app._status.state == "idle", "the turn")
+    assert "Plan [/b] [@click=app.quit]" in plain
+    assert_clean(raw, "status line")
