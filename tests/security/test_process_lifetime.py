@@ -151,3 +151,18 @@ def test_sandboxed_commands_die_with_rivulet(tmp_path, markers, how):
     while _all(m) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _all(m) == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_detached_children_die_when_the_app_quits_mid_command(tmp_path, markers, mode):
+    from agent_helpers import agent_app, answer, shell_turn
+    from tui_helpers import GatedServer, until
+
+    m = markers()
+    kw = {"sandbox": mode} if mode != "off" else {}
+    app = agent_app(GatedServer(shell_turn(_escapers(m) + "sleep 60"), answer()), tmp_path, approval="never-ask", **kw)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"go", "enter")
+        await until(pilot, lambda: len(_all(m)) == 4, "the command's children", rounds=2000)
+        await app.action_quit()
+    assert _all(m) == []
