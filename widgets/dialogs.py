@@ -90,6 +90,9 @@ class ApprovalScreen(ModalScreen[Decision]):
                 yield Static(Text(f"⚠ The {thing} holds {' and '.join(hidden)}: shown below as ␛, \\u… codes. "
                                   "Read it before you allow it.", style="bold"), classes="approval-warning",
                              id="approval-hidden")
+            if r.kind == "patch" and (in_content := reveal(r.detail.replace("\r\n", "\n"))[1]):
+                yield Static(Text(f"⚠ The patch's content holds {' and '.join(in_content)}: shown in the diff as "
+                                  "codes.", style="bold"), classes="approval-warning", id="approval-hidden-content")
             if meta:
                 yield Static(safe_text(meta), id="approval-meta")
             if r.reason:

@@ -98,3 +98,17 @@ async def test_a_patch_shows_every_file_and_the_whole_diff(tmp_path):
     assert "A big.txt  (+3001 -0)" in shown
     assert "+THE LAST LINE" in shown
     assert not (tmp_path / "big.txt").exists()
+
+
+async def test_hidden_characters_in_a_patch_are_flagged(tmp_path):
+    patch = ("*** Begin Patch\n*** Add File: a\u200bccess.py\n"
+             "+if user != \"admin\u202e \u2066// check\u2069 \u2066\":  # Trojan Source\n*** End Patch\n")
+    server = GatedServer(patch_turn(patch), answer())
+    app = agent_app(server, tmp_path)
+    async with app.run_test(size=(200, 30)) as pilot:
+        screen = await _ask(app, pilot)
+        _, plain = screen_output(app)
+        await pilot.press("n")
+    assert "⚠ The list of files holds invisible characters" in plain
+    assert "⚠ The patch's content holds bidirectional-text controls" in plain
+    assert "a\\u200bccess.py" in plain
