@@ -167,6 +167,15 @@ class SessionWriter:
                           "this conversation is no longer being saved"
             log.warning("%s", self.failed)
 
+    def append_records(self, data: bytes) -> None:
+        """Whole JSONL records copied from another session file (a fork)."""
+        if data and self._fd >= 0 and self.failed is None:
+            try:
+                os.write(self._fd, data)
+                os.fsync(self._fd)
+            except OSError as exc:
+                self.failed = f"the session file {self.path} could not be written ({exc.strerror or exc})"
+
     def observe(self, change: str, data: Any) -> None:
         """A `History` observer."""
         if change == "append":
@@ -205,10 +214,7 @@ def open_for_resume(path: Path, session: Session) -> tuple[SessionWriter, Sessio
                                             directory=path.parent)
     data = path.read_bytes()
     body = data[data.find(b"\n") + 1:] if b"\n" in data else b""
-    body = body[: body.rfind(b"\n") + 1]  # complete records only: the owner may be mid-write
-    if body and writer._fd >= 0:
-        os.write(writer._fd, body)
-        os.fsync(writer._fd)
+    writer.append_records(body[: body.rfind(b"\n") + 1])  # complete records only: the owner may be mid-write
     new_meta.path = writer.path
     session.meta = new_meta
     session.warnings.append(f"Session {meta.id} is open in another rivulet process: this is a copy of it, "
