@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from typing import Any
 
@@ -17,8 +18,12 @@ from rivulet.core.bus import BusEvent, EventBus, Notice
 from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, safe_url, tool_settings
 from rivulet.core.conversation import Conversation
 from rivulet.core.errors import ConfigError, RivuletError, redact
+from rivulet.core.environ_scrub import scrub_own_environ
+from rivulet.core.safe_log import install_log_filter
+from rivulet.core.shell_tool import SECRET_ENV
 from rivulet.core.sanitize import sanitize
-from rivulet.core.session import SessionError, SessionWriter, find_session, list_sessions, load_session, sessions_dir
+from rivulet.core.session import (SessionError, SessionWriter, find_session, list_sessions, load_session,
+                                  open_for_resume, sessions_dir)
 from rivulet.core.transports import make_transport
 
 
@@ -28,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--base-url", help="Responses API base URL (default $OPENAI_BASE_URL or OpenAI's; "
                         "with neither it nor a key, the built-in demo server)")
     parser.add_argument("--model", help="model name")
-    parser.add_argument("--approval", choices=["ask", "auto-edit", "never-ask"], help="tool approval policy")
+    parser.add_argument("--approval", choices=["ask", "auto-edit", "auto", "never-ask"], help="tool approval policy")
     parser.add_argument("--workspace", help="directory the tools work in (default: the current one)")
     parser.add_argument("--transport", choices=["sse", "ws", "auto"], help="sse, ws or auto (default auto)")
     parser.add_argument("--strict", action="store_true", default=None,
@@ -40,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--base-url", help="Responses API base URL (default $OPENAI_BASE_URL or OpenAI's)")
     ex.add_argument("--model", help="model name")
     ex.add_argument("--instructions", help="system instructions for the model")
-    ex.add_argument("--approval", choices=["ask", "auto-edit", "never-ask"],
+    ex.add_argument("--approval", choices=["ask", "auto-edit", "auto", "never-ask"],
                     help="tool approval policy (ask: prompt on the terminal; without one, tools are declined)")
     ex.add_argument("--workspace", help="directory the tools work in (default: the current one)")
     ex.add_argument("--transport", choices=["sse", "ws", "auto"],
@@ -69,6 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="rivulet: %(levelname)s %(name)s: %(message)s")
+    install_log_filter()
     if args.command == "exec":
         sys.exit(asyncio.run(run_exec(args)))
     if args.command == "sessions":
@@ -123,8 +129,9 @@ def run_replay(args: argparse.Namespace) -> int:
         return _fail(f"cannot replay {args.file}: {getattr(exc, 'message', exc)}")
     settings = Settings(base_url="http://replay.invalid/v1", model=f"replay of {Path(args.file).name}",
                         max_retries=0, max_follow_ups=max(0, len(transport.recordings) - 1), save_sessions=False)
-    RivuletApp(settings, transport, replay=Path(args.file).name).run()
-    return 0
+    app = RivuletApp(settings, transport, replay=Path(args.file).name)
+    app.run()
+    return app.return_code or 0
 
 
 def _session_for(args: argparse.Namespace, settings: Settings):
@@ -144,8 +151,8 @@ def _session_for(args: argparse.Namespace, settings: Settings):
                 path = SessionPicker(sessions, settings.theme).run()
                 if path is None:
                     return None, None, True
-        session = load_session(path)
-        return session, SessionWriter(path), False
+        writer, session = open_for_resume(path, load_session(path))  # locked elsewhere: a fork
+        return session, writer, False
     if not settings.save_sessions:
         return None, None, False
     writer, _ = SessionWriter.create(model=settings.model, base_url=safe_url(settings.base_url))
@@ -163,6 +170,9 @@ def settings_for(args: argparse.Namespace) -> tuple[Settings, DemoServer | None]
                              approval=args.approval, workspace=args.workspace,
                              patch_tool=getattr(args, "patch_tool", None), transport=args.transport,
                              strict_protocol=getattr(args, "strict", None))
+    # Commands the model writes must not find the key in /proc/<our pid>/environ.
+    scrub_own_environ([v for k, v in os.environ.items() if k in SECRET_ENV] +
+                      ([settings.api_key.get_secret_value()] if settings.api_key is not None else []))
     if settings.api_key is None and settings.base_url == DEFAULT_BASE_URL:
         demo = DemoServer().start()
         return settings.model_copy(update={"base_url": demo.base_url, "model": DEMO_MODEL}), demo
@@ -198,7 +208,7 @@ def run_tui(args: argparse.Namespace) -> int:
     finally:
         if demo is not None:
             demo.stop()
-    return 0
+    return app.return_code or 0  # 1 after a crash
 
 
 async def run_exec(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 from rivulet.core.sanitize import sanitize
 from rivulet.core.session import Session
 from rivulet.themes import STYLESHEET, THEMES
+from rivulet.widgets.safe import SafeNotify
 
 
 def session_line(session: Session) -> str:
@@ -24,7 +25,7 @@ def session_line(session: Session) -> str:
                     f"{meta.model}  {prompt}")
 
 
-class SessionPicker(App[Path | None]):
+class SessionPicker(SafeNotify, App[Path | None]):
     CSS_PATH = str(STYLESHEET)
     TITLE = "rivulet · resume"
     BINDINGS = [Binding("escape,q", "quit_picker", "Cancel", id="picker.cancel")]
@@ -36,7 +37,8 @@ class SessionPicker(App[Path | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Resume which session? (enter: open · esc: cancel)", style="bold"), id="banner")
-        yield OptionList(*[Option(session_line(s), id=str(n)) for n, s in enumerate(self.sessions)], id="sessions")
+        yield OptionList(*[Option(Text(session_line(s)), id=str(n)) for n, s in enumerate(self.sessions)],
+                         id="sessions")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -9,10 +9,13 @@ so the screen is updated at most once per frame however fast deltas arrive.
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import time
 from functools import partial
 from typing import Any
 
+from rich.console import Console
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -28,6 +31,7 @@ from rivulet.core import items as it
 from rivulet.core.agent_tools import AgentTools, ToolSettings
 from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.config import Settings, safe_url, save_setting
+from rivulet.core.safe_log import SafeStream
 from rivulet.core.sanitize import sanitize
 from rivulet.core.session import Session, SessionWriter
 from rivulet.core.ws import FallbackTransport
@@ -41,6 +45,7 @@ from rivulet.widgets.inspector import InspectorScreen, RawItemScreen, notes_for_
 from rivulet.widgets.entries import (Entry, ErrorEntry, OtherEntry, ToolCallEntry, entry_for, heading_of,
                                      reasoning_summary)
 from rivulet.widgets.live import LiveOther, LivePane, LiveReasoning, live_pane_for
+from rivulet.widgets.safe import SafeNotify, safe_text
 from rivulet.widgets.status import StatusLine
 
 DEMO_WELCOME = (
@@ -97,7 +102,7 @@ class RivuletCommands(Provider):
             yield DiscoveryHit(name, callback, help=help_text)
 
 
-class RivuletApp(App[None]):
+class RivuletApp(SafeNotify, App[None]):
     CSS_PATH = str(STYLESHEET)
     TITLE = "rivulet"
     COMMANDS = App.COMMANDS | {RivuletCommands}
@@ -124,6 +129,8 @@ class RivuletApp(App[None]):
         replay: str | None = None,
     ) -> None:
         super().__init__()
+        # The crash report may quote model or server text: plain, sanitised, redacted.
+        self.error_console = Console(file=SafeStream(sys.stderr), markup=False, highlight=False)
         self.settings = settings
         self.transport = transport
         self.tools = tools
@@ -153,7 +160,7 @@ class RivuletApp(App[None]):
         where = "DEMO · scripted local server, no model" if self.demo else safe_url(self.settings.base_url)
         if self.replay:
             where = "REPLAY · a recorded stream, no server"
-        yield Static(Text(f"rivulet · {where} · {self.settings.model}"), id="banner",
+        yield Static(safe_text(f"rivulet · {where} · {self.settings.model}"), id="banner",
                      classes="demo" if self.demo else "")
         yield Transcript(id="transcript")
         yield StatusLine(self.settings.model, id="status")
@@ -175,6 +182,8 @@ class RivuletApp(App[None]):
         if self.tools is None and self.tool_settings is not None:
             policy = ApprovalPolicy(self.settings.approval, self.ask_approval)
             self.tools = AgentTools(self.tool_settings, policy, self.bus)
+        if isinstance(self.tools, AgentTools) and self.tools.settings.shell:
+            self._status.sandbox = self.tools.sandbox.describe()
         history = self.session.history if self.session is not None else None
         self.conversation = Conversation(self.settings, self.transport, self.bus, history=history, tools=self.tools,
                                          session=self.session_writer)
@@ -238,7 +247,10 @@ class RivuletApp(App[None]):
         try:
             session = load_session(path)  # the file is complete: every change is fsynced
             out = path.with_suffix(f".{fmt}")
-            out.write_text(to_markdown(session) if fmt == "md" else to_json(session), encoding="utf-8")
+            text = to_markdown(session) if fmt == "md" else to_json(session)
+            fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # private, like the session
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
         except (OSError, RivuletError) as exc:
             self.notify(f"Export failed: {sanitize(str(exc))}", severity="error")
             return

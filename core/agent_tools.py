@@ -17,9 +17,11 @@ from typing import Any, Literal
 from . import items as it
 from .approval import ApprovalPolicy, ApprovalRequest, Decision
 from .builtin_tools import BuiltinTools
-from .bus import EventBus, ToolOutputDelta, TurnDiffUpdated
+from .bus import EventBus, Notice, ToolOutputDelta, TurnDiffUpdated
 from .patch import PatchError, parse_patch
 from .patch_apply import FileChange, apply_plan, confine, plan_patch
+from .protected import DEFAULT_PROTECTED, protection_reason
+from .sandbox import Sandbox, SandboxMode
 from .shell_tool import run_shell
 from .turn_diff import TurnDiff, file_diff
 
@@ -88,6 +90,13 @@ class ToolSettings:
     # Values that must never leave in a tool's output (the API key): commands do not get
     # them in their environment, and any output that holds one anyway has it masked.
     secrets: tuple[str, ...] = ()
+    protected_paths: tuple[str, ...] = DEFAULT_PROTECTED  # patches touching these always ask
+    sandbox: SandboxMode = "off"  # the shell tool's bubblewrap sandbox (config default: workspace-write)
+    sandbox_network: bool = False
+    # Caps, in characters, checked before anything is parsed or written (a hostile model
+    # can send 100 MB of arguments or a 200 MB patch).
+    max_tool_args_chars: int = 4_000_000
+    max_patch_chars: int = 4_000_000
 
 
 class AgentTools:
@@ -98,6 +107,8 @@ class AgentTools:
         self.workspace = settings.workspace.resolve()
         self.turn_diff = TurnDiff(self.workspace)
         self._builtin = BuiltinTools()
+        self.sandbox = Sandbox(settings.sandbox, self.workspace, settings.sandbox_network)
+        self._sandbox_told = False
 
     # ---- what the model is offered ---------------------------------------------------
 
@@ -119,7 +130,7 @@ class AgentTools:
                                 "stderr together), exit code and duration. The user may have to approve it."),
                 "parameters": {
                     "type": "object", "additionalProperties": False,
-                    "required": ["command", "workdir", "timeout_ms", "justification"],
+                    "required": ["command", "workdir", "timeout_ms", "justification", "outside_sandbox"],
                     "properties": {
                         "command": {"type": "string", "description": "The command line, run with bash -c."},
                         "workdir": {"type": ["string", "null"],
@@ -127,6 +138,9 @@ class AgentTools:
                         "timeout_ms": {"type": ["integer", "null"], "description": "Time limit in ms."},
                         "justification": {"type": ["string", "null"],
                                           "description": "Why the command is needed, shown to the user."},
+                        "outside_sandbox": {"type": ["boolean", "null"],
+                                            "description": ("Run outside the sandbox (network, writes outside "
+                                                            "the workspace, .git). Always asks the user.")},
                     },
                 },
             })
@@ -139,6 +153,11 @@ class AgentTools:
 
     async def run(self, call: it.Item) -> it.Item:
         kind, name = call.get("type"), call.get("name")
+        size = len(str(call.get("arguments") or "")) + len(str(call.get("input") or ""))
+        if size > self.settings.max_tool_args_chars:
+            return _output(call, f"error: the call's arguments are {size:,} characters, more than the limit of "
+                                 f"{self.settings.max_tool_args_chars:,} (setting max_tool_args_chars); nothing "
+                                 "was run. Send something smaller, or split the work.")
         if kind == "custom_tool_call" and name == "apply_patch" and self.settings.patch_tool != "off":
             return await self._patch(call, str(call.get("input") or ""))
         if kind == "function_call" and name == "apply_patch" and self.settings.patch_tool != "off":
@@ -160,13 +179,20 @@ class AgentTools:
         return decision
 
     async def _patch(self, call: it.Item, text: str) -> it.Item:
+        if len(text) > self.settings.max_patch_chars:
+            return _output(call, f"error: the patch is {len(text):,} characters, more than the limit of "
+                                 f"{self.settings.max_patch_chars:,} (setting max_patch_chars); no file was changed. "
+                                 "Split it into smaller patches.")
         try:
             changes = plan_patch(parse_patch(text), self.workspace)
         except PatchError as exc:
             return _output(call, f"error: the patch was not applied: {exc}")
         except OSError as exc:
             return _output(call, f"error: the patch was not applied: {exc}")
-        request = ApprovalRequest("patch", it.call_id(call) or "", _summary(changes), detail=_diff(changes))
+        protected = [why for c in changes if (why := protection_reason(
+            self.workspace, c.path.relative_to(self.workspace).as_posix(), self.settings.protected_paths))]
+        request = ApprovalRequest("patch", it.call_id(call) or "", _summary(changes), detail=_diff(changes),
+                                  files=_file_lines(changes), protected=protected)
         if await self._decide(call, request, "The user declined this patch; no file was changed.") is Decision.NO:
             return _output(call, "The user declined this patch; no file was changed. Do not apply it again "
                                  "unchanged: ask the user what they want instead.")
@@ -197,8 +223,11 @@ class AgentTools:
         if isinstance(args.get("timeout_ms"), int) and args["timeout_ms"] > 0:
             timeout = min(args["timeout_ms"] / 1000, self.settings.shell_timeout * 10)
         where = cwd.relative_to(self.workspace).as_posix()
+        self._tell_if_unsandboxed()
+        sandboxed = self.sandbox.active and args.get("outside_sandbox") is not True
         request = ApprovalRequest("shell", it.call_id(call) or "", command, detail=f"in {where or '.'}",
-                                  reason=args.get("justification") or None)
+                                  reason=args.get("justification") or None, workdir=where or ".", timeout=timeout,
+                                  sandbox=self.sandbox.describe() if sandboxed else "no sandbox", sandboxed=sandboxed)
         if await self._decide(call, request, "The user declined to run this command.") is Decision.NO:
             return _output(call, "The user declined to run this command; it did not run. Do not run it again "
                                  "unchanged: ask the user or find another way.")
@@ -209,11 +238,21 @@ class AgentTools:
                 self.bus.publish(ToolOutputDelta(cid, self._mask(text)))
 
         result = await run_shell(command, cwd, timeout=timeout, limit=self.settings.output_limit, on_output=show,
-                                 secrets=self.settings.secrets)
+                                 secrets=self.settings.secrets, sandbox=self.sandbox if sandboxed else None)
         status = f"timed out after {timeout:g} s (killed)" if result.timed_out else f"{result.exit_code}"
         note = f"\n(output truncated: {result.truncated} characters left out)" if result.truncated else ""
         return _output(call, f"Exit code: {status}\nWall time: {result.duration:.1f} seconds\n"
                              f"Output:\n{self._mask(result.output)}{note}")
+
+    def _tell_if_unsandboxed(self) -> None:
+        """Once: the sandbox was asked for and bwrap cannot run here."""
+        if self._sandbox_told or self.sandbox.mode == "off" or self.sandbox.active:
+            return
+        self._sandbox_told = True
+        from .sandbox import probe
+
+        if self.bus is not None:
+            self.bus.publish(Notice(f"No sandbox: {probe().reason}. Shell commands run unsandboxed, and ask first."))
 
     def _mask(self, text: str) -> str:
         for secret in self.settings.secrets:
@@ -238,6 +277,18 @@ def _output(call: it.Item, text: str) -> it.Item:
 def _summary(changes: list[FileChange], sep: str = ", ") -> str:
     marks = [("A" if c.old is None else "D" if c.new is None else "M") + " " + c.display for c in changes]
     return sep.join(marks) if marks else "no change"
+
+
+def _file_lines(changes: list[FileChange]) -> list[str]:
+    """Every file of a patch with what happens to it, for the approval question."""
+    out = []
+    for c in changes:
+        diff = file_diff(c.display, c.old, c.new).splitlines()
+        plus = sum(1 for line in diff if line.startswith("+") and not line.startswith("+++"))
+        minus = sum(1 for line in diff if line.startswith("-") and not line.startswith("---"))
+        mark = "A" if c.old is None else "D" if c.new is None else "M"
+        out.append(f"{mark} {c.display}  (+{plus} -{minus})")
+    return out
 
 
 def _diff(changes: list[FileChange]) -> str:

@@ -2,7 +2,10 @@
 
 Policies: `ask` (every shell command and every patch asks), `auto-edit` (patches that
 stay inside the workspace run without asking; shell commands still ask) and
-`never-ask` (for sandboxes and CI). The question itself goes to an `Approver`: the
+`never-ask` (for sandboxes and CI). `auto` is auto-edit plus: commands that run in
+the bubblewrap sandbox run without asking; one that would leave it (no sandbox here,
+or the model asks to run outside it) asks. A patch that touches a protected path (see
+`protected.py`) asks under every policy but `never-ask`, and "always" only answers it once. The question itself goes to an `Approver`: the
 app's dialog, a terminal prompt in `exec`, or a scripted one in tests.
 """
 
@@ -13,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
-Policy = Literal["ask", "auto-edit", "never-ask"]
+Policy = Literal["ask", "auto-edit", "auto", "never-ask"]
 
 
 class Decision(StrEnum):
@@ -30,6 +33,14 @@ class ApprovalRequest:
     title: str  # the command, or the files a patch changes
     detail: str = ""  # the patch's diff; the working directory of a command
     reason: str | None = None  # the model's justification, when it gives one
+    workdir: str | None = None  # a command's directory, relative to the workspace
+    timeout: float | None = None  # a command's time limit in seconds
+    files: list[str] = field(default_factory=list)  # a patch's files, each as "A path (+3 -0)"
+    # Why this must be asked even where the policy would not ask (a protected path).
+    protected: list[str] = field(default_factory=list)
+    # Where a command runs, for the question ("sandbox workspace-write", "no sandbox").
+    sandbox: str | None = None
+    sandboxed: bool = False  # it really runs inside the bubblewrap sandbox
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
@@ -51,8 +62,13 @@ class ApprovalPolicy:
     async def decide(self, request: ApprovalRequest) -> Decision:
         if self.policy == "never-ask":
             return Decision.YES
-        if request.kind == "patch" and (self.policy == "auto-edit" or self.allow_patches):
+        if request.protected:  # a write that can make code run later: asked every time
+            decision = await self.approver(request)
+            return Decision.YES if decision is Decision.ALWAYS else decision
+        if request.kind == "patch" and (self.policy in ("auto-edit", "auto") or self.allow_patches):
             return Decision.YES
+        if request.kind == "shell" and self.policy == "auto" and request.sandboxed:
+            return Decision.YES  # it cannot leave the sandbox: nothing to ask
         if request.kind == "shell" and request.title in self.allowed_commands:
             return Decision.YES
         decision = await self.approver(request)

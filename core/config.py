@@ -15,7 +15,8 @@ from platformdirs import user_config_dir
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
-from .errors import ConfigError
+from .errors import ConfigError, register_secret
+from .protected import DEFAULT_PROTECTED
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -58,13 +59,29 @@ class Settings(BaseSettings):
     ws_incremental: bool = True
     # Tools. approval: ask (every command and patch asks), auto-edit (patches inside the
     # workspace run without asking), never-ask (sandboxes, CI).
-    approval: Literal["ask", "auto-edit", "never-ask"] = "ask"
+    # auto: auto-edit, and commands inside the sandbox run without asking (leaving it asks).
+    approval: Literal["ask", "auto-edit", "auto", "never-ask"] = "ask"
     workspace: str | None = None  # the directory tools work in (default: where rivulet started)
     # auto: the custom grammar tool on OpenAI's API, the JSON function elsewhere (llama.cpp
     # drops custom tools silently); custom / function force one; off offers none.
     patch_tool: Literal["auto", "custom", "function", "off"] = "auto"
     shell_tool: bool = True
     shell_timeout: float = Field(120.0, gt=0)
+    # The shell tool's bubblewrap sandbox: workspace-write | read-only | off (see core/sandbox.py).
+    sandbox: Literal["workspace-write", "read-only", "off"] = "workspace-write"
+    sandbox_network: bool = False  # let sandboxed commands reach the network
+    # Caps on one tool call's arguments and on one patch, in characters (past them: an error to the model).
+    max_tool_args_chars: int = Field(4_000_000, ge=1)
+    max_patch_chars: int = Field(4_000_000, ge=1)
+    # Send the API key over plain http to a host that is not this machine (off: refused).
+    allow_insecure_http: bool = False
+    # Patches touching these always ask, even under auto-edit (glob patterns; see core/protected.py).
+    protected_paths: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED))
+
+    def model_post_init(self, context: Any) -> None:
+        # From now on the key is masked by value in every error, log line and toast.
+        if self.api_key is not None:
+            register_secret(self.api_key.get_secret_value())
 
     @field_validator("base_url")
     @classmethod
@@ -85,8 +102,20 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=config_path()))
 
+    def insecure_key_problem(self) -> str | None:
+        """Why the key must not be sent to base_url (plain http to another machine), or None."""
+        if self.api_key is None or not self.api_key.get_secret_value() or self.allow_insecure_http:
+            return None
+        if urlsplit(self.base_url).scheme == "http" and not is_loopback(self.base_url):
+            return (f"refusing to send the API key over plain http to {safe_url(self.base_url)}: use https, "
+                    "or set allow_insecure_http = true if this network is trusted")
+        return None
+
     def auth_headers(self) -> dict[str, str]:
         headers = dict(self.headers)
+        problem = self.insecure_key_problem()
+        if problem is not None:  # the one place the key is attached: no transport can skip the check
+            raise ConfigError(problem)
         if self.api_key is not None and self.api_key.get_secret_value():
             headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
         return headers
@@ -101,7 +130,10 @@ def tool_settings(settings: Settings):
         raise ConfigError(f"workspace {str(workspace)!r} is not a directory")
     key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
     return ToolSettings(workspace=workspace.resolve(), patch_tool=effective_patch_tool(settings), shell=settings.shell_tool,
-                        shell_timeout=settings.shell_timeout, secrets=(key,) if len(key) >= 8 else ())
+                        shell_timeout=settings.shell_timeout, secrets=(key,) if len(key) >= 8 else (),
+                        protected_paths=tuple(settings.protected_paths), sandbox=settings.sandbox,
+                        sandbox_network=settings.sandbox_network, max_tool_args_chars=settings.max_tool_args_chars,
+                        max_patch_chars=settings.max_patch_chars)
 
 
 def effective_patch_tool(settings: Settings) -> str:
@@ -117,13 +149,17 @@ def load_settings(**overrides: Any) -> Settings:
     """Settings from every source, with a one-line ConfigError on bad input."""
     clean = {k: v for k, v in overrides.items() if v is not None}
     try:
-        return Settings(**clean)
+        settings = Settings(**clean)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ())) or "config"
         raise ConfigError(f"bad setting {where!r}: {first.get('msg')} (config file: {config_path()})") from None
     except (OSError, ValueError) as exc:  # an unreadable or invalid TOML file
         raise ConfigError(f"cannot read config file {config_path()}: {exc}") from None
+    problem = settings.insecure_key_problem()
+    if problem is not None:
+        raise ConfigError(problem)
+    return settings
 
 
 def safe_url(url: str) -> str:
@@ -157,7 +193,9 @@ def save_setting(name: str, value: Any) -> None:
         except (OSError, ValueError) as exc:
             raise ConfigError(f"cannot update config file {path}: {exc}") from None
     data[name] = value
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(tomli_w.dumps(data))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it may hold an api_key
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(tomli_w.dumps(data))
     tmp.replace(path)

@@ -15,7 +15,22 @@ import json
 import re
 from typing import Any
 
-_KEY_PATTERN = re.compile(r"(sk-[A-Za-z0-9_\-]{6,}|Bearer\s+[A-Za-z0-9_\-\.]{6,})")
+from .sanitize import sanitize
+
+# Key shapes of common providers (a server may echo any of them back in an error body).
+_KEY_PATTERN = re.compile(
+    r"(?<![A-Za-z0-9])(sk-[A-Za-z0-9_\-]{6,}"  # OpenAI, Anthropic (sk-ant-), DeepSeek, ...
+    r"|sk_(?:live|test)_[A-Za-z0-9]{8,}|rk_(?:live|test)_[A-Za-z0-9]{8,}"  # Stripe
+    r"|AIza[0-9A-Za-z_\-]{20,}"  # Google
+    r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"  # GitHub
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"  # AWS access key ids
+    r"|xox[abposr]-[A-Za-z0-9\-]{8,}"  # Slack
+    r"|hf_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}"  # HF, Groq, xAI, Perplexity
+    r"|(?:Bearer|Basic)\s+[A-Za-z0-9_\-\.+/=]{6,}"
+    r"|(?:api[_-]?key|x-api-key|access[_-]?token)[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9_\-\.]{12,})",
+    re.IGNORECASE)
+# The configured key, whatever its shape: masked by value wherever text leaves rivulet.
+_SECRETS: set[str] = set()
 # "Please try again in 1.898s" / "in 20ms" / "in 2m3s" as the API phrases it.
 _RETRY_IN = re.compile(
     r"try again in\s+(?:(?P<min>\d+(?:\.\d+)?)m(?!s))?\s*(?:(?P<sec>\d+(?:\.\d+)?)s|(?P<ms>\d+(?:\.\d+)?)ms)?",
@@ -23,8 +38,17 @@ _RETRY_IN = re.compile(
 )
 
 
+def register_secret(value: str | None) -> None:
+    """Mask this exact value (the configured API key) in every error, log line and toast."""
+    if value and len(value) >= 8:
+        _SECRETS.add(value)
+
+
 def redact(text: str) -> str:
-    """Replace anything shaped like an API key or bearer token."""
+    """Replace the registered secrets and anything shaped like an API key or bearer token."""
+    for secret in _SECRETS:
+        if secret in text:
+            text = text.replace(secret, "[redacted]")
     return _KEY_PATTERN.sub("[redacted]", text)
 
 
@@ -35,7 +59,8 @@ class RivuletError(Exception):
     kind: str = "error"
 
     def __init__(self, message: str, *, retry_after: float | None = None) -> None:
-        self.message = redact(str(message))
+        # Server text: secrets masked and controls made visible before anything can print it.
+        self.message = sanitize(redact(str(message)))
         self.retry_after = retry_after
         super().__init__(self.message)
 

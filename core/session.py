@@ -11,6 +11,7 @@ Nothing secret is written: no key, no headers, the URL without userinfo or query
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -34,6 +35,34 @@ FORMAT = 1
 
 class SessionError(RivuletError):
     kind = "session_error"
+
+
+class SessionLocked(SessionError):
+    """Another rivulet process has this session open (it holds the file's lock)."""
+
+    kind = "session_locked"
+
+
+def private_dir(path: Path) -> Path:
+    """Create `path` (and missing parents) as 0700 whatever the umask; tighten it if it
+    exists and is ours. Session files hold whole conversations."""
+    missing = []
+    p = path
+    while not p.exists():
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, 0o700)
+        except FileExistsError:
+            pass
+    for d in [*missing, path]:
+        try:
+            if d.stat().st_uid == os.getuid():
+                os.chmod(d, 0o700)
+        except OSError:
+            pass
+    return path
 
 
 def sessions_dir() -> Path:
@@ -89,9 +118,17 @@ class SessionWriter:
         # Set when a write failed (disk full, file gone): the conversation goes on without
         # its file rather than fail; the UI says so once.
         self.failed: str | None = None
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
+        if path.parent == sessions_dir() and os.environ.get("RIVULET_SESSIONS_DIR") is None:
+            private_dir(path.parent.parent)  # rivulet's data directory
         new = not path.exists() or path.stat().st_size == 0
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:  # one writer per file: two processes appending would interleave their records
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self._fd)
+            self._fd = -1
+            raise SessionLocked(f"session {path.stem} is open in another rivulet process") from None
         if not new:
             self._heal()
         if new:
@@ -130,6 +167,15 @@ class SessionWriter:
                           "this conversation is no longer being saved"
             log.warning("%s", self.failed)
 
+    def append_records(self, data: bytes) -> None:
+        """Whole JSONL records copied from another session file (a fork)."""
+        if data and self._fd >= 0 and self.failed is None:
+            try:
+                os.write(self._fd, data)
+                os.fsync(self._fd)
+            except OSError as exc:
+                self.failed = f"the session file {self.path} could not be written ({exc.strerror or exc})"
+
     def observe(self, change: str, data: Any) -> None:
         """A `History` observer."""
         if change == "append":
@@ -153,6 +199,27 @@ class SessionWriter:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+def open_for_resume(path: Path, session: Session) -> tuple[SessionWriter, Session]:
+    """A writer for resuming `session`. If another rivulet process has it open, the
+    conversation is forked: a new session file starts with a copy of every complete
+    record, the original is left to its owner, and a warning says so."""
+    try:
+        return SessionWriter(path), session
+    except SessionLocked:
+        pass
+    meta = session.meta
+    writer, new_meta = SessionWriter.create(model=meta.model, base_url=meta.base_url, cwd=meta.cwd,
+                                            directory=path.parent)
+    data = path.read_bytes()
+    body = data[data.find(b"\n") + 1:] if b"\n" in data else b""
+    writer.append_records(body[: body.rfind(b"\n") + 1])  # complete records only: the owner may be mid-write
+    new_meta.path = writer.path
+    session.meta = new_meta
+    session.warnings.append(f"Session {meta.id} is open in another rivulet process: this is a copy of it, "
+                            f"saved as the new session {new_meta.id} (the original is left untouched).")
+    return writer, session
 
 
 def _records(path: Path, warnings: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:

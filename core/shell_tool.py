@@ -1,7 +1,8 @@
 """Run one shell command in the workspace: timeout, captured and capped output.
 
-The command runs in its own process group (`bash -c`), so a timeout or an interrupt
-kills everything it started. Output is streamed to `on_output` as it arrives (the UI
+The command runs in its own session (`bash -c`), inside the bubblewrap sandbox when
+there is one; when it ends, times out or is interrupted, everything it started is
+killed, also what left its process group (see proctree.py). Output is streamed to `on_output` as it arrives (the UI
 shows it live) and kept for the model with a cap: the head and the tail survive, the
 middle is replaced by a note saying how much was left out.
 """
@@ -11,11 +12,14 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from .proctree import become_subreaper, children_of_me, kill_tree
+from .sandbox import Sandbox
+from .secret_mask import SecretMasker
 
 
 @dataclass
@@ -67,41 +71,52 @@ def child_env(secrets: tuple[str, ...] = ()) -> dict[str, str]:
 
 
 async def run_shell(command: str, cwd: Path, *, timeout: float, limit: int,
-                    on_output: Callable[[str], None] | None = None, secrets: tuple[str, ...] = ()) -> ShellResult:
+                    on_output: Callable[[str], None] | None = None, secrets: tuple[str, ...] = (),
+                    sandbox: Sandbox | None = None) -> ShellResult:
     start = time.monotonic()
-    env = child_env(secrets)
+    if sandbox is not None and sandbox.active:
+        argv, env = sandbox.argv(command, cwd), sandbox.env()
+    else:
+        argv, env = ["bash", "-c", command], child_env(secrets)
+    become_subreaper()  # orphans of the command come back to us, so they can be killed
+    known = children_of_me()
     proc = await asyncio.create_subprocess_exec(
-        "bash", "-c", command, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+        *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
     captured = _Capped(limit)
     decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a character may span two reads
+    masker = SecretMasker(secrets)  # before the cap and the screen: a key split across reads is masked too
+
+    def take(text: str) -> None:
+        captured.add(text)
+        if on_output is not None and text:
+            on_output(text)
 
     async def pump() -> None:
         assert proc.stdout is not None
         while chunk := await proc.stdout.read(65536):
-            text = decoder.decode(chunk)
-            captured.add(text)
-            if on_output is not None and text:
-                on_output(text)
-        captured.add(decoder.decode(b"", final=True))
+            take(masker.feed(decoder.decode(chunk)))
+        take(masker.feed(decoder.decode(b"", final=True)) + masker.flush())
 
     reader = asyncio.ensure_future(pump())
+    waiter = asyncio.ensure_future(proc.wait())
     timed_out = False
     try:
-        try:
-            await asyncio.wait_for(asyncio.shield(reader), timeout)
-            await proc.wait()
-        except asyncio.TimeoutError:
+        # The command is done when its process exits: a background child that keeps the
+        # pipe open does not keep the tool running (it is killed below).
+        done, _ = await asyncio.wait({waiter}, timeout=timeout)
+        if not done:
             timed_out = True
-            _kill(proc)
-            await proc.wait()
-            try:  # the group is dead, so the pipe ends soon: keep what it still had
-                await asyncio.wait_for(reader, 2)
-            except asyncio.TimeoutError:
-                reader.cancel()
+        kill_tree(proc.pid, known)
+        await waiter
+        try:  # everything it started is dead, so the pipe ends soon: keep what it still had
+            await asyncio.wait_for(asyncio.shield(reader), 2)
+        except asyncio.TimeoutError:
+            reader.cancel()
     except BaseException:  # interrupted (cancelled): nothing may outlive the turn
-        _kill(proc)
+        kill_tree(proc.pid, known)
         reader.cancel()
+        waiter.cancel()
         raise
     finally:
         # Close the pipes now, not when the transport is garbage collected (maybe after
@@ -111,12 +126,3 @@ async def run_shell(command: str, cwd: Path, *, timeout: float, limit: int,
             transport.close()
     return ShellResult(None if timed_out else proc.returncode, captured.text(), time.monotonic() - start,
                        timed_out, captured.dropped)
-
-
-def _kill(proc: asyncio.subprocess.Process) -> None:
-    if proc.returncode is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -28,6 +28,7 @@ def recording(name: str) -> recordings.Recording:
 def settings(**kw: Any) -> Settings:
     kw.setdefault("base_url", "http://test.invalid/v1")
     kw.setdefault("api_key", "sk-test-secret-key-123456")
+    kw.setdefault("allow_insecure_http", True)  # test.invalid is a mock, not a network
     return Settings(**kw)
 
 

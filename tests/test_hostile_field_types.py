@@ -100,7 +100,7 @@ def _representatives() -> list[dict]:
     return list(seen.values())
 
 
-WRONG_VALUES = [0, 7, 1.5, True, None, [], [1, "a"], {"k": "v"}, "text", DEEP, "\x1b]52;c;aGk=\x07"]
+WRONG_VALUES = [0, 7, 1.5, True, None, [], [1, "a"], {"k": "v"}, "text", DEEP, "\x1b]52;c;aGk=\x07[/b][@click=app.quit]"]
 
 
 def _mutated_items(every_value: bool = True) -> list[dict]:

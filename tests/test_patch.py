@@ -163,11 +163,11 @@ def test_a_failure_while_renaming_restores_every_file(tmp_path, monkeypatch):
     real_replace = os.replace
     calls = []
 
-    def failing_replace(src, dst):
+    def failing_replace(src, dst, **kw):
         calls.append(dst)
         if len(calls) == 2:
             raise OSError(28, "No space left on device")
-        return real_replace(src, dst)
+        return real_replace(src, dst, **kw)
 
     monkeypatch.setattr(os, "replace", failing_replace)
     with pytest.raises(PatchError, match="no file was changed"):

@@ -1,4 +1,10 @@
-"""Modal screens: the approval question for a tool call, and the turn's diff."""
+"""Modal screens: the approval question for a tool call, and the turn's diff.
+
+The approval question shows exactly what will happen: the whole command (every line,
+numbered and scrollable) with control, invisible and bidi characters made visible and
+a warning when there are any, its directory and time limit; for a patch, every file and
+the full diff. The buttons stay on screen at 80x24: the question scrolls, they do not.
+"""
 
 from __future__ import annotations
 
@@ -10,19 +16,37 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from rivulet.core.approval import ApprovalRequest, Decision
-from rivulet.core.sanitize import sanitize
+from rivulet.core.sanitize import reveal, sanitize
+
+from .safe import safe_text
 
 
-def diff_text(diff: str, limit: int = 200_000) -> Text:
+def diff_text(diff: str, limit: int | None = 200_000) -> Text:
     """A unified diff, coloured line by line (sanitised: it holds model-written text)."""
     out = Text()
-    for line in sanitize(diff[:limit]).splitlines():
+    shown = diff if limit is None else diff[:limit]
+    for line in sanitize(shown).splitlines():
         style = ("bold" if line.startswith(("+++", "---", "@@")) else "green" if line.startswith("+")
                  else "red" if line.startswith("-") else "")
         out.append(line + "\n", style=style)
-    if len(diff) > limit:
+    if limit is not None and len(diff) > limit:
         out.append(f"… ({len(diff) - limit} more characters)\n", style="italic")
     return out
+
+
+def numbered(text: str) -> Text:
+    """Every line of a command, numbered (a line far below the first is still seen)."""
+    lines = text.split("\n")
+    width = len(str(len(lines)))
+    out = Text()
+    for n, line in enumerate(lines, 1):
+        out.append(f"{n:>{width}} │ ", style="dim")
+        out.append(line + ("\n" if n < len(lines) else ""), style="bold")
+    return out
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 class ApprovalScreen(ModalScreen[Decision]):
@@ -41,20 +65,45 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def compose(self) -> ComposeResult:
         r = self.request
-        what = "Run this command?" if r.kind == "shell" else "Apply this patch?"
+        if r.kind == "shell":
+            shown, hidden = reveal(r.title)
+            what = f"Run this command? ({_plural(r.title.count(chr(10)) + 1, 'line')})"
+            meta = f"in {r.workdir or r.detail.removeprefix('in ') or '.'}"
+            if r.timeout is not None:
+                meta += f" · time limit {r.timeout:g} s"
+            if r.sandbox:
+                meta += f" · {r.sandbox}"
+            body = numbered(shown)
+        else:
+            files = r.files or [r.title]
+            shown, hidden = reveal("\n".join(files))
+            what = f"Apply this patch? ({_plural(len(files), 'file')})"
+            meta = ""
+            body = Text(shown + "\n\n", style="bold")
+            body.append_text(diff_text(r.detail, limit=None))
         with Vertical(id="approval"):
             yield Static(Text(what, style="bold"), id="approval-title")
-            if r.kind == "shell":
-                yield Static(Text("$ " + sanitize(r.title), style="bold"), id="approval-command")
+            for reason in r.protected:
+                yield Static(safe_text(f"⚠ Protected: {reason}", "bold"), classes="approval-warning")
+            if hidden:
+                thing = "command" if r.kind == "shell" else "list of files"
+                yield Static(Text(f"⚠ The {thing} holds {' and '.join(hidden)}: shown below as ␛, \\u… codes. "
+                                  "Read it before you allow it.", style="bold"), classes="approval-warning",
+                             id="approval-hidden")
+            if r.kind == "patch" and (in_content := reveal(r.detail.replace("\r\n", "\n"))[1]):
+                yield Static(Text(f"⚠ The patch's content holds {' and '.join(in_content)}: shown in the diff as "
+                                  "codes.", style="bold"), classes="approval-warning", id="approval-hidden-content")
+            if meta:
+                yield Static(safe_text(meta), id="approval-meta")
             if r.reason:
-                yield Static(Text("why: " + sanitize(r.reason), style="italic"))
+                yield Static(safe_text("why: " + r.reason, "italic"), id="approval-reason")
             with VerticalScroll(id="approval-detail"):
-                yield Static(diff_text(r.detail) if r.kind == "patch" else Text(sanitize(r.detail)))
+                yield Static(body, id="approval-command" if r.kind == "shell" else "approval-patch")
             with Horizontal(id="approval-buttons"):
-                yield Button("Yes (y)", id="yes", variant="success")
-                yield Button("Yes, this session (a)", id="always", variant="primary")
-                yield Button("No, continue (n)", id="no", variant="warning")
-                yield Button("No, stop the turn (s)", id="stop", variant="error")
+                yield Button("Yes (y)", id="yes", variant="success", compact=True)
+                yield Button("Always (a)", id="always", variant="primary", compact=True)
+                yield Button("No (n)", id="no", variant="warning", compact=True)
+                yield Button("Stop (s)", id="stop", variant="error", compact=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(Decision(event.button.id))

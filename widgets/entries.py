@@ -125,7 +125,7 @@ class ReasoningEntry(Entry):
         heading = heading_of(summary)
         if summary or raw:
             title = f"Thought: {heading}" if heading else "Thought"
-            with Collapsible(title=title, collapsed=True):
+            with Collapsible(title=Text(title), collapsed=True):  # type: ignore[arg-type]  # never markup
                 yield Markdown(summary or raw)
         else:
             yield Static(Text("Reasoning (no summary)", style="italic"))

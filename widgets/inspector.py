@@ -24,6 +24,8 @@ from rivulet.core.history import Entry as HistoryEntry
 from rivulet.core.sanitize import sanitize
 from rivulet.widgets.entries import reasoning_raw, reasoning_summary
 
+from .safe import safe_text
+
 ALL = "all"
 
 
@@ -115,7 +117,8 @@ class InspectorScreen(ModalScreen[None]):
                               style="bold"))
             with Horizontal(id="inspector-filters"):
                 yield Input(placeholder="search text…", id="inspector-search")
-                yield Select([(k, k) for k in kinds], prompt="every type", id="inspector-type", allow_blank=True)
+                yield Select([(safe_text(k), k) for k in kinds], prompt="every type", id="inspector-type",
+                             allow_blank=True)
             yield DataTable(id="inspector-items", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
@@ -139,8 +142,9 @@ class InspectorScreen(ModalScreen[None]):
             item = entry.item
             when = time.strftime("%H:%M:%S", time.localtime(entry.time)) if entry.time else ""
             number = str(entry.seq) if entry.seq > 0 else "note"
-            table.add_row(number, when, sanitize(str(item.get("type"))), sanitize(str(item.get("role") or "")),
-                          str(len(text)), describe(item), key=str(entry.seq))
+            # Text cells: a str cell would be parsed as markup.
+            table.add_row(number, when, safe_text(item.get("type")), safe_text(item.get("role") or ""),
+                          str(len(text)), Text(describe(item)), key=str(entry.seq))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.refill()

@@ -85,7 +85,7 @@ class LivePane(Vertical):
 
     def mark_discarded(self, reason: str) -> None:
         self.add_class("discarded")
-        self.border_subtitle = f"not committed: {sanitize(reason)}"
+        self.border_subtitle = Text(f"not committed: {sanitize(reason)}")  # type: ignore[assignment]
 
 
 class LiveMessage(LivePane):

@@ -42,6 +42,7 @@ class StatusLine(Static):
         self.note: str | None = None
         self.total_tokens = 0
         self.last_input = 0
+        self.sandbox: str | None = None  # where shell commands run ("sandbox workspace-write", ...)
 
     def set_usage(self, usage: dict[str, Any] | None) -> None:
         if not usage:
@@ -65,7 +66,7 @@ class StatusLine(Static):
             left.append(sanitize(self.note))
         else:
             left.append("Ready")
-        right = [self.model]
+        right = [self.sandbox, self.model] if self.sandbox else [self.model]
         if self.total_tokens:
             right.append(f"{_k(self.total_tokens)} tokens used")
             window = context_window(self.model)

@@ -1,0 +1,123 @@
+"""Nothing a tool starts may outlive it.
+
+A command can leave its process group (`setsid`), detach (`nohup ... &`, a double
+fork) or ignore SIGHUP; killing its group misses all of those. So rivulet makes itself
+a child subreaper (prctl PR_SET_CHILD_SUBREAPER): an orphan of a tool is reparented
+to rivulet, not to init, and stays findable. When a tool ends (done, timed out or
+interrupted) `kill_tree` stops and kills every descendant of the tool's process and
+every orphan adopted since the tool started, round after round until none is left,
+and reaps the adopted ones. Linux only (elsewhere only the process group is killed).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+
+PR_SET_CHILD_SUBREAPER = 36
+_subreaper: bool | None = None
+
+
+def become_subreaper() -> bool:
+    """Make this process the reaper of its orphaned descendants (once; True if it is)."""
+    global _subreaper
+    if _subreaper is None:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            _subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            _subreaper = False
+    return _subreaper
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process we can see."""
+    out: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        out[int(name)] = int(fields[1])
+    return out
+
+
+def children_of_me() -> set[int]:
+    me = os.getpid()
+    try:
+        return {pid for pid, parent in _parents().items() if parent == me}
+    except OSError:
+        return set()
+
+
+def _descendants(roots: set[int], parents: dict[int, int]) -> set[int]:
+    kids: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        kids.setdefault(parent, []).append(pid)
+    found: set[int] = set()
+    todo = list(roots)
+    while todo:
+        for child in kids.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def kill_tree(root: int, known_children: set[int]) -> int:
+    """Kill `root`'s process group, its descendants and every child of ours that was
+    not in `known_children` (an orphan the tool left behind). How many were killed."""
+    me = os.getpid()
+    try:
+        os.killpg(root, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    killed: set[int] = set()
+    for _ in range(100):  # a process may fork while we look: go again until nothing is left
+        try:
+            parents = _parents()
+        except OSError:
+            break
+        # `root` is asyncio's child (it reaps it); every other new child of ours is an orphan.
+        adopted = {pid for pid, parent in parents.items() if parent == me and pid not in known_children} - {root}
+        targets = (_descendants({root} | adopted, parents) | adopted | ({root} if root in parents else set()))
+        targets -= {me}
+        targets = {pid for pid in targets if _alive(pid)}
+        if not targets:
+            break
+        for pid in targets:
+            for sig in (signal.SIGSTOP, signal.SIGKILL):  # stopped first: it cannot fork any more
+                try:
+                    os.kill(pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        killed |= targets
+        for pid in targets & adopted:  # ours now: reap them, or they stay zombies
+            _reap(pid)
+    try:  # orphans that had already exited on their own are zombies of ours too
+        for pid, parent in _parents().items():
+            if parent == me and pid not in known_children and pid != root and not _alive(pid):
+                _reap(pid)
+    except OSError:
+        pass
+    return len(killed)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in (b"Z", b"X")
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass

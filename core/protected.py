@@ -1,0 +1,74 @@
+"""Paths whose change can make code run later, or turn approvals off: a patch touching
+one always asks, whatever the approval policy (except `never-ask`), and the question
+says why.
+
+`DEFAULT_PROTECTED` is the configurable part (setting `protected_paths`): glob patterns.
+A pattern without a slash matches any one path component (`.git` protects every
+`.git` directory at any depth, and everything under it); a pattern with a slash matches
+the path relative to the workspace. Always on, whatever the setting: files inside a
+virtualenv (a directory holding `pyvenv.cfg`) and rivulet's own config and data
+directories when they lie inside the workspace.
+"""
+
+from __future__ import annotations
+
+import os
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePosixPath
+
+_VCS = "version control metadata: hooks and settings like core.fsmonitor run commands"
+_PY = "Python runs it (or from it) at start-up"
+_EDITOR = "editor task, launch and container files run commands"
+_SHELL = "a shell start-up file"
+WHY: dict[str, str] = {
+    ".git": _VCS, ".hg": _VCS, ".svn": _VCS, ".jj": _VCS, ".gitmodules": _VCS,
+    "*.pth": _PY, ".venv": "a virtualenv: " + _PY, "venv": "a virtualenv: " + _PY,
+    "site-packages": "installed packages: " + _PY, "sitecustomize.py": _PY, "usercustomize.py": _PY,
+    ".envrc": "direnv runs it on entering the directory", ".vscode": _EDITOR, ".idea": _EDITOR,
+    ".devcontainer": _EDITOR, ".pre-commit-config.yaml": "pre-commit runs the hooks it names",
+    **{rc: _SHELL for rc in (".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
+                             ".zshenv", ".zprofile", ".zlogin", ".inputrc", ".config/fish")},
+    ".rivulet": "rivulet's own settings (approvals, sandbox)",
+}
+DEFAULT_PROTECTED: tuple[str, ...] = tuple(WHY)
+
+
+def _rivulet_dirs() -> list[Path]:
+    from .config import config_path
+    from .session import sessions_dir
+
+    from platformdirs import user_config_dir, user_data_dir
+
+    dirs = [config_path(), Path(user_config_dir("rivulet")), Path(user_data_dir("rivulet")), sessions_dir()]
+    return [d.expanduser().resolve() for d in dirs]
+
+
+def protection_reason(workspace: Path, rel: str, patterns: tuple[str, ...] | list[str] = DEFAULT_PROTECTED) -> str | None:
+    """Why writing `rel` (relative to `workspace`) must be asked about, or None."""
+    parts = PurePosixPath(rel.replace("\\", "/")).parts
+    for pattern in patterns:
+        why = WHY.get(pattern, "listed in protected_paths")
+        want = pattern.strip("/")
+        for n in range(1, len(parts) + 1):
+            if fnmatchcase("/".join(parts[:n]) if "/" in want else parts[n - 1], want):
+                if n == len(parts):
+                    return f"{rel}: {why}"
+                return f"{rel} is inside {'/'.join(parts[:n])}: {why}"
+    root = workspace.resolve()
+    target = root.joinpath(*parts)
+    for parent in list(target.parents):
+        if parent == root.parent:
+            break
+        if (parent / "pyvenv.cfg").is_file():
+            return f"{rel} is inside a virtualenv ({_rel(parent, root)})"
+    for folder in _rivulet_dirs():
+        if target == folder or folder in target.parents:
+            return f"{rel} is in rivulet's own settings or data ({folder})"
+    return None
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return os.path.relpath(path, root)
+    except ValueError:
+        return str(path)
