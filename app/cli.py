@@ -12,19 +12,20 @@ from typing import Any
 
 from rivulet.app.demo_server import DEMO_MODEL, DemoServer
 from rivulet.app.doctor import add_doctor_parser
-from rivulet.core.agent_tools import AgentTools
-from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision, deny_all
-from rivulet.core.bus import BusEvent, EventBus, Notice
-from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, safe_url, tool_settings
-from rivulet.core.conversation import Conversation
+from rivulet.core.tools.router import AgentTools
+from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision, deny_all
+from rivulet.core.turn.bus import BusEvent, EventBus, Notice
+from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, safe_url
+from rivulet.core.tools.router import tool_settings
+from rivulet.core.turn.conversation import Conversation
 from rivulet.core.errors import ConfigError, RivuletError, redact
-from rivulet.core.environ_scrub import scrub_own_environ
+from rivulet.core.tools.environ_scrub import scrub_own_environ
 from rivulet.core.safe_log import install_log_filter
-from rivulet.core.shell_tool import SECRET_ENV
+from rivulet.core.tools.shell import SECRET_ENV
 from rivulet.core.sanitize import sanitize
-from rivulet.core.session import (SessionError, SessionWriter, find_session, list_sessions, load_session,
+from rivulet.core.store.session import (SessionError, SessionWriter, find_session, list_sessions, load_session,
                                   open_for_resume, sessions_dir)
-from rivulet.core.transports import make_transport
+from rivulet.core.protocol.transports import make_transport
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,7 +103,7 @@ def run_sessions() -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from rivulet.core.export import to_json, to_markdown
+    from rivulet.core.store.export import to_json, to_markdown
 
     try:
         session = load_session(find_session(args.id))
@@ -121,7 +122,7 @@ def run_replay(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from rivulet.app.tui import RivuletApp
-    from rivulet.core.replay import ReplayTransport
+    from rivulet.core.protocol.replay import ReplayTransport
 
     try:
         transport = ReplayTransport(Path(args.file), speed=args.speed)

@@ -21,9 +21,9 @@ from typing import Any
 from rivulet.core import items as it
 from rivulet.core.config import Settings, effective_patch_tool, safe_url
 from rivulet.core.errors import ConfigError, RivuletError
-from rivulet.core.events import Delta
+from rivulet.core.protocol.events import Delta
 from rivulet.core.sanitize import sanitize
-from rivulet.core.state_machine import Deviation, SamplingResult, SamplingSink, Transient, consume_response
+from rivulet.core.turn.state_machine import Deviation, SamplingResult, SamplingSink, Transient, consume_response
 
 PROBE_TOKENS = 200  # enough for a short answer or one tool call, so each probe stays quick
 
@@ -117,7 +117,7 @@ class Doctor:
         return probe
 
     async def run(self) -> Report:
-        from rivulet.core.sse import SseTransport
+        from rivulet.core.protocol.sse_transport import SseTransport
 
         sse = SseTransport(self.settings)
         try:
@@ -164,7 +164,7 @@ class Doctor:
         return probe
 
     async def _websocket(self) -> Probe:
-        from rivulet.core.ws import WebSocketTransport
+        from rivulet.core.protocol.ws_transport import WebSocketTransport
 
         ws = WebSocketTransport(self.settings, incremental=False)
         try:

@@ -12,7 +12,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from rivulet.core.sanitize import sanitize
-from rivulet.core.session import Session
+from rivulet.core.store.session import Session
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.safe import SafeNotify
 

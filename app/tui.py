@@ -26,23 +26,24 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from rivulet.core import bus as b
+from rivulet.core.turn import bus as b
 from rivulet.core import items as it
-from rivulet.core.agent_tools import AgentTools, ToolSettings
-from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision
+from rivulet.core.tools.router import AgentTools, ToolSettings
+from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.config import Settings, safe_url, save_setting
 from rivulet.core.safe_log import SafeStream
 from rivulet.core.sanitize import sanitize
-from rivulet.core.session import Session, SessionWriter
-from rivulet.core.ws import FallbackTransport
-from rivulet.core.conversation import Conversation, ToolRouter, Transport
+from rivulet.core.store.session import Session, SessionWriter
+from rivulet.core.protocol.ws_transport import FallbackTransport
+from rivulet.core.turn.conversation import Conversation, Transport
+from rivulet.core.turn.tool_api import ToolRouter
 from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
 from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
 from rivulet.widgets.inspector import InspectorScreen, RawItemScreen, notes_for_inspector
-from rivulet.widgets.entries import (Entry, ErrorEntry, OtherEntry, ToolCallEntry, entry_for, heading_of,
+from rivulet.widgets.entries import (TranscriptEntry, ErrorEntry, OtherEntry, ToolCallEntry, entry_for, heading_of,
                                      reasoning_summary)
 from rivulet.widgets.live import LiveOther, LivePane, LiveReasoning, live_pane_for
 from rivulet.widgets.safe import SafeNotify, safe_text
@@ -238,8 +239,8 @@ class RivuletApp(SafeNotify, App[None]):
                                          notes_for_inspector(self.protocol_notes, self.server_errors)))
 
     def export_session(self, fmt: str) -> None:
-        from rivulet.core.export import to_json, to_markdown
-        from rivulet.core.session import load_session
+        from rivulet.core.store.export import to_json, to_markdown
+        from rivulet.core.store.session import load_session
 
         if self.session_writer is None:
             return
@@ -345,7 +346,7 @@ class RivuletApp(SafeNotify, App[None]):
         entry goes, and the prompt is back in the composer."""
         if event.taken_back is None:
             return
-        for entry in self._transcript.query(Entry):
+        for entry in self._transcript.query(TranscriptEntry):
             if entry.item_id == f"user-{event.turn_id}":
                 entry.remove()
         self._composer.restore(event.taken_back)
@@ -533,7 +534,7 @@ class RivuletApp(SafeNotify, App[None]):
     async def _freeze_old_entries(self) -> None:
         """Keep the newest KEEP_ENTRIES entries as widgets; hand older ones to the frozen
         block (in batches of ten, so it does not happen on every commit)."""
-        entries = [w for w in self._transcript.children if isinstance(w, Entry)]
+        entries = [w for w in self._transcript.children if isinstance(w, TranscriptEntry)]
         if len(entries) <= KEEP_ENTRIES + 10:
             return
         old = entries[: len(entries) - KEEP_ENTRIES]

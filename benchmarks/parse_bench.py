@@ -18,9 +18,9 @@ import httpx
 from httpx_sse import aconnect_sse
 
 from rivulet.core.config import Settings
-from rivulet.core.recordings import sse_body
-from rivulet.core.sse import SseTransport
-from rivulet.core.state_machine import consume_response
+from rivulet.core.protocol.recordings import sse_body
+from rivulet.core.protocol.sse_transport import SseTransport
+from rivulet.core.turn.state_machine import consume_response
 
 CHUNK = 64 * 1024
 

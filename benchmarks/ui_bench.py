@@ -27,7 +27,7 @@ import tempfile
 import time
 
 from rivulet.app.tui import RivuletApp
-from rivulet.core import bus as b
+from rivulet.core.turn import bus as b
 from rivulet.core.config import Settings
 from rivulet.widgets.live import LiveMessage
 
@@ -73,8 +73,8 @@ async def _open_pane(app: RivuletApp, pilot) -> LiveMessage:
 def _history(turns: int):
     """A resumed session of `turns` question/answer pairs (for the long-conversation run)."""
     from rivulet.core import items as it
-    from rivulet.core.history import History
-    from rivulet.core.session import Session, SessionMeta
+    from rivulet.core.turn.history import History
+    from rivulet.core.store.session import Session, SessionMeta
 
     history = History()
     answer = "Some **answer** text with `code`. " * 15 + "\n\n- a\n- b\n"

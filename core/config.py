@@ -11,14 +11,18 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from platformdirs import user_config_dir
+from platformdirs import user_config_dir, user_data_dir
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
-from .errors import ConfigError, register_secret
-from .protected import DEFAULT_PROTECTED
+from rivulet.core.errors import ConfigError, register_secret
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def sessions_dir() -> Path:
+    override = os.environ.get("RIVULET_SESSIONS_DIR")
+    return Path(override) if override else Path(user_data_dir("rivulet")) / "sessions"
 
 
 def config_path() -> Path:
@@ -76,7 +80,8 @@ class Settings(BaseSettings):
     # Send the API key over plain http to a host that is not this machine (off: refused).
     allow_insecure_http: bool = False
     # Patches touching these always ask, even under auto-edit (glob patterns; see core/protected.py).
-    protected_paths: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED))
+    # None: the default list (core/tools/protected.py).
+    protected_paths: list[str] | None = None
 
     def model_post_init(self, context: Any) -> None:
         # From now on the key is masked by value in every error, log line and toast.
@@ -119,21 +124,6 @@ class Settings(BaseSettings):
         if self.api_key is not None and self.api_key.get_secret_value():
             headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
         return headers
-
-
-def tool_settings(settings: Settings):
-    """The tool router's settings (workspace resolved, must exist)."""
-    from .agent_tools import ToolSettings
-
-    workspace = Path(settings.workspace or os.getcwd()).expanduser()
-    if not workspace.is_dir():
-        raise ConfigError(f"workspace {str(workspace)!r} is not a directory")
-    key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
-    return ToolSettings(workspace=workspace.resolve(), patch_tool=effective_patch_tool(settings), shell=settings.shell_tool,
-                        shell_timeout=settings.shell_timeout, secrets=(key,) if len(key) >= 8 else (),
-                        protected_paths=tuple(settings.protected_paths), sandbox=settings.sandbox,
-                        sandbox_network=settings.sandbox_network, max_tool_args_chars=settings.max_tool_args_chars,
-                        max_patch_chars=settings.max_patch_chars)
 
 
 def effective_patch_tool(settings: Settings) -> str:

@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from .sanitize import sanitize
+from rivulet.core.sanitize import sanitize
 
 # Key shapes of common providers (a server may echo any of them back in an error body).
 _KEY_PATTERN = re.compile(

@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 from typing import Any, TextIO
 
-from .errors import redact
-from .sanitize import sanitize
+from rivulet.core.errors import redact
+from rivulet.core.sanitize import sanitize
 
 
 def clean(text: str) -> str:

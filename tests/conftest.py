@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
-from rivulet.core import recordings
+from rivulet.core.protocol import recordings
 from rivulet.core.config import Settings
-from rivulet.core.sse import SseTransport
+from rivulet.core.protocol.sse_transport import SseTransport
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "fixtures" / "real"

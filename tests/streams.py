@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rivulet.core.recordings import sse_body
+from rivulet.core.protocol.mapping import map_wire
+from rivulet.core.protocol.recordings import sse_body
+from rivulet.core.protocol.wire import parse_wire
 
 
 def ev(type_: str, **fields: Any) -> str:
@@ -83,3 +85,9 @@ def body(payloads: list[str]) -> bytes:
 
 def simple_text_response(text: str, rid: str = "resp_1", mid: str = "msg_1", **extra: Any) -> bytes:
     return body([created(rid), *message_events(mid, text), completed([message(mid, text)], rid, **extra)])
+
+
+def decode_event(data: str | bytes):
+    """One payload mapped to its event, failures returned (not raised) so tests can
+    look at them; None for an unknown (ignored) event type."""
+    return map_wire(parse_wire(data))

@@ -15,12 +15,12 @@ import httpx
 import pytest
 
 from rivulet.core import items as it
-from rivulet.core.agent_tools import AgentTools, ToolSettings
-from rivulet.core.approval import ApprovalPolicy
-from rivulet.core.bus import EventBus
+from rivulet.core.tools.router import AgentTools, ToolSettings
+from rivulet.core.tools.approval import ApprovalPolicy
+from rivulet.core.turn.bus import EventBus
 from rivulet.core.config import Settings
-from rivulet.core.conversation import Conversation, RetryPolicy
-from rivulet.core.sse import SseTransport
+from rivulet.core.turn.conversation import Conversation, RetryPolicy
+from rivulet.core.protocol.sse_transport import SseTransport
 
 from conftest import ROOT
 from peer_helpers import free_port, start_peer, stop_peer
@@ -225,7 +225,7 @@ def test_end_turn_false_continues_the_same_turn_over_http():
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from rivulet.core.recordings import sse_body
+    from rivulet.core.protocol.recordings import sse_body
 
     from streams import completed, created, message, message_events
 

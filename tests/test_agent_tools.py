@@ -8,12 +8,12 @@ import json
 import pytest
 
 from rivulet.core import items as it
-from rivulet.core.agent_tools import AgentTools, ToolSettings
-from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision
-from rivulet.core.bus import EventBus, ToolOutputDelta, TurnDiffUpdated
-from rivulet.core.conversation import TURN_ABORTED, Conversation
-from rivulet.core.history import normalize
-from rivulet.core.shell_tool import run_shell
+from rivulet.core.tools.router import AgentTools, ToolSettings
+from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
+from rivulet.core.turn.bus import EventBus, ToolOutputDelta, TurnDiffUpdated
+from rivulet.core.turn.conversation import TURN_ABORTED, Conversation
+from rivulet.core.turn.history import normalize
+from rivulet.core.tools.shell import run_shell
 
 from conftest import serving, settings
 from streams import body, completed, created, ev, message, message_events
@@ -235,7 +235,7 @@ async def test_the_api_key_never_reaches_a_command_or_its_output(tmp_path, monke
     key = "sk-live-very-secret-key-000111222"
     monkeypatch.setenv("OPENAI_API_KEY", key)
     (tmp_path / ".env").write_text(f"KEY={key}\n")  # and one the model finds in a file
-    from rivulet.core.config import tool_settings
+    from rivulet.core.tools.router import tool_settings
 
     s = settings(api_key=key, workspace=str(tmp_path))
     bus = EventBus()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from rivulet.core.bus import ErrorOccurred, EventBus, ItemDelta, TurnStarted
-from rivulet.core.conversation import Conversation
+from rivulet.core.turn.bus import ErrorOccurred, EventBus, ItemDelta, TurnStarted
+from rivulet.core.turn.conversation import Conversation
 from rivulet.core.errors import StreamError
 
 from conftest import serving, settings

@@ -8,11 +8,11 @@ from contextlib import aclosing
 import pytest
 
 from rivulet.core import errors
-from rivulet.core.events import Completed, Created, Delta, OutputItemAdded, OutputItemDone
-from rivulet.core.mapping import decode_event
-from rivulet.core.state_machine import SamplingSink, consume_response
-from rivulet.core.wire import UnknownWire, parse_wire
+from rivulet.core.protocol.events import Completed, Created, Delta, OutputItemAdded, OutputItemDone
+from rivulet.core.turn.state_machine import SamplingSink, consume_response
+from rivulet.core.protocol.wire import UnknownWire, parse_wire
 
+from streams import decode_event
 from conftest import CAPTURE_FILES, REAL, RECORDINGS, recording, serving
 
 

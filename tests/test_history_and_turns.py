@@ -8,9 +8,9 @@ import httpx
 import pytest
 
 from rivulet.core import errors
-from rivulet.core.bus import EventBus, ItemCompleted, ItemDiscarded, ItemStarted, Retrying, TurnCompleted
-from rivulet.core.conversation import Conversation, RetryPolicy
-from rivulet.core.history import History, normalize
+from rivulet.core.turn.bus import EventBus, ItemCompleted, ItemDiscarded, ItemStarted, Retrying, TurnCompleted
+from rivulet.core.turn.conversation import Conversation, RetryPolicy
+from rivulet.core.turn.history import History, normalize
 
 from conftest import recording, serving, settings, sse_response, transport_for
 from streams import (body, call, call_events, completed, created, message, message_events, reasoning,
@@ -231,7 +231,7 @@ async def _interrupt_after(payloads: list[str]):
     """Run a turn whose stream stops after `payloads` and never ends; interrupt it there."""
     import asyncio
 
-    from rivulet.core.bus import TurnInterrupted
+    from rivulet.core.turn.bus import TurnInterrupted
 
     reached = asyncio.Event()
 

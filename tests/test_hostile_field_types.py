@@ -13,13 +13,13 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from rivulet.core.bus import EventBus
-from rivulet.core.consumer import BusSink
+from rivulet.core.turn.bus import EventBus
+from rivulet.core.turn.bus_sink import BusSink
 from rivulet.core.errors import RivuletError
-from rivulet.core.history import History
-from rivulet.core.recordings import sse_body
-from rivulet.core.session import SessionWriter, load_session
-from rivulet.core.state_machine import consume_response
+from rivulet.core.turn.history import History
+from rivulet.core.protocol.recordings import sse_body
+from rivulet.core.store.session import SessionWriter, load_session
+from rivulet.core.turn.state_machine import consume_response
 
 from conftest import RECORDINGS, serving
 
@@ -138,8 +138,8 @@ def test_display_helpers_take_any_field_type():
 async def test_ui_handlers_survive_items_with_wrong_field_types():
     """The transcript's handlers get the committed items as the server sent them: a
     wrong-typed field shows as missing, never as a crash."""
-    from rivulet.core import bus as b
-    from rivulet.core.history import Entry
+    from rivulet.core.turn import bus as b
+    from rivulet.core.turn.history import HistoryEntry
     from rivulet.widgets.inspector import InspectorScreen
 
     from tui_helpers import GatedServer, make_app
@@ -156,6 +156,6 @@ async def test_ui_handlers_survive_items_with_wrong_field_types():
                 await app._handle(b.ItemCompleted(item, key))
             await pilot.pause()
             await app._transcript.remove_children()
-        app.push_screen(InspectorScreen([Entry(item, seq=n + 1) for n, item in enumerate(items)]))
+        app.push_screen(InspectorScreen([HistoryEntry(item, seq=n + 1) for n, item in enumerate(items)]))
         await pilot.pause()
         assert app.is_running

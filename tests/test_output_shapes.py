@@ -10,7 +10,7 @@ from openai.types.responses import response_input_item_param as sdk
 from pydantic import TypeAdapter
 
 from rivulet.core import items as it
-from rivulet.core.builtin_tools import BuiltinTools
+from rivulet.core.tools.builtin import BuiltinTools
 
 SDK_TYPES = {
     "function_call_output": sdk.FunctionCallOutput,

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rivulet.core.patch import JsonStringField, OpKind, PatchError, PatchParser, parse_patch
-from rivulet.core.patch_apply import apply_plan, confine, plan_patch
+from rivulet.core.tools.patch_format import JsonStringField, OpKind, PatchError, PatchParser, parse_patch
+from rivulet.core.tools.patch_apply import apply_plan, confine, plan_patch
 
 PATCH = """*** Begin Patch
 *** Add File: docs/new.md

@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from rivulet.core import errors
-from rivulet.core.bus import EventBus, ItemCompleted, ItemStarted, ProtocolDeviation
-from rivulet.core.conversation import Conversation
+from rivulet.core.turn.bus import EventBus, ItemCompleted, ItemStarted, ProtocolDeviation
+from rivulet.core.turn.conversation import Conversation
 
 from conftest import serving, settings
 from streams import body, call, call_events, completed, created, ev, message, message_events

@@ -15,11 +15,11 @@ import pytest
 
 from rivulet.app.tui import RivuletApp
 from rivulet.core import items as it
-from rivulet.core.conversation import Conversation
-from rivulet.core.export import to_json, to_markdown
-from rivulet.core.history import History
-from rivulet.core.replay import ReplayTransport
-from rivulet.core.session import SessionError, SessionWriter, find_session, list_sessions, load_session
+from rivulet.core.turn.conversation import Conversation
+from rivulet.core.store.export import to_json, to_markdown
+from rivulet.core.turn.history import History
+from rivulet.core.protocol.replay import ReplayTransport
+from rivulet.core.store.session import SessionError, SessionWriter, find_session, list_sessions, load_session
 
 from conftest import REAL, ROOT, serving, settings
 from streams import body, call, call_events, completed, created, message, message_events, reasoning, reasoning_events
@@ -264,7 +264,7 @@ async def test_resume_rebuilds_the_transcript_and_sends_a_valid_next_request(tmp
 
 
 def _payloads(raw: bytes) -> list[str]:
-    from rivulet.core.recordings import sse_payloads
+    from rivulet.core.protocol.recordings import sse_payloads
 
     return sse_payloads(raw)
 
@@ -338,7 +338,7 @@ async def test_a_session_file_that_cannot_be_written_does_not_stop_the_conversat
 
 
 def _long_session(turns: int):
-    from rivulet.core.session import Session, SessionMeta
+    from rivulet.core.store.session import Session, SessionMeta
 
     history = History()
     for n in range(turns):
@@ -350,14 +350,14 @@ def _long_session(turns: int):
 async def test_a_long_session_resumes_with_old_entries_frozen_and_still_clickable(tmp_path):
     from textual.widgets import TextArea
 
-    from rivulet.widgets.entries import Entry
+    from rivulet.widgets.entries import TranscriptEntry
     from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
     from rivulet.widgets.inspector import RawItemScreen
 
     session = _long_session(100)
     app = RivuletApp(settings(), GatedServer([]).transport(), session=session, remember_theme=False)
     async with app.run_test(size=(100, 40)) as pilot:
-        await until(pilot, lambda: app._transcript.query(FrozenEntries) and len(app._transcript.query(Entry)) ==
+        await until(pilot, lambda: app._transcript.query(FrozenEntries) and len(app._transcript.query(TranscriptEntry)) ==
                     KEEP_ENTRIES, "the rebuilt transcript")
         frozen = app._transcript.query_one(FrozenEntries)
         assert [key for key, _, _ in frozen.entries] == [e.key for e in session.history.entries][:200 - KEEP_ENTRIES]
@@ -372,8 +372,8 @@ async def test_a_long_session_resumes_with_old_entries_frozen_and_still_clickabl
 
 
 async def test_entries_beyond_the_limit_are_frozen_as_they_commit(tmp_path):
-    from rivulet.core import bus as b
-    from rivulet.widgets.entries import Entry
+    from rivulet.core.turn import bus as b
+    from rivulet.widgets.entries import TranscriptEntry
     from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
 
     app = RivuletApp(settings(), GatedServer([]).transport(), remember_theme=False)
@@ -381,9 +381,9 @@ async def test_entries_beyond_the_limit_are_frozen_as_they_commit(tmp_path):
         for n in range(KEEP_ENTRIES + 25):
             app.bus.publish(b.ItemCompleted(message(f"m{n}", f"answer {n}"), f"m{n}"))
         await until(pilot, lambda: app._transcript.query(FrozenEntries) and
-                    sum(1 for _ in app._transcript.query(Entry)) + len(app._transcript.query_one(FrozenEntries).entries)
+                    sum(1 for _ in app._transcript.query(TranscriptEntry)) + len(app._transcript.query_one(FrozenEntries).entries)
                     == KEEP_ENTRIES + 25, "every entry shown, old ones frozen")
-        widgets = list(app._transcript.query(Entry))
+        widgets = list(app._transcript.query(TranscriptEntry))
         assert KEEP_ENTRIES <= len(widgets) <= KEEP_ENTRIES + 10
         frozen = app._transcript.query_one(FrozenEntries)
         # In order: the frozen block holds the oldest, the widgets the newest.

@@ -94,7 +94,7 @@ def test_after_a_tool_call(snap_compare):
 
 
 def test_patch_approval_dialog(snap_compare, tmp_path):
-    from rivulet.core.agent_tools import ToolSettings
+    from rivulet.core.tools.router import ToolSettings
     from test_agent_tools import PATCH, custom_call, custom_call_events
     from tui_helpers import follow_up_payloads
 
@@ -117,8 +117,8 @@ def test_patch_approval_dialog(snap_compare, tmp_path):
 def _recorded_session(tmp_path):
     """A session file with two turns and a tool call, at fixed times and a fixed id."""
     from rivulet.core import items as it
-    from rivulet.core.history import History
-    from rivulet.core.session import SessionMeta, SessionWriter, load_session
+    from rivulet.core.turn.history import History
+    from rivulet.core.store.session import SessionMeta, SessionWriter, load_session
 
     path = tmp_path / "fixed.jsonl"
     writer = SessionWriter(path, SessionMeta("20261202-120000-abcdef", 1796212800.0, "/work", "gpt-5.1-codex",

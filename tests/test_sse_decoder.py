@@ -6,7 +6,7 @@ import httpx
 from httpx_sse import EventSource
 from hypothesis import given, settings, strategies as st
 
-from rivulet.core.sse_decoder import SseDecoder
+from rivulet.core.protocol.sse_decoder import SseDecoder
 
 
 def reference(body: bytes) -> list[str]:

@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from rivulet.core import errors
-from rivulet.core.events import Completed, Delta
-from rivulet.core.sse import SseTransport
-from rivulet.core.state_machine import consume_response
+from rivulet.core.protocol.events import Completed, Delta
+from rivulet.core.protocol.sse_transport import SseTransport
+from rivulet.core.turn.state_machine import consume_response
 
 from conftest import settings, sse_response, transport_for
 from streams import body, completed, created, message, message_events, simple_text_response
@@ -196,7 +196,7 @@ async def test_malformed_data_mid_stream_keeps_what_was_committed():
     raw = body([created(), *message_events("m0", "kept")]) + b"data: {broken\n\n"
     committed = []
 
-    from rivulet.core.state_machine import SamplingSink
+    from rivulet.core.turn.state_machine import SamplingSink
 
     class Sink(SamplingSink):
         async def commit(self, key, item, *, backfilled=False):
@@ -233,7 +233,7 @@ async def test_done_marker_ends_the_payloads():
 async def test_an_html_error_page_is_one_line_and_its_whole_body_is_logged_at_debug(caplog):
     page = "<html><head><title>502 Bad Gateway</title></head><body>" + "<p>upstream detail</p>" * 50 + "</body></html>"
     t = transport_for(lambda r: httpx.Response(502, headers={"content-type": "text/html"}, text=page))
-    with caplog.at_level("DEBUG", logger="rivulet.core.sse"):
+    with caplog.at_level("DEBUG", logger="rivulet.core.protocol.sse_transport"):
         with pytest.raises(errors.ServerError) as info:
             await collect(t)
     assert info.value.message == "502 Bad Gateway" and info.value.body == page

@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 
 from rivulet.core.errors import ProtocolError, StreamError
-from rivulet.core.events import DeltaKind
-from rivulet.core.mapping import decode_event
-from rivulet.core.state_machine import SamplingSink, consume_response
+from rivulet.core.protocol.events import DeltaKind
+from rivulet.core.turn.state_machine import SamplingSink, consume_response
 
-from streams import call, call_events, completed, created, ev, message, message_events, reasoning_events
+from streams import decode_event, call, call_events, completed, created, ev, message, message_events, reasoning_events
 
 
 class Recorder(SamplingSink):

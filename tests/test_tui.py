@@ -8,10 +8,10 @@ import pytest
 
 from rivulet.app.demo_server import DemoServer
 from rivulet.app.tui import RivuletApp, Transcript
-from rivulet.core.builtin_tools import BuiltinTools
-from rivulet.core.bus import TurnCompleted
+from rivulet.core.tools.builtin import BuiltinTools
+from rivulet.core.turn.bus import TurnCompleted
 from rivulet.core.config import Settings
-from rivulet.core.sse import SseTransport
+from rivulet.core.protocol.sse_transport import SseTransport
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.entries import AssistantEntry, ErrorEntry, ReasoningEntry, ToolCallEntry, UserEntry
 from rivulet.widgets.live import LiveMessage, LivePane, LiveReasoning
@@ -27,9 +27,9 @@ def _isolated_config(tmp_path, monkeypatch):
 
 
 def entries(app, cls=None):
-    from rivulet.widgets.entries import Entry
+    from rivulet.widgets.entries import TranscriptEntry
 
-    found = [w for w in app.query_one(Transcript).children if isinstance(w, Entry)]
+    found = [w for w in app.query_one(Transcript).children if isinstance(w, TranscriptEntry)]
     return [w for w in found if cls is None or isinstance(w, cls)]
 
 
@@ -320,7 +320,7 @@ async def test_llamacpp_overlapping_items_stream_into_their_own_panes_with_one_p
     from conftest import recording
     from rivulet.widgets.inspector import InspectorScreen
 
-    from rivulet.core.recordings import sse_payloads
+    from rivulet.core.protocol.recordings import sse_payloads
 
     rec = recording("llamacpp_text_then_function_call.sse")
     payloads = sse_payloads(rec.body)

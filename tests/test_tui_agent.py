@@ -8,7 +8,7 @@ import json
 import pytest
 
 from rivulet.app.tui import RivuletApp
-from rivulet.core.agent_tools import ToolSettings
+from rivulet.core.tools.router import ToolSettings
 from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
 from rivulet.widgets.entries import NoteEntry, ToolCallEntry
 from rivulet.widgets.live import LivePatch

@@ -7,16 +7,15 @@ import logging
 import pytest
 
 from rivulet.core import errors
-from rivulet.core.events import Failure
-from rivulet.core.events import Completed
-from rivulet.core.mapping import decode_event
-from rivulet.core.wire import UnknownWire, parse_wire
+from rivulet.core.protocol.events import Failure
+from rivulet.core.protocol.events import Completed
+from rivulet.core.protocol.wire import UnknownWire, parse_wire
 
-from streams import ev
+from streams import decode_event, ev
 
 
 def test_unknown_event_type_is_logged_at_debug_and_ignored(caplog):
-    caplog.set_level(logging.DEBUG, logger="rivulet.core.wire")
+    caplog.set_level(logging.DEBUG, logger="rivulet.core.protocol.wire")
     payload = ev("response.brand_new_thing.delta", item_id="x", delta="?")
     assert isinstance(parse_wire(payload), UnknownWire)
     assert decode_event(payload) is None

@@ -16,11 +16,11 @@ from websockets.datastructures import Headers
 from websockets.http11 import Response
 
 from rivulet.core import errors
-from rivulet.core.bus import EventBus
-from rivulet.core.conversation import Conversation, RetryPolicy
-from rivulet.core.sse import SseTransport
-from rivulet.core.state_machine import consume_response
-from rivulet.core.ws import FallbackTransport, WebSocketTransport, ws_url
+from rivulet.core.turn.bus import EventBus
+from rivulet.core.turn.conversation import Conversation, RetryPolicy
+from rivulet.core.protocol.sse_transport import SseTransport
+from rivulet.core.turn.state_machine import consume_response
+from rivulet.core.protocol.ws_transport import FallbackTransport, WebSocketTransport, ws_url
 
 from conftest import serving, settings
 from streams import body, call, call_events, completed, created, message, message_events

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from rivulet.app.tui import RivuletApp
-from rivulet.core.recordings import sse_body
+from rivulet.core.protocol.recordings import sse_body
 
 from conftest import settings, transport_for
 

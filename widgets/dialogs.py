@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from rivulet.core.approval import ApprovalRequest, Decision
+from rivulet.core.tools.approval import ApprovalRequest, Decision
 from rivulet.core.sanitize import reveal, sanitize
 
 from .safe import safe_text

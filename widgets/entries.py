@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.widgets import Collapsible, Markdown, Static
 
 from rivulet.core import items as it
-from rivulet.core.patch import PatchError, PatchParser
+from rivulet.core.tools.patch_format import PatchError, PatchParser
 from rivulet.core.sanitize import sanitize
 
 from .frozen import FrozenMarkdown
@@ -80,7 +80,7 @@ def output_text(item: Item) -> str:
     return json.dumps(out, indent=2, ensure_ascii=False)
 
 
-class Entry(Vertical):
+class TranscriptEntry(Vertical):
     """Base of the history entries: holds the committed item exactly as sent."""
 
     DEFAULT_CLASSES = "entry"
@@ -97,12 +97,12 @@ class Entry(Vertical):
             open_raw(self.item_id)
 
 
-class UserEntry(Entry):
+class UserEntry(TranscriptEntry):
     def compose(self) -> ComposeResult:
         yield Static(Text(sanitize(it.message_text(item=self.item) or "")), markup=False)
 
 
-class AssistantEntry(Entry):
+class AssistantEntry(TranscriptEntry):
     """One full Markdown render of the committed text. A long message is cut where the
     live pane cut it: its last segments are Markdown widgets, the ones before are
     frozen lines (already rendered while it streamed, so the commit re-uses them)."""
@@ -116,7 +116,7 @@ class AssistantEntry(Entry):
             yield Markdown(segment)
 
 
-class ReasoningEntry(Entry):
+class ReasoningEntry(TranscriptEntry):
     """Collapsed by default: the title is the summary's last heading."""
 
     def compose(self) -> ComposeResult:
@@ -131,7 +131,7 @@ class ReasoningEntry(Entry):
             yield Static(Text("Reasoning (no summary)", style="italic"))
 
 
-class ToolCallEntry(Entry):
+class ToolCallEntry(TranscriptEntry):
     """A call, its output as a running tool writes it, and its output once committed.
     A patch shows as the files it changes and their diff; a shell call as its command."""
 
@@ -173,14 +173,14 @@ class ToolCallEntry(Entry):
         self.query_one(".tool-output", Static).update(Text("→ " + _clip(text)))
 
 
-class NoteEntry(Entry):
+class NoteEntry(TranscriptEntry):
     """A note the client left in history for the model (an interrupted turn)."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text("⏹ turn interrupted — the model will be told on the next turn", style="italic"))
 
 
-class ErrorEntry(Entry):
+class ErrorEntry(TranscriptEntry):
     def __init__(self, message: str, item_id: str = "error") -> None:
         super().__init__({"type": "error", "message": message}, item_id)
         self.message = message
@@ -189,7 +189,7 @@ class ErrorEntry(Entry):
         yield Static(Text("✗ " + sanitize(self.message)))
 
 
-class OtherEntry(Entry):
+class OtherEntry(TranscriptEntry):
     """Items without a dedicated view (hosted tools, compaction, ...)."""
 
     def compose(self) -> ComposeResult:
@@ -212,7 +212,7 @@ def shell_command(item: Item) -> str | None:
     return f"$ {command}" if isinstance(command, str) else None
 
 
-def entry_for(item: Item, item_id: str) -> Entry:
+def entry_for(item: Item, item_id: str) -> TranscriptEntry:
     kind = item.get("type")
     if kind == "message" and item_id.startswith("note-"):
         return NoteEntry(item, item_id)

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
 from rivulet.core import items as it
-from rivulet.core.history import Entry as HistoryEntry
+from rivulet.core.turn.history import HistoryEntry
 from rivulet.core.sanitize import sanitize
 from rivulet.widgets.entries import reasoning_raw, reasoning_summary
 

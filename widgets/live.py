@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 
-from rivulet.core.patch import JsonStringField, PatchParser
+from rivulet.core.tools.patch_format import JsonStringField, PatchParser
 from rivulet.core.sanitize import sanitize
 
 from .entries import call_title, heading_of

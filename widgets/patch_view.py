@@ -12,7 +12,7 @@ import json
 
 from rich.text import Text
 
-from rivulet.core.patch import OpKind, PatchParser
+from rivulet.core.tools.patch_format import OpKind, PatchParser
 from rivulet.core.sanitize import sanitize
 
 _MARK = {OpKind.ADD: ("A", "green"), OpKind.DELETE: ("D", "red"), OpKind.UPDATE: ("M", "yellow")}

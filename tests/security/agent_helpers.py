@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rivulet.app.tui import RivuletApp
-from rivulet.core.agent_tools import ToolSettings
+from rivulet.core.tools.router import ToolSettings
 
 from conftest import settings
 from streams import completed, created, ev, message, message_events

@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from rivulet.core.agent_tools import AgentTools, ToolSettings
-from rivulet.core.approval import ApprovalPolicy
-from rivulet.core.sandbox import probe
+from rivulet.core.tools.router import AgentTools, ToolSettings
+from rivulet.core.tools.approval import ApprovalPolicy
+from rivulet.core.tools.sandbox import probe
 
 from hostile import RIVULET, HostileServer, rivulet_env
 from test_agent_tools import fn_call

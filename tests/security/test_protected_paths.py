@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from rivulet.core.agent_tools import AgentTools, ToolSettings
-from rivulet.core.approval import ApprovalPolicy, Decision
-from rivulet.core.config import Settings, tool_settings
+from rivulet.core.tools.router import AgentTools, ToolSettings
+from rivulet.core.tools.approval import ApprovalPolicy, Decision
+from rivulet.core.config import Settings
+from rivulet.core.tools.router import tool_settings
 from rivulet.widgets.dialogs import ApprovalScreen
 
 from agent_helpers import agent_app, answer, patch_turn

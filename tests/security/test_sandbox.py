@@ -14,10 +14,10 @@ import pytest
 from pathlib import Path
 
 from rivulet.app.tui import RivuletApp
-from rivulet.core import sandbox as sb
-from rivulet.core.agent_tools import AgentTools, ToolSettings
-from rivulet.core.approval import ApprovalPolicy, Decision
-from rivulet.core.bus import EventBus, Notice
+from rivulet.core.tools import sandbox as sb
+from rivulet.core.tools.router import AgentTools, ToolSettings
+from rivulet.core.tools.approval import ApprovalPolicy, Decision
+from rivulet.core.turn.bus import EventBus, Notice
 
 from conftest import settings
 from hostile import screen_output

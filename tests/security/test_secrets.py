@@ -13,9 +13,9 @@ import subprocess
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from rivulet.core.agent_tools import AgentTools, ToolSettings
-from rivulet.core.approval import ApprovalPolicy
-from rivulet.core.bus import EventBus, ToolOutputDelta
+from rivulet.core.tools.router import AgentTools, ToolSettings
+from rivulet.core.tools.approval import ApprovalPolicy
+from rivulet.core.turn.bus import EventBus, ToolOutputDelta
 from rivulet.core.config import Settings, load_settings
 from rivulet.core.errors import ApiError, ConfigError, error_from_body
 
@@ -120,7 +120,7 @@ def test_the_key_is_refused_over_plain_http_to_another_host(tmp_path, monkeypatc
 @given(st.text(alphabet="zz-live0123ab \n", max_size=60), st.text(alphabet="zz-live0123ab \n", max_size=60),
        st.lists(st.integers(1, 25), min_size=1, max_size=30))
 def test_the_key_is_masked_however_the_output_is_cut(before, after, cuts):
-    from rivulet.core.secret_mask import SecretMasker
+    from rivulet.core.tools.secret_mask import SecretMasker
 
     text = before + KEY + after + KEY[:7]  # a key, and a key's start at the very end
     masker, out, pos = SecretMasker((KEY,)), [], 0

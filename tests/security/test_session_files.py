@@ -11,15 +11,15 @@ import sys
 from rivulet.app.cli import _session_for
 
 from rivulet.core import items as it
-from rivulet.core.history import History
-from rivulet.core.session import SessionWriter, load_session, sessions_dir
+from rivulet.core.turn.history import History
+from rivulet.core.store.session import SessionWriter, load_session, sessions_dir
 
 from conftest import settings
 
 HOLDER = """
 import sys
 from pathlib import Path
-from rivulet.core.session import SessionWriter
+from rivulet.core.store.session import SessionWriter
 writer = SessionWriter(Path(sys.argv[1]))
 print("holding", flush=True)
 sys.stdin.readline()
@@ -82,7 +82,7 @@ def test_a_second_process_resuming_a_session_forks_it_instead_of_interleaving(tm
 
 
 def test_a_session_file_has_one_writer_at_a_time(tmp_path):
-    from rivulet.core.session import SessionLocked
+    from rivulet.core.store.session import SessionLocked
 
     path = _session_with(tmp_path, "x")
     first = SessionWriter(path)

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import tracemalloc
 
-from rivulet.core.agent_tools import AgentTools, ToolSettings
-from rivulet.core.approval import ApprovalPolicy
-from rivulet.core.config import Settings, tool_settings
+from rivulet.core.tools.router import AgentTools, ToolSettings
+from rivulet.core.tools.approval import ApprovalPolicy
+from rivulet.core.config import Settings
+from rivulet.core.tools.router import tool_settings
 
 from test_agent_tools import custom_call, fn_call
 

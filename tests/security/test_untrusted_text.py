@@ -14,8 +14,8 @@ import pytest
 
 from rivulet.app.picker import SessionPicker
 from rivulet.app.tui import RivuletApp
-from rivulet.core import bus as b
-from rivulet.core.session import SessionWriter, list_sessions, load_session
+from rivulet.core.turn import bus as b
+from rivulet.core.store.session import SessionWriter, list_sessions, load_session
 from rivulet.widgets.entries import ReasoningEntry
 
 from conftest import settings, transport_for

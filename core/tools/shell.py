@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .proctree import become_subreaper, children_of_me, kill_tree
-from .sandbox import Sandbox
-from .secret_mask import SecretMasker
+from rivulet.core.tools.proctree import become_subreaper, children_of_me, kill_tree
+from rivulet.core.tools.sandbox import Sandbox
+from rivulet.core.tools.secret_mask import SecretMasker
 
 
 @dataclass

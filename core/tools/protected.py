@@ -34,8 +34,8 @@ DEFAULT_PROTECTED: tuple[str, ...] = tuple(WHY)
 
 
 def _rivulet_dirs() -> list[Path]:
-    from .config import config_path
-    from .session import sessions_dir
+    from rivulet.core.config import config_path
+    from rivulet.core.config import sessions_dir
 
     from platformdirs import user_config_dir, user_data_dir
 

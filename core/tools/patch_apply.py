@@ -20,7 +20,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from .patch import FileOp, Hunk, OpKind, PatchError
+from rivulet.core.tools.patch_format import FileOp, Hunk, OpKind, PatchError
 
 
 def confine(workspace: Path, raw: str) -> Path:

@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import items as it
+from rivulet.core import items as it
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
-class Entry:
+class HistoryEntry:
     item: it.Item
     segment: str | None = None  # the request that produced it; None for the client's own items
     key: str | None = None  # the state machine's item key (id, else output index)
@@ -36,7 +36,7 @@ Observer = Callable[[str, Any], None]
 
 @dataclass
 class History:
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[HistoryEntry] = field(default_factory=list)
     _seq: int = 0
     # Told of every change as it happens, before anyone else hears of it (the session
     # file must hold an item before the UI shows it as committed).
@@ -57,9 +57,9 @@ class History:
         return [e.item for e in self.entries]
 
     def append(self, item: it.Item, segment: str | None = None, key: str | None = None,
-               at: float | None = None) -> Entry:
+               at: float | None = None) -> HistoryEntry:
         self._seq += 1
-        entry = Entry(item, segment, key, self._seq, time.time() if at is None else at)
+        entry = HistoryEntry(item, segment, key, self._seq, time.time() if at is None else at)
         self.entries.append(entry)
         self._tell("append", entry)
         return entry

@@ -7,9 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from . import wire as w
-from .errors import ApiError, ResponseFailed, RivuletError, classify, one_line
-from .events import (
+from rivulet.core.protocol import wire as w
+from rivulet.core.errors import ApiError, ResponseFailed, RivuletError, classify, one_line
+from rivulet.core.protocol.events import (
     Completed,
     Created,
     Delta,
@@ -57,11 +57,6 @@ def _index(ev: Any) -> int | None:
         if value is not None:
             return value
     return None
-
-
-def decode_event(data: str | bytes) -> ResponseEvent | None:
-    """Parse and map one payload. None for an unknown (ignored) event type."""
-    return map_wire(w.parse_wire(data))
 
 
 def map_wire(ev: BaseModel) -> ResponseEvent | None:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from . import items as it
-from .bus import (
+from rivulet.core import items as it
+from rivulet.core.turn.bus import (
     EventBus,
     ItemCompleted,
     ItemDelta,
@@ -17,9 +15,9 @@ from .bus import (
     ProtocolDeviation,
     UsageUpdated,
 )
-from .events import Completed, Delta, ItemProgress, PartAdded
-from .history import History
-from .state_machine import Deviation, SamplingSink, Transient
+from rivulet.core.protocol.events import Completed, Delta, ItemProgress, PartAdded
+from rivulet.core.turn.history import History
+from rivulet.core.turn.state_machine import Deviation, SamplingSink, Transient
 
 
 class BusSink(SamplingSink):
@@ -78,22 +76,3 @@ class BusSink(SamplingSink):
     async def completed(self, event: Completed, order: list[str]) -> None:
         self.history.reorder_response(self.segment, order)
         self.bus.publish(UsageUpdated(event.response_id, event.usage))
-
-
-def add_usage(total: dict[str, Any] | None, usage: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Sum two usage objects field by field (nested details included)."""
-    if not usage:
-        return total
-    if not total:
-        return dict(usage)
-    out = dict(total)
-    for key, value in usage.items():
-        if isinstance(value, bool):
-            out[key] = value
-        elif isinstance(value, (int, float)):
-            out[key] = (out.get(key) or 0) + value
-        elif isinstance(value, dict):
-            out[key] = add_usage(out.get(key) if isinstance(out.get(key), dict) else None, value)
-        else:
-            out[key] = value
-    return out

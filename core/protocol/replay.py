@@ -14,10 +14,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from .errors import StreamError
-from .events import ResponseEvent
-from .recordings import load
-from .stream import response_events
+from rivulet.core.errors import StreamError
+from rivulet.core.protocol.events import ResponseEvent
+from rivulet.core.protocol.recordings import load
+from rivulet.core.protocol.payloads import response_events
 
 
 class ReplayTransport:

@@ -24,9 +24,10 @@ from typing import Any
 
 from platformdirs import user_data_dir
 
-from . import items as it
-from .errors import RivuletError
-from .history import Entry, History
+from rivulet.core import items as it
+from rivulet.core.config import sessions_dir
+from rivulet.core.errors import RivuletError
+from rivulet.core.turn.history import HistoryEntry, History
 
 log = logging.getLogger(__name__)
 
@@ -63,11 +64,6 @@ def private_dir(path: Path) -> Path:
         except OSError:
             pass
     return path
-
-
-def sessions_dir() -> Path:
-    override = os.environ.get("RIVULET_SESSIONS_DIR")
-    return Path(override) if override else Path(user_data_dir("rivulet")) / "sessions"
 
 
 @dataclass
@@ -179,7 +175,7 @@ class SessionWriter:
     def observe(self, change: str, data: Any) -> None:
         """A `History` observer."""
         if change == "append":
-            entry: Entry = data
+            entry: HistoryEntry = data
             self._write({"type": "item", "seq": entry.seq, "key": entry.key, "segment": entry.segment,
                          "time": round(entry.time, 3), "item": entry.item})
         elif change == "truncate":

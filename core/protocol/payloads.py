@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator
 
-from .events import Completed, Failure, ResponseEvent
-from .mapping import map_wire
-from .wire import parse_wire
+from rivulet.core.protocol.events import Completed, Failure, ResponseEvent
+from rivulet.core.protocol.mapping import map_wire
+from rivulet.core.protocol.wire import parse_wire
 
 
 def payload_event(data: str | bytes) -> ResponseEvent | None:

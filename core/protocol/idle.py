@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from types import TracebackType
 
-from .errors import StreamError
+from rivulet.core.errors import StreamError
 
 
 class IdleWatchdog:

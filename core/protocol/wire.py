@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from .errors import MalformedEventError
+from rivulet.core.errors import MalformedEventError
 
 log = logging.getLogger(__name__)
 

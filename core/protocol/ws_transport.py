@@ -32,11 +32,11 @@ from urllib.parse import urlsplit, urlunsplit
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-from .config import Settings, safe_url
-from .errors import MalformedEventError, RivuletError, StreamError, error_from_body
-from .events import Completed, ResponseEvent
-from .idle import IdleWatchdog
-from .stream import payload_event
+from rivulet.core.config import Settings, safe_url
+from rivulet.core.errors import MalformedEventError, RivuletError, StreamError, error_from_body
+from rivulet.core.protocol.events import Completed, ResponseEvent
+from rivulet.core.protocol.idle import IdleWatchdog
+from rivulet.core.protocol.payloads import payload_event
 
 log = logging.getLogger(__name__)
 

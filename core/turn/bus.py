@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import RivuletError
+from rivulet.core.errors import RivuletError
 
 log = logging.getLogger(__name__)
 

@@ -49,9 +49,9 @@ from collections.abc import AsyncIterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import items as it
-from .errors import LimitExceeded, MalformedEventError, ProtocolError, RivuletError, StreamError
-from .events import (
+from rivulet.core import items as it
+from rivulet.core.errors import LimitExceeded, MalformedEventError, ProtocolError, RivuletError, StreamError
+from rivulet.core.protocol.events import (
     Completed,
     Created,
     Delta,

@@ -17,17 +17,17 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from . import items as it
-from .bus import (ErrorOccurred, EventBus, ItemCompleted, ResponseStarted, Retrying, TurnCompleted, TurnInterrupted,
+from rivulet.core import items as it
+from rivulet.core.turn.bus import (ErrorOccurred, EventBus, ItemCompleted, ResponseStarted, Retrying, TurnCompleted, TurnInterrupted,
                   TurnStarted)
-from .config import Settings
-from .agent_tools import StopTurn
-from .consumer import BusSink, add_usage
-from .errors import ResponseIncomplete, RivuletError
-from .events import ResponseEvent
-from .history import History
-from .session import SessionWriter
-from .state_machine import Deviation, Limits, SamplingResult, consume_response
+from rivulet.core.config import Settings
+from rivulet.core.turn.bus_sink import BusSink
+from rivulet.core.turn.usage import add_usage
+from rivulet.core.errors import ResponseIncomplete, RivuletError
+from rivulet.core.protocol.events import ResponseEvent
+from rivulet.core.turn.history import History
+from rivulet.core.turn.tool_api import NoTools, StopTurn, ToolRouter
+from rivulet.core.turn.state_machine import Deviation, Limits, SamplingResult, consume_response
 
 log = logging.getLogger(__name__)
 
@@ -47,21 +47,15 @@ class Transport(Protocol):
     async def aclose(self) -> None: ...
 
 
-class ToolRouter(Protocol):
-    def specs(self) -> list[dict[str, Any]]: ...
+class SessionRecorder(Protocol):
+    """Where the turn loop records what happens (the session file): every history
+    change, as it happens, and each turn's start and end."""
 
-    async def run(self, call: it.Item) -> it.Item: ...
+    def observe(self, change: str, data: Any) -> None: ...
 
+    def turn_started(self, turn_id: int, prompt: str) -> None: ...
 
-class NoTools:
-    """Offers no tools; a call the model makes anyway is answered, not left dangling."""
-
-    def specs(self) -> list[dict[str, Any]]:
-        return []
-
-    async def run(self, call: it.Item) -> it.Item:
-        name = call.get("name") or call.get("type")
-        return it.aborted_output(call, f"error: tool {name!r} is not available in this client")
+    def turn_ended(self, turn_id: int, usage: dict[str, Any] | None, outcome: str) -> None: ...
 
 
 class FollowUpLimit(RivuletError):
@@ -115,7 +109,7 @@ class Conversation:
         tools: ToolRouter | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        session: SessionWriter | None = None,
+        session: SessionRecorder | None = None,
     ) -> None:
         self.settings = settings
         self.transport = transport

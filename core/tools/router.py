@@ -9,21 +9,25 @@ is told what happened in words it can act on.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from . import items as it
-from .approval import ApprovalPolicy, ApprovalRequest, Decision
-from .builtin_tools import BuiltinTools
-from .bus import EventBus, Notice, ToolOutputDelta, TurnDiffUpdated
-from .patch import PatchError, parse_patch
-from .patch_apply import FileChange, apply_plan, confine, plan_patch
-from .protected import DEFAULT_PROTECTED, protection_reason
-from .sandbox import Sandbox, SandboxMode
-from .shell_tool import run_shell
-from .turn_diff import TurnDiff, file_diff
+from rivulet.core import items as it
+from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
+from rivulet.core.tools.builtin import BuiltinTools
+from rivulet.core.config import Settings, effective_patch_tool
+from rivulet.core.errors import ConfigError
+from rivulet.core.turn.bus import EventBus, Notice, ToolOutputDelta, TurnDiffUpdated
+from rivulet.core.turn.tool_api import StopTurn
+from rivulet.core.tools.patch_format import PatchError, parse_patch
+from rivulet.core.tools.patch_apply import FileChange, apply_plan, confine, plan_patch
+from rivulet.core.tools.protected import DEFAULT_PROTECTED, protection_reason
+from rivulet.core.tools.sandbox import Sandbox, SandboxMode
+from rivulet.core.tools.shell import run_shell
+from rivulet.core.tools.turn_diff import TurnDiff, file_diff
 
 PATCH_DESCRIPTION = """Edit files with a patch. Paths are relative to the workspace. Format:
 *** Begin Patch
@@ -68,16 +72,6 @@ TEXT: /[^\r\n]+/
 """
 
 PatchTool = Literal["custom", "function", "off"]
-
-
-class StopTurn(Exception):
-    """The user said "no, and stop the turn": the call's output is recorded, no
-    follow-up request is sent."""
-
-    def __init__(self, output: it.Item, reason: str) -> None:
-        super().__init__(reason)
-        self.output = output
-        self.reason = reason
 
 
 @dataclass
@@ -249,7 +243,7 @@ class AgentTools:
         if self._sandbox_told or self.sandbox.mode == "off" or self.sandbox.active:
             return
         self._sandbox_told = True
-        from .sandbox import probe
+        from rivulet.core.tools.sandbox import probe
 
         if self.bus is not None:
             self.bus.publish(Notice(f"No sandbox: {probe().reason}. Shell commands run unsandboxed, and ask first."))
@@ -297,3 +291,17 @@ def _diff(changes: list[FileChange]) -> str:
 
 def _quote(arg: str) -> str:
     return shlex.quote(arg)
+
+
+def tool_settings(settings: Settings) -> ToolSettings:
+    """The tool router's settings (workspace resolved, must exist)."""
+    workspace = Path(settings.workspace or os.getcwd()).expanduser()
+    if not workspace.is_dir():
+        raise ConfigError(f"workspace {str(workspace)!r} is not a directory")
+    key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
+    return ToolSettings(workspace=workspace.resolve(), patch_tool=effective_patch_tool(settings), shell=settings.shell_tool,
+                        shell_timeout=settings.shell_timeout, secrets=(key,) if len(key) >= 8 else (),
+                        protected_paths=(DEFAULT_PROTECTED if settings.protected_paths is None
+                                         else tuple(settings.protected_paths)), sandbox=settings.sandbox,
+                        sandbox_network=settings.sandbox_network, max_tool_args_chars=settings.max_tool_args_chars,
+                        max_patch_chars=settings.max_patch_chars)

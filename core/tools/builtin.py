@@ -9,7 +9,7 @@ import datetime as dt
 import json
 from typing import Any
 
-from . import items as it
+from rivulet.core import items as it
 
 
 class BuiltinTools:

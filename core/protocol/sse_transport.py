@@ -14,12 +14,12 @@ from typing import Any
 
 import httpx
 
-from .config import Settings, safe_url
-from .errors import MalformedEventError, StreamError, error_from_body
-from .events import Completed, ResponseEvent
-from .idle import IdleWatchdog
-from .sse_decoder import SseDecoder
-from .stream import payload_event
+from rivulet.core.config import Settings, safe_url
+from rivulet.core.errors import MalformedEventError, StreamError, error_from_body
+from rivulet.core.protocol.events import Completed, ResponseEvent
+from rivulet.core.protocol.idle import IdleWatchdog
+from rivulet.core.protocol.sse_decoder import SseDecoder
+from rivulet.core.protocol.payloads import payload_event
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from .config import Settings
-from .sse import SseTransport
-from .ws import FallbackTransport, WebSocketTransport
+from rivulet.core.config import Settings
+from rivulet.core.protocol.sse_transport import SseTransport
+from rivulet.core.protocol.ws_transport import FallbackTransport, WebSocketTransport
 
 WEBSOCKET_HOSTS = ("api.openai.com",)
 

@@ -6,9 +6,9 @@ import json
 import time
 from typing import Any
 
-from . import items as it
-from .sanitize import sanitize
-from .session import Session
+from rivulet.core import items as it
+from rivulet.core.sanitize import sanitize
+from rivulet.core.store.session import Session
 
 
 def to_json(session: Session) -> str:

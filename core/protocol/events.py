@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Union
 
-from .errors import RivuletError
+from rivulet.core.errors import RivuletError
 
 
 class DeltaKind(StrEnum):

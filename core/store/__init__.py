@@ -1,0 +1,1 @@
+"""What outlives the process: session files, export, prompt history."""
