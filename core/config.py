@@ -32,6 +32,9 @@ class Settings(BaseSettings):
     api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("api_key", "RIVULET_API_KEY", "OPENAI_API_KEY"))
     model: str = "gpt-5.1-codex"
     instructions: str | None = None
+    # The AGENTS.md files (repository root down to the workspace) sent before `instructions`:
+    # at most this many bytes of them (Codex's default); 0 reads none.
+    project_instructions_max_bytes: int = Field(32 * 1024, ge=0)
     # Extra HTTP headers sent with every request (e.g. an org or project id).
     headers: dict[str, str] = Field(default_factory=dict)
     # Seconds without any event before the stream counts as dead (Codex uses 300).

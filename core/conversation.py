@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from . import items as it
@@ -26,6 +28,8 @@ from .consumer import BusSink, add_usage
 from .errors import ResponseIncomplete, RivuletError
 from .events import ResponseEvent
 from .history import History
+from .project_instructions import ProjectInstructions
+from .project_instructions import load as load_project_instructions
 from .session import SessionWriter
 from .state_machine import Deviation, Limits, SamplingResult, consume_response
 
@@ -116,6 +120,7 @@ class Conversation:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         session: SessionWriter | None = None,
+        project: ProjectInstructions | None = None,
     ) -> None:
         self.settings = settings
         self.transport = transport
@@ -130,6 +135,10 @@ class Conversation:
         self.deviations: list[Deviation] = []
         # The session file: told of every history change as it happens, and of turns.
         self.session = session
+        # The AGENTS.md files in force, read once (as Codex does); /status lists them.
+        self.project = project if project is not None else load_project_instructions(
+            Path(settings.workspace or os.getcwd()).expanduser(), max_bytes=settings.project_instructions_max_bytes,
+            extra=settings.instructions)
         if session is not None:
             self.history.observers.append(session.observe)
         # A resumed conversation goes on numbering its turns and requests.
@@ -147,8 +156,9 @@ class Conversation:
             "store": s.store,
             "stream": True,
         }
-        if s.instructions:
-            body["instructions"] = s.instructions
+        instructions = self.project.combined(s.instructions)
+        if instructions:
+            body["instructions"] = instructions
         if not s.store:
             body["include"] = ["reasoning.encrypted_content"]
         reasoning: dict[str, Any] = {}
