@@ -31,6 +31,10 @@ class Settings(BaseSettings):
     base_url: str = Field(DEFAULT_BASE_URL, validation_alias=AliasChoices("base_url", "RIVULET_BASE_URL", "OPENAI_BASE_URL"))
     api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("api_key", "RIVULET_API_KEY", "OPENAI_API_KEY"))
     model: str = "gpt-5.1-codex"
+    # Models to choose from when the server cannot list its own (GET /models).
+    models: list[str] = Field(default_factory=list)
+    # The model's context window in tokens, when the built-in table or the server is wrong.
+    context_window: int | None = Field(None, gt=0)
     instructions: str | None = None
     # The AGENTS.md files (repository root down to the workspace) sent before `instructions`:
     # at most this many bytes of them (Codex's default); 0 reads none.

@@ -131,6 +131,8 @@ class Conversation:
         self._sleep = sleep
         self.turns = 0
         self.requests = 0  # every request sent in this conversation (a history segment each)
+        # The usage of the last completed response: what the context holds now (models.context_left).
+        self.last_usage: dict[str, Any] | None = None
         # Every protocol deviation the server's streams showed (the inspector lists them).
         self.deviations: list[Deviation] = []
         # The session file: told of every history change as it happens, and of turns.
@@ -141,6 +143,10 @@ class Conversation:
             extra=settings.instructions)
         if session is not None:
             self.history.observers.append(session.observe)
+        if not self.history.models:  # a new conversation (the session header names its model)
+            self.history.set_model(settings.model, record=False)
+        else:  # resumed with another model: recorded, so that its old reasoning is not sent
+            self.history.set_model(settings.model)
         # A resumed conversation goes on numbering its turns and requests.
         for entry in self.history.entries:
             if entry.key and entry.key.startswith("user-"):
@@ -148,11 +154,27 @@ class Conversation:
             if entry.segment and entry.segment.startswith("req-"):
                 self.requests = max(self.requests, _number(entry.segment))
 
+    def set_model(self, model: str) -> None:
+        """Use `model` from the next request on (a turn under way switches at its next
+        request); history stays valid across the switch.
+
+        Reasoning items the old model wrote carry `encrypted_content` that only the
+        model family which made them can decrypt: sent to another model they fail the
+        request. So from the switch on, requests leave out the reasoning items with
+        `encrypted_content` that another model made (the switch is recorded in history
+        and in the session file, so a resumed session knows it too); messages, calls,
+        their outputs and compaction items are kept, and the history keeps everything,
+        so switching back sends the old reasoning again. The comparison is by exact
+        model name: a family's aliases cannot be told apart reliably, and dropping
+        reasoning only costs the new model some context, never the request."""
+        self.settings.model = model
+        self.history.set_model(model)
+
     def build_request(self) -> dict[str, Any]:
         s = self.settings
         body: dict[str, Any] = {
             "model": s.model,
-            "input": self.history.to_input(store=s.store),
+            "input": self.history.to_input(store=s.store, model=s.model),
             "store": s.store,
             "stream": True,
         }
@@ -291,6 +313,8 @@ class Conversation:
                     result = await consume_response(events, sink, strict=self.settings.strict_protocol,
                                                     limits=limits)
                 self.deviations.extend(sink.deviations)
+                if result.usage:
+                    self.last_usage = result.usage
                 return result
             except RivuletError as exc:
                 self.deviations.extend(sink.deviations)

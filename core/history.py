@@ -30,7 +30,8 @@ class Entry:
 
 
 # A change to history, as its observers (the session file) see it: ("append", entry),
-# ("truncate", length) or ("reorder", [keys of the entries, in their new order]).
+# ("truncate", length), ("reorder", [keys of the entries, in their new order]) or
+# ("model", (length, model)): the items from `length` on are made by `model`.
 Observer = Callable[[str, Any], None]
 
 
@@ -41,6 +42,9 @@ class History:
     # Told of every change as it happens, before anyone else hears of it (the session
     # file must hold an item before the UI shows it as committed).
     observers: list[Observer] = field(default_factory=list)
+    # Which model made which items: (first entry index, model), in order. Reasoning
+    # items carry `encrypted_content` only their own model can read (see to_input).
+    models: list[tuple[int, str]] = field(default_factory=list)
 
     def _tell(self, change: str, data: Any) -> None:
         for observer in self.observers:
@@ -86,11 +90,56 @@ class History:
     def truncate(self, length: int) -> None:
         """Drop everything after the first `length` entries (an aborted turn's user input)."""
         del self.entries[length:]
+        self.models = _clamp_marks(self.models, len(self.entries))
         self._tell("truncate", length)
 
-    def to_input(self, *, store: bool = False) -> list[it.Item]:
-        """The normalised `input` of the next request."""
-        return [_as_input(item, store) for item in normalize(self.items)]
+    def set_model(self, model: str, *, record: bool = True) -> None:
+        """Items committed from now on are made by `model`. `record=False` sets the
+        starting model without telling observers (the session header has it)."""
+        if self.models and self.models[-1][1] == model:
+            return
+        self.models = _clamp_marks([*self.models, (len(self.entries), model)], len(self.entries))
+        if record:
+            self._tell("model", (len(self.entries), model))
+
+    def model_at(self, index: int) -> str | None:
+        """The model that made entry `index` (None: not known)."""
+        made = None
+        for start, model in self.models:
+            if start > index:
+                break
+            made = model
+        return made
+
+    def to_input(self, *, store: bool = False, model: str | None = None) -> list[it.Item]:
+        """The normalised `input` of the next request, for `model`.
+
+        Encrypted reasoning (`encrypted_content`) can only be read by the model that
+        wrote it: another model rejects the request. So after a model switch the old
+        model's reasoning items that carry it are left out; everything else (messages,
+        calls, outputs, compaction items) is kept, and the history itself keeps them
+        all (switching back sends them again)."""
+        items = self.items
+        if model is not None and self.models:
+            items = [e.item for n, e in enumerate(self.entries) if not _foreign_reasoning(e.item, self.model_at(n), model)]
+        return [_as_input(item, store) for item in normalize(items)]
+
+
+def _foreign_reasoning(item: it.Item, made_by: str | None, model: str) -> bool:
+    return item.get("type") == "reasoning" and bool(item.get("encrypted_content")) and made_by is not None \
+        and made_by != model
+
+
+def _clamp_marks(marks: list[tuple[int, str]], length: int) -> list[tuple[int, str]]:
+    """Model marks past the end move to it; of several at one index the last wins."""
+    out: list[tuple[int, str]] = []
+    for start, model in marks:
+        start = min(start, length)
+        while out and out[-1][0] >= start:
+            out.pop()
+        if not out or out[-1][1] != model:
+            out.append((start, model))
+    return out
 
 
 def normalize(items: list[it.Item]) -> list[it.Item]:

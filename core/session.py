@@ -140,6 +140,8 @@ class SessionWriter:
             self._write({"type": "truncate", "length": data, "time": round(time.time(), 3)})
         elif change == "reorder":
             self._write({"type": "reorder", "order": data})
+        elif change == "model":
+            self._write({"type": "model", "length": data[0], "model": data[1], "time": round(time.time(), 3)})
 
     def turn_started(self, turn_id: int, prompt: str) -> None:
         self._write({"type": "turn", "turn_id": turn_id, "event": "started", "prompt": prompt,
@@ -187,6 +189,8 @@ def load_session(path: Path) -> Session:
     meta = SessionMeta(str(head.get("id")), float(head.get("created") or 0), str(head.get("cwd") or ""),
                        str(head.get("model") or ""), str(head.get("base_url") or ""), path)
     history = History()
+    if meta.model:
+        history.set_model(meta.model, record=False)
     turns: dict[int, Turn] = {}
     for n, record in records:
         kind = record.get("type")
@@ -199,6 +203,8 @@ def load_session(path: Path) -> Session:
             order = [by_seq[s] for s in record["order"] if s in by_seq]
             if len(order) == len(history.entries):
                 history.entries[:] = order
+        elif kind == "model" and isinstance(record.get("model"), str):
+            history.set_model(record["model"], record=False)  # a switch: items from here on are its
         elif kind == "turn" and isinstance(record.get("turn_id"), int):
             tid = record["turn_id"]
             if record.get("event") == "started":
