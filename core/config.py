@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     max_items_per_response: int = Field(10_000, ge=1)
     max_item_chars: int = Field(16_000_000, ge=1)
     theme: str = "rivulet-dark"
+    # Caps on what `@path` / --image attach: a text file's bytes, an image's bytes.
+    attach_max_bytes: int = Field(256 * 1024, ge=1)
+    image_max_bytes: int = Field(8 * 1024 * 1024, ge=1)
     # Keep every conversation in a session file (resume, inspect, export).
     save_sessions: bool = True
     # sse | ws (Responses WebSocket, falling back to SSE) | auto (ws where the provider has it)

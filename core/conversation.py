@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from . import attachments as att
 from . import items as it
 from .bus import (ErrorOccurred, EventBus, ItemCompleted, ResponseStarted, Retrying, TurnCompleted, TurnInterrupted,
                   TurnStarted)
@@ -197,7 +198,8 @@ class Conversation:
             body["parallel_tool_calls"] = True
         return body
 
-    async def run_turn(self, prompt: str) -> TurnResult:
+    async def run_turn(self, prompt: str, attachments: tuple[att.Attachment, ...] | list[att.Attachment] = ()
+                       ) -> TurnResult:
         """Run one user turn to its end. Raises the error that ended it, if any,
         after publishing it; history keeps everything committed before it. Cancelling
         it (the user's interrupt) stops a running tool, gives every unanswered call of
@@ -208,7 +210,7 @@ class Conversation:
             self.session.turn_started(turn_id, prompt)
         self.bus.publish(TurnStarted(turn_id, prompt))
         start = len(self.history)
-        user = it.user_message(prompt)
+        user = att.user_message(prompt, attachments)
         self.history.append(user, key=f"user-{turn_id}")
         self.bus.publish(ItemCompleted(user, f"user-{turn_id}"))
         start_turn = getattr(self.tools, "start_turn", None)

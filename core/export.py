@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from . import items as it
+from .attachments import describe_content, placeholder
 from .sanitize import sanitize
 from .session import Session
 
@@ -28,6 +29,20 @@ def _fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}\n"
 
 
+def _user_content(item: it.Item) -> str:
+    """The prompt, then each attachment: a file's placeholder line and its text fenced,
+    an image as a placeholder line (never its base64)."""
+    out = []
+    for piece in describe_content(item):
+        if piece.kind == "text":
+            out.append(piece.text.strip() + "\n")
+        elif piece.kind == "file":
+            out.append(f"\n*{placeholder(piece)}*\n\n" + (_fence(piece.text) if piece.text else ""))
+        else:
+            out.append(f"\n*{placeholder(piece)}*\n")
+    return "".join(out)
+
+
 def to_markdown(session: Session) -> str:
     meta = session.meta
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.created))
@@ -41,7 +56,7 @@ def to_markdown(session: Session) -> str:
             if item.get("role") == "user" and text.startswith("<turn_aborted>"):
                 out.append("\n*(the turn was interrupted)*\n")
             elif item.get("role") == "user":
-                out.append("\n## User\n\n" + text.strip() + "\n")
+                out.append("\n## User\n\n" + _user_content(item))
             else:
                 out.append("\n## Assistant\n\n" + text.strip() + "\n")
         elif kind == "reasoning":
