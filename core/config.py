@@ -35,6 +35,11 @@ class Settings(BaseSettings):
     models: list[str] = Field(default_factory=list)
     # The model's context window in tokens, when the built-in table or the server is wrong.
     context_window: int | None = Field(None, gt=0)
+    # Compact the history before a turn once the context is this percent full (0: never).
+    auto_compact_percent: int = Field(90, ge=0, le=100)
+    # server: POST /responses/compact (OpenAI); summary: the model summarises older turns;
+    # auto: server on api.openai.com, summary elsewhere.
+    compaction: Literal["auto", "server", "summary"] = "auto"
     instructions: str | None = None
     # The AGENTS.md files (repository root down to the workspace) sent before `instructions`:
     # at most this many bytes of them (Codex's default); 0 reads none.

@@ -23,6 +23,7 @@ from . import attachments as att
 from . import items as it
 from .bus import (ErrorOccurred, EventBus, ItemCompleted, ResponseStarted, Retrying, TurnCompleted, TurnInterrupted,
                   TurnStarted)
+from .compaction import auto_compact
 from .config import Settings
 from .agent_tools import StopTurn
 from .consumer import BusSink, add_usage
@@ -134,6 +135,10 @@ class Conversation:
         self.requests = 0  # every request sent in this conversation (a history segment each)
         # The usage of the last completed response: what the context holds now (models.context_left).
         self.last_usage: dict[str, Any] | None = None
+        # Awaited at the start of each turn, before its user message enters history:
+        # where automatic compaction hooks in (core.compaction.auto_compact). It should
+        # not raise; an interrupt during it gives the prompt back.
+        self.before_turn: Callable[[Conversation], Awaitable[None]] | None = auto_compact()
         # Every protocol deviation the server's streams showed (the inspector lists them).
         self.deviations: list[Deviation] = []
         # The session file: told of every history change as it happens, and of turns.
@@ -148,8 +153,8 @@ class Conversation:
             self.history.set_model(settings.model, record=False)
         else:  # resumed with another model: recorded, so that its old reasoning is not sent
             self.history.set_model(settings.model)
-        # A resumed conversation goes on numbering its turns and requests.
-        for entry in self.history.entries:
+        # A resumed conversation goes on numbering its turns and requests (compacted ones too).
+        for entry in [*(e for c in self.history.compactions for e in c.replaced), *self.history.entries]:
             if entry.key and entry.key.startswith("user-"):
                 self.turns = max(self.turns, _number(entry.key))
             if entry.segment and entry.segment.startswith("req-"):
@@ -209,6 +214,13 @@ class Conversation:
         if self.session is not None:
             self.session.turn_started(turn_id, prompt)
         self.bus.publish(TurnStarted(turn_id, prompt))
+        if self.before_turn is not None:
+            try:
+                await self.before_turn(self)
+            except asyncio.CancelledError:
+                self._turn_ended(turn_id, None, "interrupted")
+                self.bus.publish(TurnInterrupted(turn_id, prompt))
+                raise
         start = len(self.history)
         user = att.user_message(prompt, attachments)
         self.history.append(user, key=f"user-{turn_id}")

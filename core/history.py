@@ -29,9 +29,27 @@ class Entry:
     time: float = 0.0  # when it was committed (seconds since the epoch)
 
 
+@dataclass
+class Compaction:
+    """Older history replaced by something smaller (see core/compaction.py). The
+    replaced entries stay here, so the inspector can show what was compacted."""
+
+    number: int
+    mode: str  # "server" (POST /responses/compact) or "summary" (the model summarised)
+    replaced: list[Entry]  # the entries taken out, oldest first
+    added: list[Entry]  # the entries that took their place, at the front of history
+    time: float = 0.0
+    summary: str | None = None  # the summary's text (summary mode)
+
+    @property
+    def segment(self) -> str:
+        return f"compact-{self.number}"
+
+
 # A change to history, as its observers (the session file) see it: ("append", entry),
-# ("truncate", length), ("reorder", [keys of the entries, in their new order]) or
-# ("model", (length, model)): the items from `length` on are made by `model`.
+# ("truncate", length), ("reorder", [keys of the entries, in their new order]),
+# ("model", (length, model)): the items from `length` on are made by `model`, or
+# ("compact", Compaction): the first `len(replaced)` entries gave way to the `added` ones.
 Observer = Callable[[str, Any], None]
 
 
@@ -45,6 +63,7 @@ class History:
     # Which model made which items: (first entry index, model), in order. Reasoning
     # items carry `encrypted_content` only their own model can read (see to_input).
     models: list[tuple[int, str]] = field(default_factory=list)
+    compactions: list[Compaction] = field(default_factory=list)
 
     def _tell(self, change: str, data: Any) -> None:
         for observer in self.observers:
@@ -93,6 +112,29 @@ class History:
         self.models = _clamp_marks(self.models, len(self.entries))
         self._tell("truncate", length)
 
+    def compact(self, count: int, items: list[it.Item], *, mode: str, summary: str | None = None,
+                at: float | None = None) -> Compaction:
+        """Replace the first `count` entries with `items` (their own segment, keys from
+        their ids or their position, so a session replay makes the same entries)."""
+        number = len(self.compactions) + 1
+        segment = f"compact-{number}"
+        when = time.time() if at is None else at
+        new = []
+        for n, item in enumerate(items):
+            self._seq += 1
+            item_id = item.get("id")
+            key = item_id if isinstance(item_id, str) and item_id else f"{segment}-{n}"
+            new.append(Entry(item, segment, key, self._seq, when))
+        old = self.entries[:count]
+        in_force = self.model_at(count)
+        rest = [(start - count + len(new), model) for start, model in self.models if start > count]
+        self.entries[:count] = new
+        self.models = _clamp_marks(([(0, in_force)] if in_force else []) + rest, len(self.entries))
+        done = Compaction(number, mode, old, new, when, summary)
+        self.compactions.append(done)
+        self._tell("compact", done)
+        return done
+
     def set_model(self, model: str, *, record: bool = True) -> None:
         """Items committed from now on are made by `model`. `record=False` sets the
         starting model without telling observers (the session header has it)."""
@@ -111,17 +153,18 @@ class History:
             made = model
         return made
 
-    def to_input(self, *, store: bool = False, model: str | None = None) -> list[it.Item]:
+    def to_input(self, *, store: bool = False, model: str | None = None, upto: int | None = None) -> list[it.Item]:
         """The normalised `input` of the next request, for `model`.
 
         Encrypted reasoning (`encrypted_content`) can only be read by the model that
         wrote it: another model rejects the request. So after a model switch the old
         model's reasoning items that carry it are left out; everything else (messages,
         calls, outputs, compaction items) is kept, and the history itself keeps them
-        all (switching back sends them again)."""
-        items = self.items
+        all (switching back sends them again). `upto`: only the first entries."""
+        entries = self.entries[:upto]
+        items = [e.item for e in entries]
         if model is not None and self.models:
-            items = [e.item for n, e in enumerate(self.entries) if not _foreign_reasoning(e.item, self.model_at(n), model)]
+            items = [e.item for n, e in enumerate(entries) if not _foreign_reasoning(e.item, self.model_at(n), model)]
         return [_as_input(item, store) for item in normalize(items)]
 
 

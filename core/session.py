@@ -4,7 +4,7 @@ The first line describes the session (id, time, cwd, model, base URL without
 credentials). Every later line is one change to the committed history, written,
 flushed and fsynced the moment it happens (the history tells the writer before the UI
 hears of it): an item, a truncation (a turn taken back), a reorder (Completed's output
-order), a turn boundary with its usage. A process killed at any moment leaves a file
+order), a compaction (older items replaced), a model switch, a turn boundary with its usage. A process killed at any moment leaves a file
 whose complete lines are a valid prefix; a torn last line is ignored with a warning.
 Nothing secret is written: no key, no headers, the URL without userinfo or query.
 """
@@ -140,6 +140,11 @@ class SessionWriter:
             self._write({"type": "truncate", "length": data, "time": round(time.time(), 3)})
         elif change == "reorder":
             self._write({"type": "reorder", "order": data})
+        elif change == "compact":
+            done = data  # a history.Compaction
+            self._write({"type": "compact", "number": done.number, "mode": done.mode, "replaced": len(done.replaced),
+                         "items": [e.item for e in done.added], "summary": done.summary,
+                         "time": round(done.time, 3)})
         elif change == "model":
             self._write({"type": "model", "length": data[0], "model": data[1], "time": round(time.time(), 3)})
 
@@ -203,6 +208,11 @@ def load_session(path: Path) -> Session:
             order = [by_seq[s] for s in record["order"] if s in by_seq]
             if len(order) == len(history.entries):
                 history.entries[:] = order
+        elif (kind == "compact" and isinstance(record.get("replaced"), int) and isinstance(record.get("items"), list)
+              and all(isinstance(i, dict) for i in record["items"])):
+            history.compact(record["replaced"], record["items"], mode=str(record.get("mode") or "summary"),
+                            summary=record.get("summary") if isinstance(record.get("summary"), str) else None,
+                            at=record.get("time") if isinstance(record.get("time"), (int, float)) else None)
         elif kind == "model" and isinstance(record.get("model"), str):
             history.set_model(record["model"], record=False)  # a switch: items from here on are its
         elif kind == "turn" and isinstance(record.get("turn_id"), int):
