@@ -154,36 +154,52 @@ def _unattr(value: str) -> str:
 
 def describe_content(item: it.Item) -> list[Piece]:
     """A user message's content as the prompt, files and images (never base64)."""
+    return [piece for piece, _ in grouped_content(item)]
+
+
+def grouped_content(item: it.Item) -> list[tuple[Piece, tuple[dict[str, Any], ...]]]:
+    """Each piece of a user message with the parts it was made of (an image: its
+    label, the image and the closing part)."""
     content = item.get("content")
     if isinstance(content, str):
-        return [Piece("text", content)]
-    pieces: list[Piece] = []
-    label: str | None = None
-    for part in content if isinstance(content, list) else []:
-        if not isinstance(part, dict):
-            continue
+        return [(Piece("text", content), ({"type": "input_text", "text": content},))]
+    parts = [p for p in content if isinstance(p, dict)] if isinstance(content, list) else []
+    out: list[tuple[Piece, tuple[dict[str, Any], ...]]] = []
+    n = 0
+    while n < len(parts):
+        part = parts[n]
         kind = part.get("type")
         text = part.get("text") if isinstance(part.get("text"), str) else ""
+        opened = _IMAGE_OPEN.match(text) if kind == "input_text" else None
+        if opened and n + 1 < len(parts) and parts[n + 1].get("type") == "input_image":
+            group = [part, parts[n + 1]]
+            n += 2
+            if n < len(parts) and parts[n].get("type") == "input_text" and parts[n].get("text") == "</image>":
+                group.append(parts[n])
+                n += 1
+            out.append((_image_piece(parts[n - len(group) + 1], _unattr(opened.group(1))), tuple(group)))
+            continue
+        n += 1
         if kind == "input_image":
-            url = part.get("image_url") if isinstance(part.get("image_url"), str) else ""
-            m = _DATA_URL.match(url)
-            size = len(url) - m.end() - len(url) + len(url.rstrip("=")) if m else None
-            pieces.append(Piece("image", path=label, mime=m.group(1) if m else None,
-                                size=size * 3 // 4 if size is not None else None))
-            label = None
+            out.append((_image_piece(part, None), (part,)))
         elif kind in ("input_text", "text"):
-            if (opened := _IMAGE_OPEN.match(text)) is not None:
-                label = _unattr(opened.group(1))
-            elif text == "</image>":
-                continue
-            elif (f := _FILE.match(text)) is not None:
-                pieces.append(Piece("file", f.group(2), _unattr(f.group(1))))
+            if (f := _FILE.match(text)) is not None:
+                out.append((Piece("file", f.group(2), _unattr(f.group(1))), (part,)))
             else:
-                pieces.append(Piece("text", text))
+                out.append((Piece("text", text), (part,)))
         elif kind == "input_file":
             name = part.get("filename")
-            pieces.append(Piece("file", "", name if isinstance(name, str) else None))
-    return pieces
+            out.append((Piece("file", "", name if isinstance(name, str) else None), (part,)))
+    return out
+
+
+def _image_piece(part: dict[str, Any], label: str | None) -> Piece:
+    url = part.get("image_url") if isinstance(part.get("image_url"), str) else ""
+    m = _DATA_URL.match(url)
+    if m is None:
+        return Piece("image", path=label)
+    encoded = len(url.rstrip("=")) - m.end()
+    return Piece("image", path=label, mime=m.group(1), size=encoded * 3 // 4)
 
 
 def placeholder(piece: Piece) -> str:

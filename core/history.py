@@ -46,10 +46,20 @@ class Compaction:
         return f"compact-{self.number}"
 
 
+@dataclass
+class Branch:
+    """What a rewind cut off (edit and resend): still readable, no longer sent."""
+
+    at: int  # the history length it was cut back to
+    entries: list[Entry]
+    time: float = 0.0
+
+
 # A change to history, as its observers (the session file) see it: ("append", entry),
 # ("truncate", length), ("reorder", [keys of the entries, in their new order]),
 # ("model", (length, model)): the items from `length` on are made by `model`, or
-# ("compact", Compaction): the first `len(replaced)` entries gave way to the `added` ones.
+# ("compact", Compaction): the first `len(replaced)` entries gave way to the `added` ones,
+# or ("rewind", Branch): history was cut back to `at` entries to take another branch.
 Observer = Callable[[str, Any], None]
 
 
@@ -64,6 +74,7 @@ class History:
     # items carry `encrypted_content` only their own model can read (see to_input).
     models: list[tuple[int, str]] = field(default_factory=list)
     compactions: list[Compaction] = field(default_factory=list)
+    branches: list[Branch] = field(default_factory=list)
 
     def _tell(self, change: str, data: Any) -> None:
         for observer in self.observers:
@@ -134,6 +145,16 @@ class History:
         self.compactions.append(done)
         self._tell("compact", done)
         return done
+
+    def rewind(self, length: int, at: float | None = None) -> Branch:
+        """Cut back to the first `length` entries to go on differently (edit and
+        resend); unlike `truncate`, what is cut stays in `branches`."""
+        branch = Branch(length, self.entries[length:], time.time() if at is None else at)
+        del self.entries[length:]
+        self.models = _clamp_marks(self.models, len(self.entries))
+        self.branches.append(branch)
+        self._tell("rewind", branch)
+        return branch
 
     def set_model(self, model: str, *, record: bool = True) -> None:
         """Items committed from now on are made by `model`. `record=False` sets the

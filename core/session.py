@@ -140,6 +140,9 @@ class SessionWriter:
             self._write({"type": "truncate", "length": data, "time": round(time.time(), 3)})
         elif change == "reorder":
             self._write({"type": "reorder", "order": data})
+        elif change == "rewind":  # a truncation older readers apply as such; the cut items stay above it
+            self._write({"type": "truncate", "length": data.at, "reason": "edit", "dropped": len(data.entries),
+                         "time": round(data.time, 3)})
         elif change == "compact":
             done = data  # a history.Compaction
             self._write({"type": "compact", "number": done.number, "mode": done.mode, "replaced": len(done.replaced),
@@ -202,7 +205,10 @@ def load_session(path: Path) -> Session:
         if kind == "item" and isinstance(record.get("item"), dict):
             history.append(record["item"], record.get("segment"), record.get("key"), at=record.get("time"))
         elif kind == "truncate" and isinstance(record.get("length"), int):
-            history.truncate(record["length"])
+            if record.get("reason") == "edit":
+                history.rewind(record["length"], at=record.get("time") if isinstance(record.get("time"), (int, float)) else 0.0)
+            else:
+                history.truncate(record["length"])
         elif kind == "reorder" and isinstance(record.get("order"), list):
             by_seq = {e.seq: e for e in history.entries}
             order = [by_seq[s] for s in record["order"] if s in by_seq]
