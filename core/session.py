@@ -205,7 +205,7 @@ def load_session(path: Path) -> Session:
         if kind == "item" and isinstance(record.get("item"), dict):
             history.append(record["item"], record.get("segment"), record.get("key"), at=record.get("time"))
         elif kind == "truncate" and isinstance(record.get("length"), int):
-            if record.get("reason") == "edit":
+            if record.get("reason") == "edit" and _count(record["length"]):
                 history.rewind(record["length"], at=record.get("time") if isinstance(record.get("time"), (int, float)) else 0.0)
             else:
                 history.truncate(record["length"])
@@ -214,7 +214,7 @@ def load_session(path: Path) -> Session:
             order = [by_seq[s] for s in record["order"] if s in by_seq]
             if len(order) == len(history.entries):
                 history.entries[:] = order
-        elif (kind == "compact" and isinstance(record.get("replaced"), int) and isinstance(record.get("items"), list)
+        elif (kind == "compact" and _count(record.get("replaced")) and isinstance(record.get("items"), list)
               and all(isinstance(i, dict) for i in record["items"])):
             history.compact(record["replaced"], record["items"], mode=str(record.get("mode") or "summary"),
                             summary=record.get("summary") if isinstance(record.get("summary"), str) else None,
@@ -233,6 +233,12 @@ def load_session(path: Path) -> Session:
     for warning in warnings:
         log.warning("%s", warning)
     return Session(meta, history, sorted(turns.values(), key=lambda t: t.turn_id), warnings)
+
+
+def _count(value: Any) -> bool:
+    """A length or count a record may carry (a hostile file's negative one would cut
+    from the end)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def list_sessions(directory: Path | None = None) -> list[Session]:

@@ -281,3 +281,43 @@ def test_compaction_keeps_track_of_which_model_made_what():
     assert h.models == [(0, "a"), (2, "b")] and len(h) == 3
     h.compact(3, [{"type": "compaction", "encrypted_content": "x"}], mode="server")
     assert h.models == [(0, "b")]
+
+
+async def test_an_interrupt_while_compacting_gives_the_prompt_back_and_changes_nothing():
+    import asyncio
+
+    from rivulet.core.bus import TurnInterrupted
+
+    server = Server([simple_text_response("one", "r1", "m1", usage={"total_tokens": 999})])
+    bus = EventBus()
+    interrupted: list[str | None] = []
+    bus.subscribe(lambda e: interrupted.append(e.taken_back), TurnInterrupted)
+    s = settings(context_window=1000)
+    conv = Conversation(s, SseTransport(s, server.client()), bus)
+    await conv.run_turn("first")
+    items = conv.history.items
+    started = asyncio.Event()
+
+    async def slow_compaction(c):
+        started.set()
+        await asyncio.Event().wait()  # a summary that takes long; the user gives up
+
+    conv.before_turn = slow_compaction
+    task = asyncio.create_task(conv.run_turn("second"))
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await bus.drain()
+    assert interrupted == ["second"] and conv.history.items == items
+
+
+def test_a_hostile_compact_record_is_ignored_with_a_warning(tmp_path):
+    writer, meta = SessionWriter.create(model="m", base_url="http://x", directory=tmp_path)
+    writer.close()
+    with meta.path.open("a") as f:
+        f.write(json.dumps({"type": "item", "seq": 1, "item": {"type": "message", "role": "user", "content": "a"}}) + "\n")
+        f.write(json.dumps({"type": "compact", "replaced": -1, "items": [{"type": "message"}]}) + "\n")
+        f.write(json.dumps({"type": "compact", "replaced": 1, "items": ["not an item"]}) + "\n")
+    loaded = load_session(meta.path)
+    assert [i["content"] for i in loaded.history.items] == ["a"] and len(loaded.warnings) == 2
