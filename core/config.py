@@ -31,19 +31,7 @@ class Settings(BaseSettings):
     base_url: str = Field(DEFAULT_BASE_URL, validation_alias=AliasChoices("base_url", "RIVULET_BASE_URL", "OPENAI_BASE_URL"))
     api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("api_key", "RIVULET_API_KEY", "OPENAI_API_KEY"))
     model: str = "gpt-5.1-codex"
-    # Models to choose from when the server cannot list its own (GET /models).
-    models: list[str] = Field(default_factory=list)
-    # The model's context window in tokens, when the built-in table or the server is wrong.
-    context_window: int | None = Field(None, gt=0)
-    # Compact the history before a turn once the context is this percent full (0: never).
-    auto_compact_percent: int = Field(90, ge=0, le=100)
-    # server: POST /responses/compact (OpenAI); summary: the model summarises older turns;
-    # auto: server on api.openai.com, summary elsewhere.
-    compaction: Literal["auto", "server", "summary"] = "auto"
     instructions: str | None = None
-    # The AGENTS.md files (repository root down to the workspace) sent before `instructions`:
-    # at most this many bytes of them (Codex's default); 0 reads none.
-    project_instructions_max_bytes: int = Field(32 * 1024, ge=0)
     # Extra HTTP headers sent with every request (e.g. an org or project id).
     headers: dict[str, str] = Field(default_factory=dict)
     # Seconds without any event before the stream counts as dead (Codex uses 300).
@@ -62,6 +50,18 @@ class Settings(BaseSettings):
     max_items_per_response: int = Field(10_000, ge=1)
     max_item_chars: int = Field(16_000_000, ge=1)
     theme: str = "rivulet-dark"
+    # The AGENTS.md files (repository root down to the workspace) sent before `instructions`:
+    # at most this many bytes of them (Codex's default); 0 reads none.
+    project_instructions_max_bytes: int = Field(32 * 1024, ge=0)
+    # Models to choose from when the server cannot list its own (GET /models).
+    models: list[str] = Field(default_factory=list)
+    # The model's context window in tokens, when the built-in table or the server is wrong.
+    context_window: int | None = Field(None, gt=0)
+    # Compact the history before a turn once the context is this percent full (0: never).
+    auto_compact_percent: int = Field(90, ge=0, le=100)
+    # server: POST /responses/compact (OpenAI); summary: the model summarises older turns;
+    # auto: server on api.openai.com, summary elsewhere.
+    compaction: Literal["auto", "server", "summary"] = "auto"
     # Caps on what `@path` / --image attach: a text file's bytes, an image's bytes.
     attach_max_bytes: int = Field(256 * 1024, ge=1)
     image_max_bytes: int = Field(8 * 1024 * 1024, ge=1)

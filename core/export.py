@@ -8,6 +8,7 @@ from typing import Any
 
 from . import items as it
 from .attachments import describe_content, placeholder
+from .compaction import SUMMARY_CLOSE, SUMMARY_OPEN
 from .sanitize import sanitize
 from .session import Session
 
@@ -55,6 +56,9 @@ def to_markdown(session: Session) -> str:
             text = it.message_text(item) or ""
             if item.get("role") == "user" and text.startswith("<turn_aborted>"):
                 out.append("\n*(the turn was interrupted)*\n")
+            elif item.get("role") == "user" and text.startswith(SUMMARY_OPEN):
+                summary = text[len(SUMMARY_OPEN):].removesuffix(SUMMARY_CLOSE)
+                out.append("\n## Summary of the earlier conversation (compacted)\n\n" + summary.strip() + "\n")
             elif item.get("role") == "user":
                 out.append("\n## User\n\n" + _user_content(item))
             else:
@@ -74,6 +78,8 @@ def to_markdown(session: Session) -> str:
                 out.append("\nOutput:\n\n" + _fence(result if isinstance(result, str) else json.dumps(result)))
         elif it.is_output(item):
             continue  # shown with its call
+        elif kind == "compaction":
+            out.append("\n*(the earlier conversation was compacted by the server)*\n")
         else:
             out.append(f"\n*({kind} item)*\n")
     # Markdown files get opened in terminals too: no control sequences in them either.

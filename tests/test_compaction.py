@@ -11,6 +11,7 @@ import pytest
 from rivulet.core import compaction as cp
 from rivulet.core.bus import EventBus, Notice
 from rivulet.core.conversation import Conversation
+from rivulet.core.export import to_markdown
 from rivulet.core.history import History
 from rivulet.core.session import SessionWriter, load_session
 from rivulet.core.sse import SseTransport
@@ -107,6 +108,9 @@ async def test_a_summary_replaces_older_turns_and_the_next_request_is_smaller_an
     (c,) = loaded.history.compactions
     assert (c.mode, len(c.replaced), c.summary, c.segment) == ("summary", 8, summary, "compact-1")
     assert c.replaced[0].item["content"][0]["text"] == "question 1"  # the inspector can show what went
+    markdown = to_markdown(loaded)
+    assert f"## Summary of the earlier conversation (compacted)\n\n{summary}\n" in markdown
+    assert "question 1" not in markdown and "<conversation_summary>" not in markdown
     resumed = Conversation(settings(model="gpt-test"), SseTransport(settings(), Server([]).client()),
                            history=loaded.history)
     assert (resumed.turns, resumed.requests) == (4, 7)
@@ -178,7 +182,9 @@ async def test_openai_compacts_on_the_server_and_history_becomes_its_output(tmp_
     assert sent[1]["encrypted_content"] == item["encrypted_content"] and "id" not in sent[1]  # store: false
     assert len(json.dumps(server.bodies()[-1])) < before
     writer.close()
-    assert load_session(meta.path).history.items == conv.history.items
+    loaded = load_session(meta.path)
+    assert loaded.history.items == conv.history.items
+    assert "*(the earlier conversation was compacted by the server)*" in to_markdown(loaded)
 
 
 async def test_a_missing_endpoint_falls_back_to_a_summary_unless_server_mode_is_forced():
