@@ -157,6 +157,11 @@ def describe_content(item: it.Item) -> list[Piece]:
     return [piece for piece, _ in grouped_content(item)]
 
 
+def prompt_text(item: it.Item) -> str:
+    """A user message's own text, without its attachments."""
+    return "".join(p.text for p in describe_content(item) if p.kind == "text")
+
+
 def grouped_content(item: it.Item) -> list[tuple[Piece, tuple[dict[str, Any], ...]]]:
     """Each piece of a user message with the parts it was made of (an image: its
     label, the image and the closing part)."""

@@ -24,6 +24,7 @@ from typing import Any
 from platformdirs import user_data_dir
 
 from . import items as it
+from .attachments import prompt_text
 from .errors import RivuletError
 from .history import Entry, History
 
@@ -73,10 +74,12 @@ class Session:
 
     @property
     def first_prompt(self) -> str:
-        for item in self.history:
+        """The user's first prompt: without attachments, from before any compaction."""
+        oldest = [e.item for c in self.history.compactions[:1] for e in c.replaced]
+        for item in [*oldest, *self.history]:
             if item.get("type") == "message" and item.get("role") == "user":
-                text = it.message_text(item) or ""
-                if not text.startswith("<turn_aborted>"):
+                text = prompt_text(item)
+                if not text.startswith(("<turn_aborted>", "<conversation_summary>")):
                     return text
         return ""
 

@@ -17,7 +17,7 @@ from rivulet.core.session import SessionWriter, load_session
 from rivulet.core.sse import SseTransport
 
 from conftest import recording, settings, sse_response
-from streams import body, call, call_events, completed, created, message, message_events, simple_text_response
+from streams import body, call, call_events, completed, created, simple_text_response
 
 BIG = "lorem ipsum " * 400  # a long answer: what compaction is for
 

@@ -93,3 +93,17 @@ def test_a_foreign_or_shorthand_message_still_gives_a_draft():
     draft = rw.draft_of(1, bare)
     assert draft.prompt == "see" and draft.attachments[0].kind == "image"
     assert draft.attachments[0].parts == (bare["content"][1],)
+
+
+async def test_the_sessions_list_shows_the_first_prompt_without_attachments_or_summaries(tmp_path):
+    from rivulet.core import compaction as cp
+
+    (tmp_path / "a.txt").write_text("alpha")
+    writer, meta = SessionWriter.create(model="m", base_url="http://x", directory=tmp_path / "s")
+    conv = Conversation(settings(compaction="summary"), serving(*_answers(3)), session=writer)
+    await conv.run_turn("explain", [att.attach("a.txt", tmp_path)])
+    await cp.compact(conv)
+    writer.close()
+    loaded = load_session(meta.path)
+    assert loaded.history.items[0]["content"][0]["text"].startswith("<conversation_summary>")
+    assert loaded.first_prompt == "explain"
