@@ -91,7 +91,9 @@ def load(workspace: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, per_file_max_by
         if path is None:
             continue
         try:
-            data = path.read_bytes()
+            size = path.stat().st_size
+            with path.open("rb") as f:  # never more than can be used: a huge file costs nothing
+                data = f.read(min(budget, per_file) + 1)
         except OSError as exc:
             result.warnings.append(f"cannot read {path}: {exc.strerror or exc}")
             continue
@@ -102,9 +104,10 @@ def load(workspace: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, per_file_max_by
             continue
         used = _cut(data, min(budget, per_file))
         budget -= len(used)
-        result.files.append(InstructionFile(path, len(data), len(used)))
-        if len(used) < len(data):
-            result.warnings.append(f"{path} cut to {len(used)} of {len(data)} bytes "
+        size = max(size, len(data))
+        result.files.append(InstructionFile(path, size, len(used)))
+        if len(used) < size:
+            result.warnings.append(f"{path} cut to {len(used)} of {size} bytes "
                                    f"(project_instructions_max_bytes = {max_bytes})")
         where = path.relative_to(root) if root is not None else Path(path.name)
         parts.append(f"# {where}\n\n{used.decode('utf-8', 'replace').strip()}")
