@@ -89,7 +89,7 @@ def attach(ref: str, workspace: Path, *, text_max_bytes: int = DEFAULT_TEXT_MAX_
                 setting = "image_max_bytes" if mime else "attach_max_bytes"
                 raise AttachmentError(f"cannot attach {shown}: it is {_size(size)}, over the "
                                       f"{_size(limit)} cap ({setting})")
-            data = head + f.read(limit + 1 - len(head))
+            data = head + f.read(max(0, limit + 1 - len(head)))
     except OSError as exc:
         raise AttachmentError(f"cannot attach {shown}: {exc.strerror or exc}") from None
     if len(data) > limit:  # it grew since stat

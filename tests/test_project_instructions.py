@@ -10,6 +10,7 @@ from rivulet.core import project_instructions as pi
 from rivulet.core.conversation import Conversation
 
 from conftest import serving, settings
+from test_exec_e2e import aimock  # noqa: F401  (a fixture: the real server)
 from streams import simple_text_response
 
 
@@ -145,3 +146,22 @@ async def test_the_budget_setting_reaches_the_request(tmp_path):
                         serving(simple_text_response("ok"), requests=requests))
     await conv.run_turn("hi")
     assert "instructions" not in json.loads(requests[0].content)
+
+
+def test_exec_sends_agents_md_to_a_real_server(aimock, tmp_path):
+    """Through the real `rivulet exec` process: aimock's request journal shows the
+    instructions it received (aimock turns them into a system message)."""
+    import urllib.request
+
+    from test_exec_e2e import rivulet
+
+    repo, ws = _tree(tmp_path)
+    (repo / "AGENTS.md").write_text(f"journal marker {tmp_path.name}\n")
+    proc = rivulet("exec", "say-hello", "--base-url", aimock, "--workspace", str(ws), "--instructions", "be brief")
+    assert proc.returncode == 0, proc.stderr
+    base = aimock.removesuffix("/v1")
+    with urllib.request.urlopen(f"{base}/__aimock/journal?path=/v1/responses") as answer:
+        journal = json.loads(answer.read())
+    systems = [m["content"] for entry in journal for m in entry["body"].get("messages", []) if m["role"] == "system"]
+    mine = [s for s in systems if tmp_path.name in s]
+    assert mine == [f"# AGENTS.md\n\njournal marker {tmp_path.name}\n\n# pkg/AGENTS.md\n\npkg rules\n\nbe brief"]
