@@ -55,6 +55,21 @@ class Settings(BaseSettings):
     max_items_per_response: int = Field(10_000, ge=1)
     max_item_chars: int = Field(16_000_000, ge=1)
     theme: str = "rivulet-dark"
+    # The AGENTS.md files (repository root down to the workspace) sent before `instructions`:
+    # at most this many bytes of them (Codex's default); 0 reads none.
+    project_instructions_max_bytes: int = Field(32 * 1024, ge=0)
+    # Models to choose from when the server cannot list its own (GET /models).
+    models: list[str] = Field(default_factory=list)
+    # The model's context window in tokens, when the built-in table or the server is wrong.
+    context_window: int | None = Field(None, gt=0)
+    # Compact the history before a turn once the context is this percent full (0: never).
+    auto_compact_percent: int = Field(90, ge=0, le=100)
+    # server: POST /responses/compact (OpenAI); summary: the model summarises older turns;
+    # auto: server on api.openai.com, summary elsewhere.
+    compaction: Literal["auto", "server", "summary"] = "auto"
+    # Caps on what `@path` / --image attach: a text file's bytes, an image's bytes.
+    attach_max_bytes: int = Field(256 * 1024, ge=1)
+    image_max_bytes: int = Field(8 * 1024 * 1024, ge=1)
     # Keep every conversation in a session file (resume, inspect, export).
     save_sessions: bool = True
     # sse | ws (Responses WebSocket, falling back to SSE) | auto (ws where the provider has it)

@@ -7,6 +7,8 @@ import time
 from typing import Any
 
 from rivulet.core import items as it
+from rivulet.core.turn.attachments import describe_content, placeholder
+from rivulet.core.turn.compaction import SUMMARY_CLOSE, SUMMARY_OPEN
 from rivulet.core.sanitize import sanitize
 from rivulet.core.store.session import Session
 
@@ -28,6 +30,20 @@ def _fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}\n"
 
 
+def _user_content(item: it.Item) -> str:
+    """The prompt, then each attachment: a file's placeholder line and its text fenced,
+    an image as a placeholder line (never its base64)."""
+    out = []
+    for piece in describe_content(item):
+        if piece.kind == "text":
+            out.append(piece.text.strip() + "\n")
+        elif piece.kind == "file":
+            out.append(f"\n*{placeholder(piece)}*\n\n" + (_fence(piece.text) if piece.text else ""))
+        else:
+            out.append(f"\n*{placeholder(piece)}*\n")
+    return "".join(out)
+
+
 def to_markdown(session: Session) -> str:
     meta = session.meta
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.created))
@@ -40,8 +56,11 @@ def to_markdown(session: Session) -> str:
             text = it.message_text(item) or ""
             if item.get("role") == "user" and text.startswith("<turn_aborted>"):
                 out.append("\n*(the turn was interrupted)*\n")
+            elif item.get("role") == "user" and text.startswith(SUMMARY_OPEN):
+                summary = text[len(SUMMARY_OPEN):].removesuffix(SUMMARY_CLOSE)
+                out.append("\n## Summary of the earlier conversation (compacted)\n\n" + summary.strip() + "\n")
             elif item.get("role") == "user":
-                out.append("\n## User\n\n" + text.strip() + "\n")
+                out.append("\n## User\n\n" + _user_content(item))
             else:
                 out.append("\n## Assistant\n\n" + text.strip() + "\n")
         elif kind == "reasoning":
@@ -59,6 +78,8 @@ def to_markdown(session: Session) -> str:
                 out.append("\nOutput:\n\n" + _fence(result if isinstance(result, str) else json.dumps(result)))
         elif it.is_output(item):
             continue  # shown with its call
+        elif kind == "compaction":
+            out.append("\n*(the earlier conversation was compacted by the server)*\n")
         else:
             out.append(f"\n*({kind} item)*\n")
     # Markdown files get opened in terminals too: no control sequences in them either.

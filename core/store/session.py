@@ -4,7 +4,7 @@ The first line describes the session (id, time, cwd, model, base URL without
 credentials). Every later line is one change to the committed history, written,
 flushed and fsynced the moment it happens (the history tells the writer before the UI
 hears of it): an item, a truncation (a turn taken back), a reorder (Completed's output
-order), a turn boundary with its usage. A process killed at any moment leaves a file
+order), a compaction (older items replaced), a model switch, a turn boundary with its usage. A process killed at any moment leaves a file
 whose complete lines are a valid prefix; a torn last line is ignored with a warning.
 Nothing secret is written: no key, no headers, the URL without userinfo or query.
 """
@@ -25,6 +25,7 @@ from typing import Any
 from platformdirs import user_data_dir
 
 from rivulet.core import items as it
+from rivulet.core.turn.attachments import prompt_text
 from rivulet.core.config import sessions_dir
 from rivulet.core.errors import RivuletError
 from rivulet.core.turn.history import HistoryEntry, History
@@ -98,10 +99,12 @@ class Session:
 
     @property
     def first_prompt(self) -> str:
-        for item in self.history:
+        """The user's first prompt: without attachments, from before any compaction."""
+        oldest = [e.item for c in self.history.compactions[:1] for e in c.replaced]
+        for item in [*oldest, *self.history]:
             if item.get("type") == "message" and item.get("role") == "user":
-                text = it.message_text(item) or ""
-                if not text.startswith("<turn_aborted>"):
+                text = prompt_text(item)
+                if not text.startswith(("<turn_aborted>", "<conversation_summary>")):
                     return text
         return ""
 
@@ -182,6 +185,16 @@ class SessionWriter:
             self._write({"type": "truncate", "length": data, "time": round(time.time(), 3)})
         elif change == "reorder":
             self._write({"type": "reorder", "order": data})
+        elif change == "rewind":  # a truncation older readers apply as such; the cut items stay above it
+            self._write({"type": "truncate", "length": data.at, "reason": "edit", "dropped": len(data.entries),
+                         "time": round(data.time, 3)})
+        elif change == "compact":
+            done = data  # a history.Compaction
+            self._write({"type": "compact", "number": done.number, "mode": done.mode, "replaced": len(done.replaced),
+                         "items": [e.item for e in done.added], "summary": done.summary,
+                         "time": round(done.time, 3)})
+        elif change == "model":
+            self._write({"type": "model", "length": data[0], "model": data[1], "time": round(time.time(), 3)})
 
     def turn_started(self, turn_id: int, prompt: str) -> None:
         self._write({"type": "turn", "turn_id": turn_id, "event": "started", "prompt": prompt,
@@ -250,18 +263,30 @@ def load_session(path: Path) -> Session:
     meta = SessionMeta(str(head.get("id")), float(head.get("created") or 0), str(head.get("cwd") or ""),
                        str(head.get("model") or ""), str(head.get("base_url") or ""), path)
     history = History()
+    if meta.model:
+        history.set_model(meta.model, record=False)
     turns: dict[int, Turn] = {}
     for n, record in records:
         kind = record.get("type")
         if kind == "item" and isinstance(record.get("item"), dict):
             history.append(record["item"], record.get("segment"), record.get("key"), at=record.get("time"))
         elif kind == "truncate" and isinstance(record.get("length"), int):
-            history.truncate(record["length"])
+            if record.get("reason") == "edit" and _count(record["length"]):
+                history.rewind(record["length"], at=record.get("time") if isinstance(record.get("time"), (int, float)) else 0.0)
+            else:
+                history.truncate(record["length"])
         elif kind == "reorder" and isinstance(record.get("order"), list):
             by_seq = {e.seq: e for e in history.entries}
             order = [by_seq[s] for s in record["order"] if s in by_seq]
             if len(order) == len(history.entries):
                 history.entries[:] = order
+        elif (kind == "compact" and _count(record.get("replaced")) and isinstance(record.get("items"), list)
+              and all(isinstance(i, dict) for i in record["items"])):
+            history.compact(record["replaced"], record["items"], mode=str(record.get("mode") or "summary"),
+                            summary=record.get("summary") if isinstance(record.get("summary"), str) else None,
+                            at=record.get("time") if isinstance(record.get("time"), (int, float)) else None)
+        elif kind == "model" and isinstance(record.get("model"), str):
+            history.set_model(record["model"], record=False)  # a switch: items from here on are its
         elif kind == "turn" and isinstance(record.get("turn_id"), int):
             tid = record["turn_id"]
             if record.get("event") == "started":
@@ -274,6 +299,12 @@ def load_session(path: Path) -> Session:
     for warning in warnings:
         log.warning("%s", warning)
     return Session(meta, history, sorted(turns.values(), key=lambda t: t.turn_id), warnings)
+
+
+def _count(value: Any) -> bool:
+    """A length or count a record may carry (a hostile file's negative one would cut
+    from the end)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def list_sessions(directory: Path | None = None) -> list[Session]:

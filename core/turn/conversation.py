@@ -11,21 +11,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
+from rivulet.core.turn import attachments as att
 from rivulet.core import items as it
 from rivulet.core.turn.bus import (ErrorOccurred, EventBus, ItemCompleted, ResponseStarted, Retrying, TurnCompleted, TurnInterrupted,
                   TurnStarted)
+from rivulet.core.turn.compaction import auto_compact
 from rivulet.core.config import Settings
 from rivulet.core.turn.bus_sink import BusSink
 from rivulet.core.turn.usage import add_usage
 from rivulet.core.errors import ResponseIncomplete, RivuletError
 from rivulet.core.protocol.events import ResponseEvent
 from rivulet.core.turn.history import History
+from rivulet.core.turn.project_instructions import ProjectInstructions
+from rivulet.core.turn.project_instructions import load as load_project_instructions
 from rivulet.core.turn.tool_api import NoTools, StopTurn, ToolRouter
 from rivulet.core.turn.state_machine import Deviation, Limits, SamplingResult, consume_response
 
@@ -110,6 +116,7 @@ class Conversation:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         session: SessionRecorder | None = None,
+        project: ProjectInstructions | None = None,
     ) -> None:
         self.settings = settings
         self.transport = transport
@@ -120,29 +127,60 @@ class Conversation:
         self._sleep = sleep
         self.turns = 0
         self.requests = 0  # every request sent in this conversation (a history segment each)
+        # The usage of the last completed response: what the context holds now (models.context_left).
+        self.last_usage: dict[str, Any] | None = None
+        # Awaited at the start of each turn, before its user message enters history:
+        # where automatic compaction hooks in (core.compaction.auto_compact). It should
+        # not raise; an interrupt during it gives the prompt back.
+        self.before_turn: Callable[[Conversation], Awaitable[None]] | None = auto_compact()
         # Every protocol deviation the server's streams showed (the inspector lists them).
         self.deviations: list[Deviation] = []
         # The session file: told of every history change as it happens, and of turns.
         self.session = session
+        # The AGENTS.md files in force, read once (as Codex does); /status lists them.
+        self.project = project if project is not None else load_project_instructions(
+            Path(settings.workspace or os.getcwd()).expanduser(), max_bytes=settings.project_instructions_max_bytes,
+            extra=settings.instructions)
         if session is not None:
             self.history.observers.append(session.observe)
-        # A resumed conversation goes on numbering its turns and requests.
-        for entry in self.history.entries:
+        if not self.history.models:  # a new conversation (the session header names its model)
+            self.history.set_model(settings.model, record=False)
+        else:  # resumed with another model: recorded, so that its old reasoning is not sent
+            self.history.set_model(settings.model)
+        # A resumed conversation goes on numbering its turns and requests (compacted ones too).
+        for entry in [*(e for c in self.history.compactions for e in c.replaced), *self.history.entries]:
             if entry.key and entry.key.startswith("user-"):
                 self.turns = max(self.turns, _number(entry.key))
             if entry.segment and entry.segment.startswith("req-"):
                 self.requests = max(self.requests, _number(entry.segment))
 
+    def set_model(self, model: str) -> None:
+        """Use `model` from the next request on (a turn under way switches at its next
+        request); history stays valid across the switch.
+
+        Reasoning items the old model wrote carry `encrypted_content` that only the
+        model family which made them can decrypt: sent to another model they fail the
+        request. So from the switch on, requests leave out the reasoning items with
+        `encrypted_content` that another model made (the switch is recorded in history
+        and in the session file, so a resumed session knows it too); messages, calls,
+        their outputs and compaction items are kept, and the history keeps everything,
+        so switching back sends the old reasoning again. The comparison is by exact
+        model name: a family's aliases cannot be told apart reliably, and dropping
+        reasoning only costs the new model some context, never the request."""
+        self.settings.model = model
+        self.history.set_model(model)
+
     def build_request(self) -> dict[str, Any]:
         s = self.settings
         body: dict[str, Any] = {
             "model": s.model,
-            "input": self.history.to_input(store=s.store),
+            "input": self.history.to_input(store=s.store, model=s.model),
             "store": s.store,
             "stream": True,
         }
-        if s.instructions:
-            body["instructions"] = s.instructions
+        instructions = self.project.combined(s.instructions)
+        if instructions:
+            body["instructions"] = instructions
         if not s.store:
             body["include"] = ["reasoning.encrypted_content"]
         reasoning: dict[str, Any] = {}
@@ -159,7 +197,8 @@ class Conversation:
             body["parallel_tool_calls"] = True
         return body
 
-    async def run_turn(self, prompt: str) -> TurnResult:
+    async def run_turn(self, prompt: str, attachments: tuple[att.Attachment, ...] | list[att.Attachment] = ()
+                       ) -> TurnResult:
         """Run one user turn to its end. Raises the error that ended it, if any,
         after publishing it; history keeps everything committed before it. Cancelling
         it (the user's interrupt) stops a running tool, gives every unanswered call of
@@ -169,8 +208,15 @@ class Conversation:
         if self.session is not None:
             self.session.turn_started(turn_id, prompt)
         self.bus.publish(TurnStarted(turn_id, prompt))
+        if self.before_turn is not None:
+            try:
+                await self.before_turn(self)
+            except asyncio.CancelledError:
+                self._turn_ended(turn_id, None, "interrupted")
+                self.bus.publish(TurnInterrupted(turn_id, prompt))
+                raise
         start = len(self.history)
-        user = it.user_message(prompt)
+        user = att.user_message(prompt, attachments)
         self.history.append(user, key=f"user-{turn_id}")
         self.bus.publish(ItemCompleted(user, f"user-{turn_id}"))
         start_turn = getattr(self.tools, "start_turn", None)
@@ -275,6 +321,8 @@ class Conversation:
                     result = await consume_response(events, sink, strict=self.settings.strict_protocol,
                                                     limits=limits)
                 self.deviations.extend(sink.deviations)
+                if result.usage:
+                    self.last_usage = result.usage
                 return result
             except RivuletError as exc:
                 self.deviations.extend(sink.deviations)

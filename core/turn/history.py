@@ -29,8 +29,37 @@ class HistoryEntry:
     time: float = 0.0  # when it was committed (seconds since the epoch)
 
 
+@dataclass
+class Compaction:
+    """Older history replaced by something smaller (see core/compaction.py). The
+    replaced entries stay here, so the inspector can show what was compacted."""
+
+    number: int
+    mode: str  # "server" (POST /responses/compact) or "summary" (the model summarised)
+    replaced: list[HistoryEntry]  # the entries taken out, oldest first
+    added: list[HistoryEntry]  # the entries that took their place, at the front of history
+    time: float = 0.0
+    summary: str | None = None  # the summary's text (summary mode)
+
+    @property
+    def segment(self) -> str:
+        return f"compact-{self.number}"
+
+
+@dataclass
+class Branch:
+    """What a rewind cut off (edit and resend): still readable, no longer sent."""
+
+    at: int  # the history length it was cut back to
+    entries: list[HistoryEntry]
+    time: float = 0.0
+
+
 # A change to history, as its observers (the session file) see it: ("append", entry),
-# ("truncate", length) or ("reorder", [keys of the entries, in their new order]).
+# ("truncate", length), ("reorder", [keys of the entries, in their new order]),
+# ("model", (length, model)): the items from `length` on are made by `model`, or
+# ("compact", Compaction): the first `len(replaced)` entries gave way to the `added` ones,
+# or ("rewind", Branch): history was cut back to `at` entries to take another branch.
 Observer = Callable[[str, Any], None]
 
 
@@ -41,6 +70,11 @@ class History:
     # Told of every change as it happens, before anyone else hears of it (the session
     # file must hold an item before the UI shows it as committed).
     observers: list[Observer] = field(default_factory=list)
+    # Which model made which items: (first entry index, model), in order. Reasoning
+    # items carry `encrypted_content` only their own model can read (see to_input).
+    models: list[tuple[int, str]] = field(default_factory=list)
+    compactions: list[Compaction] = field(default_factory=list)
+    branches: list[Branch] = field(default_factory=list)
 
     def _tell(self, change: str, data: Any) -> None:
         for observer in self.observers:
@@ -86,11 +120,90 @@ class History:
     def truncate(self, length: int) -> None:
         """Drop everything after the first `length` entries (an aborted turn's user input)."""
         del self.entries[length:]
+        self.models = _clamp_marks(self.models, len(self.entries))
         self._tell("truncate", length)
 
-    def to_input(self, *, store: bool = False) -> list[it.Item]:
-        """The normalised `input` of the next request."""
-        return [_as_input(item, store) for item in normalize(self.items)]
+    def compact(self, count: int, items: list[it.Item], *, mode: str, summary: str | None = None,
+                at: float | None = None) -> Compaction:
+        """Replace the first `count` entries with `items` (their own segment, keys from
+        their ids or their position, so a session replay makes the same entries)."""
+        number = len(self.compactions) + 1
+        segment = f"compact-{number}"
+        when = time.time() if at is None else at
+        new = []
+        for n, item in enumerate(items):
+            self._seq += 1
+            item_id = item.get("id")
+            key = item_id if isinstance(item_id, str) and item_id else f"{segment}-{n}"
+            new.append(HistoryEntry(item, segment, key, self._seq, when))
+        old = self.entries[:count]
+        in_force = self.model_at(count)
+        rest = [(start - count + len(new), model) for start, model in self.models if start > count]
+        self.entries[:count] = new
+        self.models = _clamp_marks(([(0, in_force)] if in_force else []) + rest, len(self.entries))
+        done = Compaction(number, mode, old, new, when, summary)
+        self.compactions.append(done)
+        self._tell("compact", done)
+        return done
+
+    def rewind(self, length: int, at: float | None = None) -> Branch:
+        """Cut back to the first `length` entries to go on differently (edit and
+        resend); unlike `truncate`, what is cut stays in `branches`."""
+        branch = Branch(length, self.entries[length:], time.time() if at is None else at)
+        del self.entries[length:]
+        self.models = _clamp_marks(self.models, len(self.entries))
+        self.branches.append(branch)
+        self._tell("rewind", branch)
+        return branch
+
+    def set_model(self, model: str, *, record: bool = True) -> None:
+        """Items committed from now on are made by `model`. `record=False` sets the
+        starting model without telling observers (the session header has it)."""
+        if self.models and self.models[-1][1] == model:
+            return
+        self.models = _clamp_marks([*self.models, (len(self.entries), model)], len(self.entries))
+        if record:
+            self._tell("model", (len(self.entries), model))
+
+    def model_at(self, index: int) -> str | None:
+        """The model that made entry `index` (None: not known)."""
+        made = None
+        for start, model in self.models:
+            if start > index:
+                break
+            made = model
+        return made
+
+    def to_input(self, *, store: bool = False, model: str | None = None, upto: int | None = None) -> list[it.Item]:
+        """The normalised `input` of the next request, for `model`.
+
+        Encrypted reasoning (`encrypted_content`) can only be read by the model that
+        wrote it: another model rejects the request. So after a model switch the old
+        model's reasoning items that carry it are left out; everything else (messages,
+        calls, outputs, compaction items) is kept, and the history itself keeps them
+        all (switching back sends them again). `upto`: only the first entries."""
+        entries = self.entries[:upto]
+        items = [e.item for e in entries]
+        if model is not None and self.models:
+            items = [e.item for n, e in enumerate(entries) if not _foreign_reasoning(e.item, self.model_at(n), model)]
+        return [_as_input(item, store) for item in normalize(items)]
+
+
+def _foreign_reasoning(item: it.Item, made_by: str | None, model: str) -> bool:
+    return item.get("type") == "reasoning" and bool(item.get("encrypted_content")) and made_by is not None \
+        and made_by != model
+
+
+def _clamp_marks(marks: list[tuple[int, str]], length: int) -> list[tuple[int, str]]:
+    """Model marks past the end move to it; of several at one index the last wins."""
+    out: list[tuple[int, str]] = []
+    for start, model in marks:
+        start = min(start, length)
+        while out and out[-1][0] >= start:
+            out.pop()
+        if not out or out[-1][1] != model:
+            out.append((start, model))
+    return out
 
 
 def normalize(items: list[it.Item]) -> list[it.Item]:

@@ -1,0 +1,180 @@
+"""Which models a server offers, how much context each holds, and how much is left.
+
+`list_models` asks `GET {base_url}/models` (OpenAI's list shape: `{"data": [{"id": ...}]}`)
+and falls back to the configured `models` list when the server has no such endpoint or
+fails. A server may say how large a model's context is (llama.cpp: `meta.n_ctx`, the
+window it was started with; vLLM: `max_model_len`; OpenRouter: `context_length`); that
+beats the table of known models below, and the `context_window` setting beats both.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from rivulet.core.config import Settings, safe_url
+from rivulet.core.protocol.endpoint import endpoint
+from rivulet.core.errors import RivuletError, error_from_body, one_line
+
+
+class ModelsError(RivuletError):
+    kind = "models_error"
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    id: str
+    context_window: int | None = None  # as the server reported it
+    owned_by: str | None = None
+
+
+@dataclass
+class ModelList:
+    models: list[ModelInfo] = field(default_factory=list)
+    source: str = "server"  # "server" or "config"
+    error: str | None = None  # why the server's list was not used (one line)
+
+    @property
+    def ids(self) -> list[str]:
+        return [m.id for m in self.models]
+
+
+# Input context windows (tokens) of known models, first match wins; names are matched
+# on their last path segment, lower-cased (servers name local models by file path). The
+# numbers are the published input limits, rounded down where a family varies:
+# gpt-5's 400k window holds at most 272k of input (the rest is reserved for output);
+# Qwen and Llama families are given their native windows, not their extended (YaRN)
+# ones, and a local server often runs a smaller one: its own report wins.
+KNOWN_WINDOWS: tuple[tuple[str, int], ...] = (
+    ("gpt-5*-chat*", 128_000),
+    ("gpt-5*", 272_000),
+    ("gpt-4.1*", 1_047_576),
+    ("gpt-4o*", 128_000),
+    ("o1-mini*", 128_000),
+    ("o1-preview*", 128_000),
+    ("o1*", 200_000),
+    ("o3*", 200_000),
+    ("o4*", 200_000),
+    ("gpt-oss*", 131_072),
+    ("qwen3*2507*", 262_144),
+    ("qwen*", 32_768),
+    ("*llama-3.1*", 131_072), ("*llama-3.2*", 131_072), ("*llama-3.3*", 131_072),
+    ("*llama3.1*", 131_072), ("*llama3.2*", 131_072), ("*llama3.3*", 131_072),
+    ("*llama-2*", 4_096), ("*llama2*", 4_096),
+    ("*llama*", 8_192),
+)
+
+
+def known_context_window(model: str) -> int | None:
+    name = model.rstrip("/").rsplit("/", 1)[-1].lower()
+    for pattern, window in KNOWN_WINDOWS:
+        if fnmatch.fnmatchcase(name, pattern):
+            return window
+    return None
+
+
+def context_window(settings: Settings, model: str | None = None, reported: int | None = None) -> int | None:
+    """The window to measure against: the `context_window` setting, else what the
+    server reported for the model, else the table. None: unknown."""
+    if settings.context_window:
+        return settings.context_window
+    if reported:
+        return reported
+    return known_context_window(model or settings.model)
+
+
+def tokens_in_context(usage: dict[str, Any] | None) -> int | None:
+    """How many tokens the conversation holds after a response, from that response's
+    own `usage` (not a turn's sum): its input plus its output, which the next
+    request sends back."""
+    if not isinstance(usage, dict):
+        return None
+    total = usage.get("total_tokens")
+    if isinstance(total, int) and not isinstance(total, bool):
+        return total
+    parts = [usage.get("input_tokens"), usage.get("output_tokens")]
+    if not any(isinstance(p, int) and not isinstance(p, bool) for p in parts):
+        return None
+    return sum(p for p in parts if isinstance(p, int) and not isinstance(p, bool))
+
+
+def context_left(usage: dict[str, Any] | None, window: int | None) -> int | None:
+    """Percent of the context window left (0-100, rounded down), or None if unknown."""
+    used = tokens_in_context(usage)
+    if used is None or not window or window <= 0:
+        return None
+    left = (window - used) * 100 // window
+    return max(0, min(100, left))
+
+
+def _reported_window(entry: dict[str, Any]) -> int | None:
+    meta = entry.get("meta")
+    for value in (meta.get("n_ctx") if isinstance(meta, dict) else None, entry.get("max_model_len"),
+                  entry.get("context_length"), entry.get("context_window")):
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def parse_models(data: Any) -> list[ModelInfo]:
+    """The models of a `/models` body; entries without a string id are skipped."""
+    entries = data.get("data") if isinstance(data, dict) else data
+    if not isinstance(entries, list):
+        raise ModelsError("the server's model list has no 'data' array")
+    out: dict[str, ModelInfo] = {}
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]:
+            owner = entry.get("owned_by")
+            out.setdefault(entry["id"], ModelInfo(entry["id"], _reported_window(entry),
+                                                  owner if isinstance(owner, str) else None))
+    return sorted(out.values(), key=lambda m: m.id)
+
+
+async def fetch_models(settings: Settings, client: httpx.AsyncClient | None = None,
+                       timeout: float = 20.0) -> list[ModelInfo]:
+    """`GET {base_url}/models`. Raises a one-line RivuletError on any failure."""
+    url = endpoint(settings.base_url, "models")
+    where = safe_url(url)
+    own = client is None
+    client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=settings.connect_timeout))
+    try:
+        response = await client.get(url, headers={**settings.auth_headers(), "Accept": "application/json"})
+        body = response.content
+    except httpx.TimeoutException as exc:
+        raise ModelsError(f"timed out asking {where} for its models: {type(exc).__name__}") from None
+    except httpx.TransportError as exc:
+        raise ModelsError(f"cannot ask {where} for its models: {exc or type(exc).__name__}") from None
+    finally:
+        if own:
+            await client.aclose()
+    if response.status_code >= 400:
+        reason = error_from_body(response.status_code, body).message
+        raise ModelsError(f"{where}: HTTP {response.status_code}: {reason}")
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise ModelsError(f"{where} did not answer with JSON: {one_line(body.decode('utf-8', 'replace'))!r}") from None
+    try:
+        return parse_models(data)
+    except ModelsError as exc:
+        raise ModelsError(f"{where}: {exc.message}") from None
+
+
+async def list_models(settings: Settings, client: httpx.AsyncClient | None = None,
+                      timeout: float = 20.0) -> ModelList:
+    """The server's models, else the configured `models` list (with why). Raises only
+    when the server failed and nothing is configured."""
+    try:
+        found = await fetch_models(settings, client, timeout)
+        error = None if found else f"{safe_url(endpoint(settings.base_url, 'models'))} listed no models"
+    except RivuletError as exc:
+        found, error = [], exc.message
+    if found:
+        return ModelList(found, "server")
+    if settings.models:
+        return ModelList([ModelInfo(m) for m in dict.fromkeys(settings.models)], "config", error)
+    raise ModelsError(f"{error}; set `models` in the config file to choose from a list")

@@ -1,0 +1,116 @@
+"""Project instructions: the AGENTS.md files that apply to the workspace, as Codex reads them.
+
+The project root is the nearest ancestor of the workspace (itself included) that holds
+a `.git` entry (a directory, or a file in a worktree or submodule); without one, the
+workspace alone is searched. From the root down to the workspace, each directory
+contributes its `AGENTS.override.md` if it has one, else its `AGENTS.md`, so a deeper
+(more specific) file comes later and the model reads it last.
+
+A budget caps what is sent (Codex's `project_doc_max_bytes`, 32 KiB by default): each
+file is cut to what is left of it, and files after the budget is spent are listed as
+skipped. Nothing here raises: an unreadable file is skipped with a warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_MAX_BYTES = 32 * 1024
+FILENAMES = ("AGENTS.override.md", "AGENTS.md")  # the first one a directory has is used
+
+
+@dataclass(frozen=True)
+class InstructionFile:
+    path: Path
+    size: int  # bytes on disk
+    used: int  # bytes sent (less than `size` when cut)
+
+    @property
+    def truncated(self) -> bool:
+        return self.used < self.size
+
+
+@dataclass
+class ProjectInstructions:
+    root: Path | None  # the project root, or None when the workspace is not in a repository
+    files: list[InstructionFile] = field(default_factory=list)
+    project_text: str = ""  # the AGENTS.md part alone
+    text: str | None = None  # what goes into the request's `instructions` (None: nothing)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(f.used for f in self.files)
+
+    def combined(self, extra: str | None) -> str | None:
+        """The AGENTS.md text with `extra` (the configured `instructions`) appended."""
+        parts = [p for p in (self.project_text, (extra or "").strip()) if p]
+        return "\n\n".join(parts) or None
+
+
+def find_root(workspace: Path) -> Path | None:
+    """The nearest ancestor of `workspace` (itself included) with a `.git` entry."""
+    for directory in (workspace, *workspace.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def candidate_dirs(workspace: Path) -> tuple[Path | None, list[Path]]:
+    """The project root and the directories searched, root first."""
+    workspace = workspace.resolve()
+    root = find_root(workspace)
+    if root is None:
+        return None, [workspace]
+    chain = [workspace]
+    while chain[-1] != root:
+        chain.append(chain[-1].parent)
+    return root, chain[::-1]
+
+
+def _cut(data: bytes, limit: int) -> bytes:
+    """At most `limit` bytes, never ending inside a UTF-8 character."""
+    if len(data) <= limit:
+        return data
+    cut = data[:limit]
+    return cut.decode("utf-8", "ignore").encode("utf-8")
+
+
+def load(workspace: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, per_file_max_bytes: int | None = None,
+         extra: str | None = None) -> ProjectInstructions:
+    """The project's AGENTS.md files and the request's instructions: their text, then
+    `extra` (the configured `instructions`) appended. `max_bytes = 0` reads nothing."""
+    root, dirs = candidate_dirs(workspace)
+    result = ProjectInstructions(root)
+    budget = max(0, max_bytes)
+    per_file = budget if per_file_max_bytes is None else max(0, per_file_max_bytes)
+    parts: list[str] = []
+    for directory in dirs if budget else []:
+        path = next((directory / n for n in FILENAMES if (directory / n).is_file()), None)
+        if path is None:
+            continue
+        try:
+            size = path.stat().st_size
+            with path.open("rb") as f:  # never more than can be used: a huge file costs nothing
+                data = f.read(min(budget, per_file) + 1)
+        except OSError as exc:
+            result.warnings.append(f"cannot read {path}: {exc.strerror or exc}")
+            continue
+        if not data.strip():
+            continue
+        if budget <= 0:
+            result.warnings.append(f"{path} skipped: the project instructions budget ({max_bytes} bytes) is spent")
+            continue
+        used = _cut(data, min(budget, per_file))
+        budget -= len(used)
+        size = max(size, len(data))
+        result.files.append(InstructionFile(path, size, len(used)))
+        if len(used) < size:
+            result.warnings.append(f"{path} cut to {len(used)} of {size} bytes "
+                                   f"(project_instructions_max_bytes = {max_bytes})")
+        where = path.relative_to(root) if root is not None else Path(path.name)
+        parts.append(f"# {where}\n\n{used.decode('utf-8', 'replace').strip()}")
+    result.project_text = "\n\n".join(parts)
+    result.text = result.combined(extra)
+    return result
