@@ -33,8 +33,10 @@ def config_path() -> Path:
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="RIVULET_", extra="ignore", populate_by_name=True)
 
-    base_url: str = Field(DEFAULT_BASE_URL, validation_alias=AliasChoices("base_url", "RIVULET_BASE_URL", "OPENAI_BASE_URL"))
-    api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("api_key", "RIVULET_API_KEY", "OPENAI_API_KEY"))
+    base_url: str = Field(DEFAULT_BASE_URL,
+                          validation_alias=AliasChoices("base_url", "RIVULET_BASE_URL", "OPENAI_BASE_URL"))
+    api_key: SecretStr | None = Field(None,
+                                      validation_alias=AliasChoices("api_key", "RIVULET_API_KEY", "OPENAI_API_KEY"))
     model: str = "gpt-5.1-codex"
     instructions: str | None = None
     # Extra HTTP headers sent with every request (e.g. an org or project id).
@@ -141,11 +143,11 @@ class Settings(BaseSettings):
         return headers
 
 
-def effective_patch_tool(settings: Settings) -> str:
+def effective_patch_tool(settings: Settings) -> Literal["custom", "function", "off"]:
     """`patch_tool = auto` resolved: only OpenAI's own API is known to accept a custom
     (grammar) tool; other servers get the JSON function."""
     if settings.patch_tool != "auto":
-        return settings.patch_tool
+        return settings.patch_tool  # narrowed: not "auto"
     host = (urlsplit(settings.base_url).hostname or "").lower()
     return "custom" if host == "api.openai.com" else "function"
 

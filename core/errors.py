@@ -155,8 +155,8 @@ class RateLimited(ApiError):
 
     kind = "rate_limited"
 
-    @property  # type: ignore[override]
-    def retryable(self) -> bool:
+    @property
+    def retryable(self) -> bool:  # type: ignore[override]
         return self.retry_after is not None
 
 

@@ -46,7 +46,7 @@ def reveal(text: str) -> tuple[str, list[str]]:
     Newlines stay newlines; a lone or paired CR shows as ␍ (it can hide a line's start)."""
     found = []
     codes = {ord(c) for c in text}
-    if any(c < 0x20 and c not in (0x09, 0x0A) or 0x7F <= c < 0xA0 for c in codes):
+    if any((c < 0x20 and c not in (0x09, 0x0A)) or 0x7F <= c < 0xA0 for c in codes):
         found.append("control characters")
     if codes & BIDI:
         found.append("bidirectional-text controls")

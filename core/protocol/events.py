@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Union
+from typing import Any
 
 from rivulet.core.errors import RivuletError
 
@@ -137,16 +137,16 @@ class Failure:
     response: dict[str, Any] | None = None
 
 
-ResponseEvent = Union[
-    Created,
-    ResponseProgress,
-    OutputItemAdded,
-    Delta,
-    PartAdded,
-    PartDone,
-    DeltaDone,
-    ItemProgress,
-    OutputItemDone,
-    Completed,
-    Failure,
-]
+ResponseEvent = (
+    Created
+    | ResponseProgress
+    | OutputItemAdded
+    | Delta
+    | PartAdded
+    | PartDone
+    | DeltaDone
+    | ItemProgress
+    | OutputItemDone
+    | Completed
+    | Failure
+)

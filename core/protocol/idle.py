@@ -64,7 +64,8 @@ class IdleWatchdog:
             self._handle = self._loop.call_at(self.last + self.seconds, self._check)
         return self
 
-    async def __aexit__(self, et: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    async def __aexit__(self, et: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
         if self._handle is not None:
             self._handle.cancel()
         if self.fired and et is asyncio.CancelledError and self._task is not None:

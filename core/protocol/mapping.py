@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from rivulet.core.protocol import wire as w
 from rivulet.core.errors import ApiError, ResponseFailed, RivuletError, classify, one_line
+from rivulet.core.protocol import wire as w
 from rivulet.core.protocol.events import (
     Completed,
     Created,
@@ -54,7 +54,7 @@ _DONE_FIELD: dict[DeltaKind, str] = {
 def _index(ev: Any) -> int | None:
     for name in ("content_index", "summary_index", "command_index"):
         value = getattr(ev, name, None)
-        if value is not None:
+        if isinstance(value, int):
             return value
     return None
 
@@ -78,9 +78,9 @@ def map_wire(ev: BaseModel) -> ResponseEvent | None:
         case w.ResponseCompletedWire():
             return _completed(ev)
         case w.ContentPartWire() | w.SummaryPartWire():
-            kind = PartKind.CONTENT if isinstance(ev, w.ContentPartWire) else PartKind.SUMMARY
+            part_kind = PartKind.CONTENT if isinstance(ev, w.ContentPartWire) else PartKind.SUMMARY
             cls = PartAdded if ev.type.endswith(".added") else PartDone
-            return cls(kind, ev.item_id, ev.output_index, _index(ev), ev.part)
+            return cls(part_kind, ev.item_id, ev.output_index, _index(ev), ev.part)
         case w.TextDoneWire():
             if ev.type == "response.shell_call_command.added":
                 return PartAdded(PartKind.COMMAND, ev.item_id, ev.output_index, _index(ev),

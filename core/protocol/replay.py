@@ -10,14 +10,14 @@ no timings, so the pace is `rate` events a second, scaled by `speed`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from rivulet.core.errors import StreamError
 from rivulet.core.protocol.events import ResponseEvent
-from rivulet.core.protocol.recordings import load
 from rivulet.core.protocol.payloads import response_events
+from rivulet.core.protocol.recordings import load
 
 
 class ReplayTransport:
@@ -34,7 +34,7 @@ class ReplayTransport:
     async def aclose(self) -> None:
         pass
 
-    async def stream(self, body: dict[str, Any]) -> AsyncIterator[ResponseEvent]:
+    async def stream(self, body: dict[str, Any]) -> AsyncGenerator[ResponseEvent, None]:
         if self.played >= len(self.recordings):
             raise StreamError(f"the recording has only {len(self.recordings)} response(s)")
         recording = self.recordings[self.played]

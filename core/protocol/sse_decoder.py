@@ -18,7 +18,7 @@ _BOM = b"\xef\xbb\xbf"
 
 
 class SseDecoder:
-    __slots__ = ("_buf", "_started", "_cr_pending")
+    __slots__ = ("_buf", "_cr_pending", "_started")
 
     def __init__(self) -> None:
         self._buf = bytearray()

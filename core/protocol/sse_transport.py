@@ -9,7 +9,7 @@ an EOF before it is a StreamError raised by the state machine.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import httpx
@@ -18,8 +18,8 @@ from rivulet.core.config import Settings, safe_url
 from rivulet.core.errors import MalformedEventError, StreamError, error_from_body
 from rivulet.core.protocol.events import Completed, ResponseEvent
 from rivulet.core.protocol.idle import IdleWatchdog
-from rivulet.core.protocol.sse_decoder import SseDecoder
 from rivulet.core.protocol.payloads import payload_event
+from rivulet.core.protocol.sse_decoder import SseDecoder
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ class SseTransport:
         if self._own_client:
             await self._client.aclose()
 
-    async def stream(self, body: dict[str, Any]) -> AsyncIterator[ResponseEvent]:
+    async def stream(self, body: dict[str, Any]) -> AsyncGenerator[ResponseEvent, None]:
         """Yield the response's events. Use under `contextlib.aclosing`."""
         headers = {
             **self.settings.auth_headers(),
@@ -56,29 +56,29 @@ class SseTransport:
         decoder = SseDecoder()
         try:
             # The watchdog also covers the wait for response headers (read timeout is off).
-            async with IdleWatchdog(self.settings.idle_timeout, where) as watchdog:
-                async with self._client.stream("POST", self.url, json=request, headers=headers) as response:
-                    await _raise_for_status(response)
-                    async for chunk in response.aiter_bytes():
-                        # While the consumer handles this chunk's events no network wait
-                        # happens, so its time (even awaiting approval) is not idleness.
-                        watchdog.hold()
-                        complete = False  # bytes alone (a comment, a trickle) are not activity
-                        for data in decoder.feed(chunk):
-                            if data == b"[DONE]":  # LiteLLM's dialect; the events before it decide.
-                                return
-                            complete = True
-                            event = payload_event(data)
-                            if event is None:
-                                continue
-                            yield event
-                            if type(event) is Completed:
-                                return
-                        watchdog.waiting(reset=complete)
-                    for data in decoder.close():
+            async with (IdleWatchdog(self.settings.idle_timeout, where) as watchdog,
+                        self._client.stream("POST", self.url, json=request, headers=headers) as response):
+                await _raise_for_status(response)
+                async for chunk in response.aiter_bytes():
+                    # While the consumer handles this chunk's events no network wait
+                    # happens, so its time (even awaiting approval) is not idleness.
+                    watchdog.hold()
+                    complete = False  # bytes alone (a comment, a trickle) are not activity
+                    for data in decoder.feed(chunk):
+                        if data == b"[DONE]":  # LiteLLM's dialect; the events before it decide.
+                            return
+                        complete = True
                         event = payload_event(data)
-                        if event is not None:
-                            yield event
+                        if event is None:
+                            continue
+                        yield event
+                        if type(event) is Completed:
+                            return
+                    watchdog.waiting(reset=complete)
+                for data in decoder.close():
+                    event = payload_event(data)
+                    if event is not None:
+                        yield event
         except httpx.TimeoutException as exc:
             raise StreamError(f"timed out talking to {where}: {type(exc).__name__}") from None
         except httpx.TransportError as exc:

@@ -25,7 +25,8 @@ def wants_websocket(settings: Settings) -> bool:
     return (urlsplit(settings.base_url).hostname or "").lower() in WEBSOCKET_HOSTS
 
 
-def make_transport(settings: Settings, on_notice: Callable[[str], None] | None = None):
+def make_transport(settings: Settings,
+                   on_notice: Callable[[str], None] | None = None) -> SseTransport | FallbackTransport:
     sse = SseTransport(settings)
     if not wants_websocket(settings):
         return sse

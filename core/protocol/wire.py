@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -194,22 +194,10 @@ class ItemProgressWire(_ItemScoped):
 
 
 WireEvent = Annotated[
-    Union[
-        TextDeltaWire,
-        ResponseCreatedWire,
-        ResponseInProgressWire,
-        ResponseCompletedWire,
-        ResponseFailedWire,
-        ResponseIncompleteWire,
-        ErrorWire,
-        OutputItemAddedWire,
-        OutputItemDoneWire,
-        ContentPartWire,
-        SummaryPartWire,
-        ObjectDeltaWire,
-        TextDoneWire,
-        ItemProgressWire,
-    ],
+    (TextDeltaWire  # first: >95% of a real stream
+     | ResponseCreatedWire | ResponseInProgressWire | ResponseCompletedWire | ResponseFailedWire
+     | ResponseIncompleteWire | ErrorWire | OutputItemAddedWire | OutputItemDoneWire | ContentPartWire
+     | SummaryPartWire | ObjectDeltaWire | TextDoneWire | ItemProgressWire),
     Field(discriminator="type"),
 ]
 
@@ -236,7 +224,8 @@ def parse_wire(data: str | bytes) -> BaseModel:
     known event that lacks a required field.
     """
     try:
-        return _VALIDATE_JSON(data)
+        model: BaseModel = _VALIDATE_JSON(data)
+        return model
     except ValidationError as exc:
         return _parse_slow(data, exc)
 
@@ -281,7 +270,7 @@ def _parse_slow(data: str | bytes, exc: ValidationError) -> BaseModel:
             del obj[name]
             dropped.append(name)
         try:
-            model = _ADAPTER.validate_python(obj)
+            model: BaseModel = _ADAPTER.validate_python(obj)
         except ValidationError as again:
             exc = again
             continue

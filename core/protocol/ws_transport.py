@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -114,7 +114,7 @@ class WebSocketTransport:
                 raise WebSocketUnsupported(f"{where} does not accept WebSocket requests (HTTP 426)") from None
             raise error_from_body(response.status_code, response.body or b"",
                                   response.headers.get("retry-after")) from None
-        except (OSError, asyncio.TimeoutError, InvalidHandshake) as exc:
+        except (TimeoutError, OSError, InvalidHandshake) as exc:
             raise StreamError(f"cannot open a WebSocket to {where}: {exc or type(exc).__name__}") from None
         self.handshakes += 1
         return ws  # type: ignore[return-value]
@@ -142,7 +142,7 @@ class WebSocketTransport:
         fields = {k: v for k, v in body.items() if k not in ("stream", "background", "input")}
         self._prev = (fields, [*items, *output], completed.response_id)
 
-    async def stream(self, body: dict[str, Any]) -> AsyncIterator[ResponseEvent]:
+    async def stream(self, body: dict[str, Any]) -> AsyncGenerator[ResponseEvent, None]:
         """Yield the response's events. Use under `contextlib.aclosing`."""
         async with self._lock:
             fresh = self._ws is None
@@ -150,6 +150,7 @@ class WebSocketTransport:
                 self._prev = None
                 self._ws = await self._connect()
             ws = self._ws
+            assert ws is not None
             frame = self._frame(body, fresh)
             where = self.where
             finished = False
@@ -196,7 +197,7 @@ class FallbackTransport:
 
     @property
     def name(self) -> str:
-        return self.active.name
+        return str(self.active.name)
 
     def _fall_back(self, why: str) -> None:
         self.active = self.fallback
@@ -204,7 +205,7 @@ class FallbackTransport:
         if self.on_fallback is not None:
             self.on_fallback(f"WebSocket unavailable ({why}); using HTTP streaming (SSE) for this session")
 
-    async def stream(self, body: dict[str, Any]) -> AsyncIterator[ResponseEvent]:
+    async def stream(self, body: dict[str, Any]) -> AsyncGenerator[ResponseEvent, None]:
         if self.active is self.primary:
             events = self.primary.stream(body)
             try:

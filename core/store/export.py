@@ -7,10 +7,10 @@ import time
 from typing import Any
 
 from rivulet.core import items as it
-from rivulet.core.turn.attachments import describe_content, placeholder
-from rivulet.core.turn.compaction import SUMMARY_CLOSE, SUMMARY_OPEN
 from rivulet.core.sanitize import sanitize
 from rivulet.core.store.session import Session
+from rivulet.core.turn.attachments import describe_content, placeholder
+from rivulet.core.turn.compaction import SUMMARY_CLOSE, SUMMARY_OPEN
 
 
 def to_json(session: Session) -> str:

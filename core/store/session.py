@@ -1,13 +1,13 @@
 """Session files: one append-only JSONL file per conversation, safe against `kill -9`.
 
 The first line describes the session (id, time, cwd, model, base URL without
-credentials). Every later line is one change to the committed history, written,
-flushed and fsynced the moment it happens (the history tells the writer before the UI
-hears of it): an item, a truncation (a turn taken back), a reorder (Completed's output
-order), a compaction (older items replaced), a model switch, a turn boundary with its usage. A process killed at any moment leaves a file
-whose complete lines are a valid prefix; a torn last line is ignored with a warning.
-Nothing secret is written: no key, no headers, the URL without userinfo or query.
-"""
+credentials). Every later line is one change to the committed history, written, flushed
+and fsynced the moment it happens (the history tells the writer before the UI hears of
+it): an item, a truncation (a turn taken back), a reorder (Completed's output order), a
+compaction (older items replaced), a model switch, a turn boundary with its usage. A
+process killed at any moment leaves a file whose complete lines are a valid prefix; a
+torn last line is ignored with a warning. Nothing secret is written: no key, no headers,
+the URL without userinfo or query."""
 
 from __future__ import annotations
 
@@ -22,13 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from platformdirs import user_data_dir
-
-from rivulet.core import items as it
-from rivulet.core.turn.attachments import prompt_text
 from rivulet.core.config import sessions_dir
 from rivulet.core.errors import RivuletError
-from rivulet.core.turn.history import HistoryEntry, History
+from rivulet.core.turn.attachments import prompt_text
+from rivulet.core.turn.history import History, HistoryEntry
 
 log = logging.getLogger(__name__)
 
@@ -272,7 +269,8 @@ def load_session(path: Path) -> Session:
             history.append(record["item"], record.get("segment"), record.get("key"), at=record.get("time"))
         elif kind == "truncate" and isinstance(record.get("length"), int):
             if record.get("reason") == "edit" and _count(record["length"]):
-                history.rewind(record["length"], at=record.get("time") if isinstance(record.get("time"), (int, float)) else 0.0)
+                when = record.get("time")
+                history.rewind(record["length"], at=when if isinstance(when, (int, float)) else 0.0)
             else:
                 history.truncate(record["length"])
         elif kind == "reorder" and isinstance(record.get("order"), list):

@@ -1,13 +1,13 @@
 """Who decides whether a tool may run: the policy, and the user when it asks.
 
 Policies: `ask` (every shell command and every patch asks), `auto-edit` (patches that
-stay inside the workspace run without asking; shell commands still ask) and
-`never-ask` (for sandboxes and CI). `auto` is auto-edit plus: commands that run in
-the bubblewrap sandbox run without asking; one that would leave it (no sandbox here,
-or the model asks to run outside it) asks. A patch that touches a protected path (see
-`protected.py`) asks under every policy but `never-ask`, and "always" only answers it once. The question itself goes to an `Approver`: the
-app's dialog, a terminal prompt in `exec`, or a scripted one in tests.
-"""
+stay inside the workspace run without asking; shell commands still ask) and `never-ask`
+(for sandboxes and CI). `auto` is auto-edit plus: commands that run in the bubblewrap
+sandbox run without asking; one that would leave it (no sandbox here, or the model asks
+to run outside it) asks. A patch that touches a protected path (see `protected.py`) asks
+under every policy but `never-ask`, and "always" only answers it once. The question
+itself goes to an `Approver`: the app's dialog, a terminal prompt in `exec`, or a
+scripted one in tests."""
 
 from __future__ import annotations
 

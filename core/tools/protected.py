@@ -34,16 +34,16 @@ DEFAULT_PROTECTED: tuple[str, ...] = tuple(WHY)
 
 
 def _rivulet_dirs() -> list[Path]:
-    from rivulet.core.config import config_path
-    from rivulet.core.config import sessions_dir
-
     from platformdirs import user_config_dir, user_data_dir
+
+    from rivulet.core.config import config_path, sessions_dir
 
     dirs = [config_path(), Path(user_config_dir("rivulet")), Path(user_data_dir("rivulet")), sessions_dir()]
     return [d.expanduser().resolve() for d in dirs]
 
 
-def protection_reason(workspace: Path, rel: str, patterns: tuple[str, ...] | list[str] = DEFAULT_PROTECTED) -> str | None:
+def protection_reason(workspace: Path, rel: str,
+                      patterns: tuple[str, ...] | list[str] = DEFAULT_PROTECTED) -> str | None:
     """Why writing `rel` (relative to `workspace`) must be asked about, or None."""
     parts = PurePosixPath(rel.replace("\\", "/")).parts
     for pattern in patterns:

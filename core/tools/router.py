@@ -16,18 +16,18 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rivulet.core import items as it
-from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
-from rivulet.core.tools.builtin import BuiltinTools
 from rivulet.core.config import Settings, effective_patch_tool
 from rivulet.core.errors import ConfigError
-from rivulet.core.turn.bus import EventBus, Notice, ToolOutputDelta, TurnDiffUpdated
-from rivulet.core.turn.tool_api import StopTurn
-from rivulet.core.tools.patch_format import PatchError, parse_patch
+from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
+from rivulet.core.tools.builtin import BuiltinTools
 from rivulet.core.tools.patch_apply import FileChange, apply_plan, confine, plan_patch
+from rivulet.core.tools.patch_format import PatchError, parse_patch
 from rivulet.core.tools.protected import DEFAULT_PROTECTED, protection_reason
 from rivulet.core.tools.sandbox import Sandbox, SandboxMode
 from rivulet.core.tools.shell import run_shell
 from rivulet.core.tools.turn_diff import TurnDiff, file_diff
+from rivulet.core.turn.bus import EventBus, Notice, ToolOutputDelta, TurnDiffUpdated
+from rivulet.core.turn.tool_api import StopTurn
 
 PATCH_DESCRIPTION = """Edit files with a patch. Paths are relative to the workspace. Format:
 *** Begin Patch
@@ -299,7 +299,8 @@ def tool_settings(settings: Settings) -> ToolSettings:
     if not workspace.is_dir():
         raise ConfigError(f"workspace {str(workspace)!r} is not a directory")
     key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
-    return ToolSettings(workspace=workspace.resolve(), patch_tool=effective_patch_tool(settings), shell=settings.shell_tool,
+    return ToolSettings(workspace=workspace.resolve(), patch_tool=effective_patch_tool(settings),
+                        shell=settings.shell_tool,
                         shell_timeout=settings.shell_timeout, secrets=(key,) if len(key) >= 8 else (),
                         protected_paths=(DEFAULT_PROTECTED if settings.protected_paths is None
                                          else tuple(settings.protected_paths)), sandbox=settings.sandbox,

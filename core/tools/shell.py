@@ -111,7 +111,7 @@ async def run_shell(command: str, cwd: Path, *, timeout: float, limit: int,
         await waiter
         try:  # everything it started is dead, so the pipe ends soon: keep what it still had
             await asyncio.wait_for(asyncio.shield(reader), 2)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             reader.cancel()
     except BaseException:  # interrupted (cancelled): nothing may outlive the turn
         kill_tree(proc.pid, known)

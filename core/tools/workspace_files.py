@@ -76,7 +76,7 @@ def _walk(workspace: Path, max_files: int) -> list[str]:
                 pass
         rules[rel_top] = here
 
-        def rel(name: str) -> str:
+        def rel(name: str, rel_top: str = rel_top) -> str:
             return f"{rel_top}/{name}" if rel_top else name
 
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not any(r.ignores(rel(d), True) for r in here)

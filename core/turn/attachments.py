@@ -174,7 +174,8 @@ def grouped_content(item: it.Item) -> list[tuple[Piece, tuple[dict[str, Any], ..
     while n < len(parts):
         part = parts[n]
         kind = part.get("type")
-        text = part.get("text") if isinstance(part.get("text"), str) else ""
+        value = part.get("text")
+        text = value if isinstance(value, str) else ""
         opened = _IMAGE_OPEN.match(text) if kind == "input_text" else None
         if opened and n + 1 < len(parts) and parts[n + 1].get("type") == "input_image":
             group = [part, parts[n + 1]]
@@ -199,7 +200,8 @@ def grouped_content(item: it.Item) -> list[tuple[Piece, tuple[dict[str, Any], ..
 
 
 def _image_piece(part: dict[str, Any], label: str | None) -> Piece:
-    url = part.get("image_url") if isinstance(part.get("image_url"), str) else ""
+    value = part.get("image_url")
+    url = value if isinstance(value, str) else ""
     m = _DATA_URL.match(url)
     if m is None:
         return Piece("image", path=label)

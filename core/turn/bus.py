@@ -28,7 +28,7 @@ class BusEvent:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
-        for name in self.__dataclass_fields__:  # type: ignore[attr-defined]
+        for name in self.__dataclass_fields__:
             if name != "type":
                 value = getattr(self, name)
                 out[name] = value.to_json() if isinstance(value, RivuletError) else value

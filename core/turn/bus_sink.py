@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rivulet.core import items as it
+from rivulet.core.protocol.events import Completed, Delta, ItemProgress, PartAdded
 from rivulet.core.turn.bus import (
     EventBus,
     ItemCompleted,
@@ -15,7 +16,6 @@ from rivulet.core.turn.bus import (
     ProtocolDeviation,
     UsageUpdated,
 )
-from rivulet.core.protocol.events import Completed, Delta, ItemProgress, PartAdded
 from rivulet.core.turn.history import History
 from rivulet.core.turn.state_machine import Deviation, SamplingSink, Transient
 

@@ -19,6 +19,7 @@ failure changes nothing and raises one RivuletError line.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -26,12 +27,12 @@ from urllib.parse import urlsplit
 import httpx
 
 from rivulet.core import items as it
-from rivulet.core.turn.bus import Notice
 from rivulet.core.config import Settings, safe_url
-from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.errors import RivuletError, error_from_body, one_line
-from rivulet.core.turn.history import Compaction
+from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.protocol.models import context_window, tokens_in_context
+from rivulet.core.turn.bus import Notice
+from rivulet.core.turn.history import Compaction
 from rivulet.core.turn.state_machine import Limits, SamplingSink, consume_response
 
 if TYPE_CHECKING:
@@ -73,7 +74,8 @@ def needs_compaction(conv: Conversation, window: int | None = None) -> bool:
     return used * 100 >= percent * size
 
 
-def auto_compact(window: int | None = None, keep_turns: int = KEEP_TURNS):
+def auto_compact(window: int | None = None,
+                 keep_turns: int = KEEP_TURNS) -> Callable[[Conversation], Awaitable[None]]:
     """A `Conversation.before_turn` hook: compacts when `needs_compaction` says so.
     A failure is told on the bus and the turn goes on uncompacted."""
 

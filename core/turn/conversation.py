@@ -13,27 +13,35 @@ import asyncio
 import logging
 import os
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from rivulet.core.turn import attachments as att
 from rivulet.core import items as it
-from rivulet.core.turn.bus import (ErrorOccurred, EventBus, ItemCompleted, ResponseStarted, Retrying, TurnCompleted, TurnInterrupted,
-                  TurnStarted)
-from rivulet.core.turn.compaction import auto_compact
 from rivulet.core.config import Settings
-from rivulet.core.turn.bus_sink import BusSink
-from rivulet.core.turn.usage import add_usage
 from rivulet.core.errors import ResponseIncomplete, RivuletError
 from rivulet.core.protocol.events import ResponseEvent
+from rivulet.core.turn import attachments as att
+from rivulet.core.turn.bus import (
+    ErrorOccurred,
+    EventBus,
+    ItemCompleted,
+    ResponseStarted,
+    Retrying,
+    TurnCompleted,
+    TurnInterrupted,
+    TurnStarted,
+)
+from rivulet.core.turn.bus_sink import BusSink
+from rivulet.core.turn.compaction import auto_compact
 from rivulet.core.turn.history import History
 from rivulet.core.turn.project_instructions import ProjectInstructions
 from rivulet.core.turn.project_instructions import load as load_project_instructions
-from rivulet.core.turn.tool_api import NoTools, StopTurn, ToolRouter
 from rivulet.core.turn.state_machine import Deviation, Limits, SamplingResult, consume_response
+from rivulet.core.turn.tool_api import NoTools, StopTurn, ToolRouter
+from rivulet.core.turn.usage import add_usage
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +56,7 @@ def _number(key: str) -> int:
 class Transport(Protocol):
     name: str
 
-    def stream(self, body: dict[str, Any]) -> AsyncIterator[ResponseEvent]: ...
+    def stream(self, body: dict[str, Any]) -> AsyncGenerator[ResponseEvent, None]: ...
 
     async def aclose(self) -> None: ...
 
@@ -101,7 +109,7 @@ class RetryPolicy:
     def delay(self, attempt: int, error: RivuletError) -> float:
         if error.retry_after is not None:
             return min(error.retry_after, self.max_delay * 4)
-        backoff = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        backoff = min(self.max_delay, self.base_delay * 2.0 ** (attempt - 1))
         return backoff * (0.8 + 0.4 * random.random())  # jitter: ±20%
 
 

@@ -112,7 +112,7 @@ class History:
         entries = [self.entries[i] for i in slots]
         before = [e.seq for e in entries]
         entries.sort(key=lambda e: (rank.get(e.key or "", len(rank)), e.seq))
-        for i, entry in zip(slots, entries):
+        for i, entry in zip(slots, entries, strict=True):
             self.entries[i] = entry
         if [e.seq for e in entries] != before:
             self._tell("reorder", [e.seq for e in self.entries])

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rivulet.core import items as it
-from rivulet.core.turn.attachments import Attachment, grouped_content
 from rivulet.core.errors import RivuletError
+from rivulet.core.turn.attachments import Attachment, grouped_content
 from rivulet.core.turn.history import History
 
 if TYPE_CHECKING:

@@ -247,7 +247,7 @@ class _Machine:
         output = [o for o in raw if isinstance(o, dict)] if isinstance(raw, list) else []
         by_key = {it.item_key(o, i): (i, o) for i, o in enumerate(output)}
         # Open items: commit from output if listed there, else discard (rule 6).
-        for key, entry in list(self.open.items()):
+        for key in list(self.open):
             del self.open[key]
             if key in by_key:
                 await self.note("committed_from_completed", f"{key} had no output_item.done; committed from "
