@@ -349,3 +349,18 @@ async def test_llamacpp_overlapping_items_stream_into_their_own_panes_with_one_p
         await until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
         rows = [e.item for e in app.screen.entries if e.item.get("type") == "protocol.deviation"]
         assert "overlapping_items" in {r["rule"] for r in rows}
+
+
+async def test_a_long_status_gives_way_on_the_left_and_never_runs_into_the_right():
+    app = make_app(GatedServer([]))
+    async with app.run_test(size=(70, 20)) as pilot:
+        status = app.query_one(StatusLine)
+        status.state, status.elapsed = "working", 7
+        status.heading = "Writing a patch that touches many files across the whole workspace"
+        status.sandbox = "sandbox workspace-write"
+        status.refresh_line()
+        await pilot.pause()
+        line = str(status.render())
+        assert line.rstrip().endswith("sandbox workspace-write • gpt-5.1-codex")
+        assert "…" in line and "   sandbox workspace-write" in line
+        assert len(line.rstrip()) <= 68

@@ -72,10 +72,14 @@ class StatusLine(Static):
             window = context_window(self.model)
             if window and self.last_input:
                 right.append(f"{max(0, 100 - 100 * self.last_input // window)}% context left")
-        line = Text(" • ".join(left))
-        pad = max(1, (self.size.width or 80) - 2 - len(line.plain) - len(" • ".join(right)))
-        line.append(" " * pad)
-        line.append(" • ".join(right))
+        right_text = " • ".join(right)
+        room = (self.size.width or 80) - 2 - len(right_text) - 3  # at least " · " between the sides
+        left_text = " • ".join(left)
+        if len(left_text) > room:  # a narrow terminal: the left side gives way, never runs into the right
+            left_text = left_text[: max(0, room - 1)] + "…"
+        line = Text(left_text)
+        line.append(" " * max(3, room + 3 - len(left_text)))
+        line.append(right_text)
         self.update(line)
 
     def on_resize(self) -> None:
