@@ -1,19 +1,38 @@
 """The composer: multi-line input. Enter sends, ctrl+j (or shift+enter) adds a newline,
-Up on the first line recalls earlier prompts. Bindings have ids, so users can remap them."""
+Up on the first line recalls earlier prompts. Bindings have ids, so users can remap them.
+
+Keys are acted on here, in the order they arrived. Textual runs an App-level or
+priority binding as soon as the App sees the key, ahead of the keys still queued for
+this widget: an Enter that arrives with the text before it ("hello⏎" in one write, a
+text expander, a fast typist over SSH) would send a half-typed draft. So every key this
+widget binds is run from its own key handler instead.
+
+A terminal that does not mark a paste sends its newlines as Enter. An Enter followed,
+within the same input burst, by more keys is such a newline: the Enter waits until the
+keys behind it have been seen, and sends only if none came with it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+# Keys parsed from one terminal read are stamped microseconds apart (a busy machine
+# may stretch that to milliseconds); a person cannot press another key this soon
+# after Enter.
+BURST = 0.025
+# How long an Enter waits for keys of its burst that are still on their way.
+SETTLE = 0.03
+
 
 class Composer(TextArea):
     BINDINGS = [
-        Binding("enter", "submit", "Send", id="composer.submit", priority=True),
-        Binding("ctrl+j,shift+enter", "newline", "Newline", id="composer.newline", priority=True),
+        Binding("enter", "submit", "Send", id="composer.submit"),
+        Binding("ctrl+j,shift+enter", "newline", "Newline", id="composer.newline"),
         Binding("up", "recall(-1)", "Previous prompt", id="composer.previous", show=False),
         Binding("down", "recall(1)", "Next prompt", id="composer.next", show=False),
     ]
@@ -28,6 +47,53 @@ class Composer(TextArea):
         self.prompts: list[str] = []
         self._recall: int | None = None
         self._draft = ""
+        self._pending_enter: float | None = None  # the time of an Enter not yet acted on
+
+    # ---- keys, in order ---------------------------------------------------------------
+
+    def _binding_for(self, key: str) -> Binding | None:
+        bindings = self._bindings.copy()
+        keymap = getattr(self.app, "_keymap", None)  # Textual keeps the user's keymap here
+        if keymap:
+            bindings.apply_keymap(keymap)
+        for binding in bindings.key_to_bindings.get(key, ()):
+            return binding
+        return None
+
+    def _settle(self, at: float) -> None:
+        """A key arrived after a waiting Enter: part of its burst, the Enter was a newline."""
+        if self._pending_enter is None:
+            return
+        pending, self._pending_enter = self._pending_enter, None
+        if at - pending <= BURST:
+            self.insert("\n")
+        else:
+            self.action_submit()
+
+    async def _on_key(self, event: events.Key) -> None:
+        self._settle(event.time)
+        binding = self._binding_for(event.key)
+        if binding is None:
+            return  # Textual goes on to TextArea's own handler: typing
+        event.stop()
+        event.prevent_default()
+        if binding.action == "submit":
+            stamp = self._pending_enter = event.time
+            # Through the App's queue and back through ours: every key of this burst that
+            # the App has already received is handled before the Enter is resolved.
+            self.set_timer(SETTLE, lambda: self.app.call_later(self.call_later, self._resolve_enter, stamp))
+            return
+        await self.run_action(binding.action)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        self._settle(event.time)  # then TextArea's own handler inserts the text
+
+    def _resolve_enter(self, stamp: float) -> None:
+        if self._pending_enter == stamp:
+            self._pending_enter = None
+            self.action_submit()
+
+    # ---- actions ------------------------------------------------------------------------
 
     def action_submit(self) -> None:
         text = self.text
