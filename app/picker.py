@@ -16,6 +16,9 @@ from rivulet.core.session import Session
 from rivulet.themes import STYLESHEET, THEMES
 
 
+SESSION_HEADER = f"{'STARTED':16}  {'ID':22}  {'TURNS':>9}  {'ITEMS':>10}  MODEL  FIRST PROMPT"
+
+
 def session_line(session: Session) -> str:
     meta = session.meta
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.created))

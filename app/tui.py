@@ -231,9 +231,10 @@ class RivuletApp(App[None]):
         from rivulet.core.export import to_json, to_markdown
         from rivulet.core.session import load_session
 
-        if self.session_writer is None:
+        path = self.session_writer.path if self.session_writer is not None else None
+        if path is None:
+            self.notify("Nothing to export yet: the session has no message")
             return
-        path = self.session_writer.path
         try:
             session = load_session(path)  # the file is complete: every change is fsynced
             out = path.with_suffix(f".{fmt}")

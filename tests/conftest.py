@@ -57,6 +57,12 @@ def serving(*bodies: bytes | list[bytes], requests: list[httpx.Request] | None =
     return transport_for(handler, **kw)
 
 
+def empty_config(path: Path) -> Path:
+    """$RIVULET_CONFIG must name an existing file: an empty one keeps a test away from the user's config."""
+    path.touch()
+    return path
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

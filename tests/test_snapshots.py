@@ -12,6 +12,7 @@ from rivulet.widgets.live import LiveMessage
 
 from streams import call, call_events, completed, created, message, message_events, reasoning, reasoning_events
 from tui_helpers import GatedServer, make_app, until
+from conftest import empty_config
 
 SIZE = (100, 36)
 ANSWER = ("Here is the plan:\n\n1. Read the **stream**\n2. Commit on done\n\n```python\nprint('hello')\n```\n\n"
@@ -20,7 +21,7 @@ ANSWER = ("Here is the plan:\n\n1. Read the **stream**\n2. Commit on done\n\n```
 
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
     # Elapsed seconds would make "Working (Ns" depend on the machine's speed.
     monkeypatch.setattr(RivuletApp, "_second", lambda self: None)
     # A blinking cursor is on or off depending on when the screenshot falls.
