@@ -44,7 +44,9 @@ class Terminal:
         the program ends, so its last screen and exit status can be read."""
         full_env = {**base_env(self.home), **(env or {})}
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in full_env.items())
-        command = f"env -i {exports} {shlex.join(argv)}"
+        # The exit status goes to a file: tmux's own #{pane_dead_status} is not always set.
+        self.status_file = self.home / f".exit-{self.socket}"
+        command = f"env -i {exports} {shlex.join(argv)}; echo $? > {shlex.quote(str(self.status_file))}"
         self.tmux("new-session", "-d", "-s", "t", "-x", str(self.width), "-y", str(self.height),
                   "-c", str(cwd or self.home), command)
         self.started = True
@@ -85,11 +87,10 @@ class Terminal:
         return self.screen().splitlines()
 
     def dead(self) -> bool:
-        return self.tmux("display-message", "-p", "-t", "t", "#{pane_dead}").strip() == "1"
+        return self.status_file.exists() and self.status_file.read_text().endswith("\n")
 
     def exit_status(self) -> int | None:
-        out = self.tmux("display-message", "-p", "-t", "t", "#{pane_dead_status}").strip()
-        return int(out) if out else None
+        return int(self.status_file.read_text()) if self.dead() else None
 
     def wait(self, condition: Callable[[str], bool] | str, timeout: float = WAIT, what: str = "") -> str:
         """Poll the screen until condition(screen) holds (or the text shows); return it."""
