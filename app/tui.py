@@ -18,8 +18,8 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
-from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
@@ -42,6 +42,7 @@ from rivulet.widgets.entries import (Entry, ErrorEntry, OtherEntry, ToolCallEntr
                                      reasoning_summary)
 from rivulet.widgets.live import LiveOther, LivePane, LiveReasoning, live_pane_for
 from rivulet.widgets.status import StatusLine
+from rivulet.widgets.transcript import Transcript
 
 DEMO_WELCOME = (
     "This is the built-in **demo**: answers come from a scripted local server, not a model. "
@@ -57,10 +58,15 @@ class BusBatch(Message):
     second, a Textual message per delta would cost more than the deltas themselves."""
 
 
-class Transcript(VerticalScroll):
-    """History entries and, below them, the live panes of the running response."""
+class ChatScreen(Screen):
+    """The chat's screen. Typing always goes to the composer: a click on a transcript
+    entry (a "Thought" toggle, say) or a Tab would otherwise focus that entry, and the
+    keys typed next would vanish there."""
 
-    can_focus = False
+    def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
+        if widget is not None and any(isinstance(node, Transcript) for node in widget.ancestors):
+            return
+        super().set_focus(widget, scroll_visible, from_app_focus)
 
 
 class RivuletCommands(Provider):
@@ -149,6 +155,9 @@ class RivuletApp(App[None]):
 
     # ---- layout ---------------------------------------------------------------------
 
+    def get_default_screen(self) -> Screen:
+        return ChatScreen(id="_default")
+
     def compose(self) -> ComposeResult:
         where = "DEMO · scripted local server, no model" if self.demo else safe_url(self.settings.base_url)
         if self.replay:
@@ -156,6 +165,7 @@ class RivuletApp(App[None]):
         yield Static(Text(f"rivulet · {where} · {self.settings.model}"), id="banner",
                      classes="demo" if self.demo else "")
         yield Transcript(id="transcript")
+        yield Static("↓ new output below · ctrl+end: follow", id="below-hint")
         yield StatusLine(self.settings.model, id="status")
         yield Composer(id="composer")
         yield Footer()
@@ -165,6 +175,8 @@ class RivuletApp(App[None]):
         self._transcript = self.screen.query_one(Transcript)
         self._status = self.screen.query_one(StatusLine)
         self._composer = self.screen.query_one(Composer)
+        self._transcript.hint = self.screen.query_one("#below-hint")
+        self._transcript.hint.display = False
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = self.settings.theme if self.settings.theme in self.available_themes else THEMES[0].name
@@ -211,7 +223,7 @@ class RivuletApp(App[None]):
                 widget.output = outputs.get(it.call_id(entry.item))
             widgets.append(widget)
         await self._transcript.mount_all(widgets)
-        self._transcript.scroll_end(animate=False)
+        self._transcript.follow()  # resumed at the bottom, and kept there as entries render
         meta = self.session.meta
         self._status.note = f"Resumed session {sanitize(meta.id)}: {len(self.session.history)} items"
         for warning in self.session.warnings:
@@ -285,6 +297,7 @@ class RivuletApp(App[None]):
             self.notify("A turn is running: press Esc to interrupt it first.", severity="warning")
             message.composer.restore(message.text)
             return
+        self._transcript.follow()  # a new message: back to the bottom
         self.run_turn(message.text)
 
     def run_turn(self, prompt: str) -> None:
@@ -350,6 +363,9 @@ class RivuletApp(App[None]):
             return
         self.push_screen(DiffScreen(self.turn_diff))
 
+    def action_scroll_transcript(self, where: str) -> None:
+        self._transcript.scroll_by_key(where)
+
     def action_toggle_raw_reasoning(self) -> None:
         self.show_raw_reasoning = not self.show_raw_reasoning
         for pane in self.live.values():
@@ -362,8 +378,6 @@ class RivuletApp(App[None]):
     async def _frame(self) -> None:
         if not self.live:
             return
-        transcript = self._transcript
-        follow = transcript.scroll_y >= transcript.max_scroll_y - 1
         heading = None
         for pane in list(self.live.values()):
             if pane.is_mounted:
@@ -374,8 +388,6 @@ class RivuletApp(App[None]):
         if heading and heading != status.heading:
             status.heading = heading
             status.refresh_line()
-        if follow:
-            transcript.scroll_end(animate=False)
 
     def _second(self) -> None:
         status = self._status
@@ -406,7 +418,6 @@ class RivuletApp(App[None]):
                 pane = live_pane_for(item, item_id, self.show_raw_reasoning)
                 self.live[item_id] = pane
                 await transcript.mount(pane)
-                transcript.scroll_end(animate=False)
             case b.ItemProgressed(item_id=item_id, event=name):
                 pane = self.live.get(item_id or "")
                 if isinstance(pane, LiveOther):
@@ -450,7 +461,6 @@ class RivuletApp(App[None]):
                 self.notify(sanitize(text), severity="warning", timeout=8)
             case b.ErrorOccurred(error=error):
                 await transcript.mount(ErrorEntry(f"{error.kind}: {error.message}"))
-                transcript.scroll_end(animate=False)
                 status.state, status.note, status.retry = "failed", f"Failed: {error.message}", None
                 status.refresh_line()
             case b.TurnCompleted(stopped=stopped):
@@ -491,7 +501,6 @@ class RivuletApp(App[None]):
         else:
             await transcript.mount(entry)
         await self._freeze_old_entries()
-        transcript.scroll_end(animate=False)
 
     async def _freeze_old_entries(self) -> None:
         """Keep the newest KEEP_ENTRIES entries as widgets; hand older ones to the frozen

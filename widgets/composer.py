@@ -35,6 +35,17 @@ class Composer(TextArea):
         Binding("ctrl+j,shift+enter", "newline", "Newline", id="composer.newline"),
         Binding("up", "recall(-1)", "Previous prompt", id="composer.previous", show=False),
         Binding("down", "recall(1)", "Next prompt", id="composer.next", show=False),
+        # The transcript scrolls from here: typing never leaves the composer. The shift
+        # variants are for terminals that keep plain PageUp for their own scrollback.
+        Binding("pageup,shift+pageup", "app.scroll_transcript('page_up')", "Scroll", id="transcript.page_up"),
+        Binding("pagedown,shift+pagedown", "app.scroll_transcript('page_down')", "Page down",
+                id="transcript.page_down", show=False),
+        Binding("ctrl+home,ctrl+shift+home", "app.scroll_transcript('top')", "Top", id="transcript.top", show=False),
+        Binding("ctrl+end,ctrl+shift+end", "app.scroll_transcript('bottom')", "Bottom", id="transcript.bottom",
+                show=False),
+        Binding("ctrl+up", "app.scroll_transcript('line_up')", "Line up", id="transcript.line_up", show=False),
+        Binding("ctrl+down", "app.scroll_transcript('line_down')", "Line down", id="transcript.line_down",
+                show=False),
     ]
 
     @dataclass

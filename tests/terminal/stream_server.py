@@ -25,6 +25,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.prompts.append(prompt)
         s = _Script()
         s.start()
+        if self.server.reasoning:
+            s.reasoning(self.server.reasoning)
         s.message(self.server.answer(prompt))
         s.finish(10)
         self.send_response(200)
@@ -64,6 +66,7 @@ class StreamServer:
         self._server.prompts = []
         self._server.answer = echo
         self._server.words_per_second = 0
+        self._server.reasoning = ""
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -74,9 +77,13 @@ class StreamServer:
     def prompts(self) -> list[str]:
         return self._server.prompts
 
-    def answer_with(self, make, words_per_second: int = 0) -> None:
+    def answer_with(self, make, words_per_second: int = 0, reasoning: str = "") -> None:
+        """make(prompt) -> the answer's text; streamed one word per delta at this rate
+        (0: as fast as it can), after a reasoning summary if one is given."""
         self._server.answer = make
         self._server.words_per_second = words_per_second
+        self._server.reasoning = reasoning
+
 
     def start(self) -> "StreamServer":
         self._thread.start()
@@ -85,3 +92,9 @@ class StreamServer:
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+def paragraphs(count: int, words: int = 8, tag: str = "P") -> str:
+    """`count` numbered one-line paragraphs (P001 ...), then THE-END."""
+    body = [f"{tag}{n:03d} " + " ".join(f"w{n}x{k}" for k in range(words - 1)) for n in range(1, count + 1)]
+    return "\n\n".join(body + ["THE-END"])

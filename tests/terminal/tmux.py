@@ -83,6 +83,10 @@ class Terminal:
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "t")
 
+    def scrollback(self) -> str:
+        """The screen and the lines scrolled off it (what a program printed on exit)."""
+        return self.tmux("capture-pane", "-p", "-t", "t", "-S", "-1000")
+
     def lines(self) -> list[str]:
         return self.screen().splitlines()
 
