@@ -20,7 +20,7 @@ from rivulet.core.conversation import Conversation
 from rivulet.core.lazy_session import LazySessionWriter
 from rivulet.core.errors import ConfigError, RivuletError, redact
 from rivulet.core.sanitize import sanitize
-from rivulet.core.session import SessionError, SessionWriter, find_session, list_sessions, load_session, sessions_dir
+from rivulet.core.session import Session, SessionError, SessionWriter, find_session, list_sessions, load_session, sessions_dir
 from rivulet.core.transports import make_transport
 
 
@@ -174,11 +174,11 @@ def _session_for(args: argparse.Namespace, settings: Settings):
             if not sessions:
                 raise SessionError(f"no saved sessions in {sessions_dir()}")
             if args.last:
-                recent = [s for s in sessions if s.meta.cwd == here and len(s.history)]
-                if not recent:
+                last = last_session_here(every, here)
+                if last is None:
                     raise SessionError(f"no session with a message was started in {here} "
                                        "(rivulet sessions --all lists every one)")
-                path = recent[0].meta.path
+                path = last.meta.path
             else:
                 from rivulet.app.picker import SessionPicker
 
@@ -190,6 +190,12 @@ def _session_for(args: argparse.Namespace, settings: Settings):
     if not settings.save_sessions:
         return None, None, False
     return None, LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url)), False
+
+
+def last_session_here(sessions: list[Session], here: str) -> Session | None:
+    """`resume --last`: the newest session started in this directory that has content."""
+    mine = [s for s in sessions if s.meta.cwd == here and len(s.history)]
+    return max(mine, key=lambda s: s.meta.created, default=None)
 
 
 def _fail(message: str, code: int = 1) -> int:
