@@ -108,9 +108,11 @@ class RivuletApp(App[None]):
     TITLE = "rivulet"
     COMMANDS = App.COMMANDS | {RivuletCommands}
     BINDINGS = [
-        Binding("escape", "interrupt", "Interrupt", id="app.interrupt", priority=True),
-        Binding("ctrl+r", "toggle_raw_reasoning", "Raw reasoning", id="app.raw_reasoning"),
-        Binding("ctrl+t", "turn_diff", "Turn diff", id="app.turn_diff"),
+        # Short labels, and raw reasoning only in the palette: at 80 columns the footer
+        # shows every binding that matters.
+        Binding("escape", "interrupt", "Stop", id="app.interrupt", priority=True),
+        Binding("ctrl+r", "toggle_raw_reasoning", "Raw reasoning", id="app.raw_reasoning", show=False),
+        Binding("ctrl+t", "turn_diff", "Diff", id="app.turn_diff"),
         Binding("ctrl+o", "inspect", "History", id="app.inspect"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
@@ -168,7 +170,7 @@ class RivuletApp(App[None]):
         yield Static("↓ new output below · ctrl+end: follow", id="below-hint")
         yield StatusLine(self.settings.model, id="status")
         yield Composer(id="composer")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         # Held directly: while the command palette is up, `query_one` would search it.
@@ -321,6 +323,9 @@ class RivuletApp(App[None]):
     def action_interrupt(self) -> None:
         if isinstance(self.screen, (DiffScreen, InspectorScreen, RawItemScreen)):  # Esc closes a view first
             self.screen.dismiss()
+            return
+        if self.screen.query("HelpPanel"):  # the palette's Keys panel
+            self.action_hide_help_panel()
             return
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.turn_worker.cancel()

@@ -115,6 +115,27 @@ def test_patch_approval_dialog(snap_compare, tmp_path):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+def test_patch_approval_dialog_at_80x24(snap_compare, tmp_path):
+    """The smallest common terminal: the footer's bindings and all four buttons whole."""
+    from rivulet.core.agent_tools import ToolSettings
+    from test_agent_tools import PATCH, custom_call, custom_call_events
+    from tui_helpers import follow_up_payloads
+
+    (tmp_path / "notes.md").write_text("old\n")
+    first = [created(), *custom_call_events("ct_1", "call_p", "apply_patch", PATCH),
+             completed([custom_call("ct_1", "call_p", "apply_patch", PATCH)])]
+    app = make_app(GatedServer(first, follow_up_payloads("Patched.")), tool_settings=ToolSettings(workspace=tmp_path))
+
+    async def run_before(pilot):
+        from rivulet.widgets.dialogs import ApprovalScreen
+
+        await pilot.press(*"Patch the notes", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval question")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
 def _recorded_session(tmp_path):
     """A session file with two turns and a tool call, at fixed times and a fixed id."""
     from rivulet.core import items as it

@@ -51,10 +51,16 @@ class ApprovalScreen(ModalScreen[Decision]):
             with VerticalScroll(id="approval-detail"):
                 yield Static(diff_text(r.detail) if r.kind == "patch" else Text(sanitize(r.detail)))
             with Horizontal(id="approval-buttons"):
+                # Short labels: all four fit whole at 80 columns.
                 yield Button("Yes (y)", id="yes", variant="success")
-                yield Button("Yes, this session (a)", id="always", variant="primary")
-                yield Button("No, continue (n)", id="no", variant="warning")
-                yield Button("No, stop the turn (s)", id="stop", variant="error")
+                yield Button("Always (a)", id="always", variant="primary", tooltip="Yes, for this session")
+                yield Button("No (n)", id="no", variant="warning", tooltip="No, and continue the turn")
+                yield Button("Stop (s)", id="stop", variant="error", tooltip="No, and stop the turn")
+
+    def on_resize(self) -> None:
+        # The detail gives way first on a short terminal: the buttons stay on screen.
+        detail = self.query_one("#approval-detail")
+        detail.styles.max_height = max(3, min(20, self.size.height - 15))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(Decision(event.button.id))
