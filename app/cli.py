@@ -242,8 +242,11 @@ def run_tui(args: argparse.Namespace) -> int:
         if demo is not None:
             demo.stop()
         return 0
+    from rivulet.core.prompt_history import PromptHistory, history_file
+
+    prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
     app = RivuletApp(settings, make_transport(settings), tool_settings=tools, demo=demo is not None,
-                     session=session, session_writer=writer)
+                     session=session, session_writer=writer, prompt_history=prompts)
     try:
         app.run()
     finally:

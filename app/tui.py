@@ -9,6 +9,8 @@ so the screen is updated at most once per frame however fast deltas arrive.
 from __future__ import annotations
 
 import asyncio
+import difflib
+import os
 import time
 from functools import partial
 from typing import Any
@@ -27,7 +29,10 @@ from rivulet.core import bus as b
 from rivulet.core import items as it
 from rivulet.core.agent_tools import AgentTools, ToolSettings
 from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision
+from rivulet.core import notify
+from rivulet.core.clipboard import code_blocks, system_copy
 from rivulet.core.config import Settings, safe_url, save_setting
+from rivulet.core.prompt_history import PromptHistory
 from rivulet.core.sanitize import sanitize
 from rivulet.core.session import Session, SessionWriter
 from rivulet.core.ws import FallbackTransport
@@ -42,6 +47,7 @@ from rivulet.widgets.entries import (Entry, ErrorEntry, OtherEntry, ToolCallEntr
                                      reasoning_summary)
 from rivulet.widgets.live import LiveOther, LivePane, LiveReasoning, live_pane_for
 from rivulet.widgets.status import StatusLine
+from rivulet.widgets.search import SearchBar
 from rivulet.widgets.transcript import Transcript
 
 DEMO_WELCOME = (
@@ -56,6 +62,14 @@ class BusBatch(Message):
     """Core bus events, delivered into Textual's message queue. One message carries
     every event that arrived since the last one was handled: at thousands of deltas a
     second, a Textual message per delta would cost more than the deltas themselves."""
+
+
+def known_binding_ids() -> set[str]:
+    """Every binding id a [keymap] table may name."""
+    from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
+
+    classes = [RivuletApp, Composer, SearchBar, ApprovalScreen, DiffScreen, InspectorScreen, RawItemScreen]
+    return {b.id for cls in classes for b in cls.BINDINGS if isinstance(b, Binding) and b.id}
 
 
 class ChatScreen(Screen):
@@ -82,6 +96,16 @@ class RivuletCommands(Provider):
         cmds.append(("Interrupt turn", "Stop the running turn", app.action_interrupt))
         cmds.append(("Turn diff", "Show everything the turn changed in the workspace", app.action_turn_diff))
         cmds.append(("History inspector", "Every committed item, filterable, with its raw JSON", app.action_inspect))
+        cmds.append(("Find in transcript", "Search the conversation (ctrl+f)", app.action_find))
+        answer = app.last_answer()
+        if answer:
+            cmds.append(("Copy last answer", "Its Markdown source, to the clipboard",
+                         partial(app.copy_text, answer, "the last answer")))
+            for n, (lang, code) in enumerate(code_blocks(answer), 1):
+                label = f"code block {n}" + (f" ({lang})" if lang else "")
+                lines = code.count("\n") or 1
+                cmds.append((f"Copy {label}", f"{lines} line{'s' if lines != 1 else ''} of the last answer",
+                             partial(app.copy_text, code, label)))
         if app.session_writer is not None:
             cmds.append(("Export session as Markdown", "Write the session beside its file, as .md",
                          partial(app.export_session, "md")))
@@ -114,6 +138,7 @@ class RivuletApp(App[None]):
         Binding("ctrl+r", "toggle_raw_reasoning", "Raw reasoning", id="app.raw_reasoning", show=False),
         Binding("ctrl+t", "turn_diff", "Diff", id="app.turn_diff"),
         Binding("ctrl+o", "inspect", "History", id="app.inspect"),
+        Binding("ctrl+f", "find", "Find", id="app.find", show=False),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
@@ -130,6 +155,7 @@ class RivuletApp(App[None]):
         session: Session | None = None,
         session_writer: SessionWriter | None = None,
         replay: str | None = None,
+        prompt_history: PromptHistory | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -154,6 +180,7 @@ class RivuletApp(App[None]):
         self.session = session  # a resumed session: its history is the conversation's
         self.session_writer = session_writer
         self.replay = replay  # the name of a recording being replayed: the app plays it at once
+        self.prompt_history = prompt_history  # prompts sent in this workspace, across sessions
 
     # ---- layout ---------------------------------------------------------------------
 
@@ -169,6 +196,7 @@ class RivuletApp(App[None]):
         yield Transcript(id="transcript")
         yield Static("↓ new output below · ctrl+end: follow", id="below-hint")
         yield StatusLine(self.settings.model, id="status")
+        yield SearchBar(id="search")
         yield Composer(id="composer")
         yield Footer(compact=True)
 
@@ -179,6 +207,11 @@ class RivuletApp(App[None]):
         self._composer = self.screen.query_one(Composer)
         self._transcript.hint = self.screen.query_one("#below-hint")
         self._transcript.hint.display = False
+        self._search = self.screen.query_one(SearchBar)
+        self._search.display = False
+        if self.prompt_history is not None:
+            self._composer.load_history(self.prompt_history)
+        self._apply_keymap()
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = self.settings.theme if self.settings.theme in self.available_themes else THEMES[0].name
@@ -324,6 +357,9 @@ class RivuletApp(App[None]):
         if isinstance(self.screen, (DiffScreen, InspectorScreen, RawItemScreen)):  # Esc closes a view first
             self.screen.dismiss()
             return
+        if self.focused is self._search:
+            self._search.action_close()
+            return
         if self.screen.query("HelpPanel"):  # the palette's Keys panel
             self.action_hide_help_panel()
             return
@@ -360,8 +396,57 @@ class RivuletApp(App[None]):
 
     async def ask_approval(self, request: ApprovalRequest) -> Decision:
         """The approver of the tool policy: a modal question, answered by the user."""
-        self.bell()
+        self.alert("rivulet: approval needed", f"{request.kind}: {request.title}")
         return await self.push_screen_wait(ApprovalScreen(request))
+
+    def alert(self, title: str, body: str) -> None:
+        """Tell a user who is looking elsewhere (the terminal is not focused): the bell or
+        a desktop notification, as configured. Model text in it is cleaned by `notify`."""
+        if self.app_focus or self._driver is None or self.is_headless:
+            return
+        seq = notify.sequence(self.settings.notify, title, body, os.environ.get("TERM_PROGRAM", ""))
+        if seq:
+            self._driver.write(seq)
+
+    # ---- find, copy, keymap ---------------------------------------------------------
+
+    def action_find(self) -> None:
+        if self.screen is self.screen_stack[0]:
+            self._search.open()
+
+    def last_answer(self) -> str:
+        """The Markdown source of the newest assistant message."""
+        if self.conversation is None:
+            return ""
+        for entry in reversed(self.conversation.history.entries):
+            item = entry.item
+            if item.get("type") == "message" and item.get("role") == "assistant":
+                return it.message_text(item) or ""
+        return ""
+
+    def copy_text(self, text: str, what: str) -> None:
+        tool = system_copy(text)
+        if tool is None:
+            self.copy_to_clipboard(text)  # OSC 52: the terminal sets the clipboard, if it allows it
+            via = "OSC 52 (if your terminal allows it)"
+        else:
+            via = tool
+        self.notify(f"Copied {what} ({len(text)} characters) via {via}", markup=False)
+
+    def _apply_keymap(self) -> None:
+        """The config's [keymap] table: binding id -> keys. An unknown id is named, with
+        the nearest known one, rather than ignored."""
+        keymap = self.settings.keymap
+        if not keymap:
+            return
+        known = known_binding_ids()
+        for binding_id in keymap:
+            if binding_id not in known:
+                near = difflib.get_close_matches(binding_id, sorted(known), n=1)
+                hint = f" (did you mean {near[0]}?)" if near else ""
+                self.notify(f"[keymap] in the config: no binding {binding_id}{hint}", severity="warning",
+                            timeout=10, markup=False)
+        self.set_keymap({k: v for k, v in keymap.items() if k in known})
 
     def action_turn_diff(self) -> None:
         if isinstance(self.screen, DiffScreen):
@@ -478,6 +563,7 @@ class RivuletApp(App[None]):
                     status.note += " · ctrl+t: turn diff"
                 status.heading = status.retry = None
                 status.refresh_line()
+                self.alert("rivulet: turn finished", status.note)
 
     async def _commit(self, item: dict[str, Any], item_id: str) -> None:
         """Item Done: the live pane gives way to the committed entry (one full render)."""

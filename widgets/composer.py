@@ -35,6 +35,7 @@ class Composer(TextArea):
         Binding("ctrl+j,shift+enter", "newline", "Newline", id="composer.newline"),
         Binding("up", "recall(-1)", "Previous prompt", id="composer.previous", show=False),
         Binding("down", "recall(1)", "Next prompt", id="composer.next", show=False),
+        Binding("ctrl+g", "edit_externally", "Editor", id="composer.editor", show=False),
         # The transcript scrolls from here: typing never leaves the composer. The shift
         # variants are for terminals that keep plain PageUp for their own scrollback.
         Binding("pageup,shift+pageup", "app.scroll_transcript('page_up')", "Scroll", id="transcript.page_up"),
@@ -59,6 +60,12 @@ class Composer(TextArea):
         self._recall: int | None = None
         self._draft = ""
         self._pending_enter: float | None = None  # the time of an Enter not yet acted on
+        # A PromptHistory: sent prompts kept across sessions (TextArea's `history` is its undo).
+        self.prompt_store = None
+
+    def load_history(self, store) -> None:
+        self.prompt_store = store
+        self.prompts = store.load()
 
     # ---- keys, in order ---------------------------------------------------------------
 
@@ -112,6 +119,8 @@ class Composer(TextArea):
             return
         if not self.prompts or self.prompts[-1] != text:
             self.prompts.append(text)
+            if self.prompt_store is not None:
+                self.prompt_store.append(text)
         self._recall = None
         self.clear()
         self.post_message(self.Submitted(self, text))
@@ -135,6 +144,36 @@ class Composer(TextArea):
             self._recall = None
         self.load_text(text)
         self.move_cursor(self.document.end)
+
+    def action_edit_externally(self) -> None:
+        """The draft in $VISUAL / $EDITOR (as shells' ctrl+x ctrl+e); what is saved comes back."""
+        import os
+        import shlex
+        import subprocess
+        import tempfile
+
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        with tempfile.NamedTemporaryFile("w", suffix=".md", prefix="rivulet-draft-", delete=False,
+                                         encoding="utf-8") as f:
+            f.write(self.text)
+            path = f.name
+        try:
+            with self.app.suspend():
+                code = subprocess.run([*shlex.split(editor), path]).returncode
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, ValueError) as exc:
+            self.app.notify(f"Cannot run the editor {editor!r}: {exc}", severity="error", markup=False)
+            return
+        finally:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        if code != 0:
+            self.app.notify(f"The editor exited with status {code}: the draft is unchanged", severity="warning")
+            return
+        self.restore(text.removesuffix("\n"))
 
     def restore(self, text: str) -> None:
         """Put unsent text back (an interrupted turn that sent nothing)."""

@@ -13,8 +13,13 @@ def start_chat(term, server, *extra: str):
 def composer_lines(screen: str) -> list[str]:
     """The text rows inside the composer's rounded border (the last box on screen)."""
     rows = screen.splitlines()
-    bottom = max(i for i, r in enumerate(rows) if r.lstrip().startswith("╰"))
-    top = max(i for i, r in enumerate(rows[:bottom]) if r.lstrip().startswith("╭"))
+    bottoms = [i for i, r in enumerate(rows) if r.lstrip().startswith("╰")]
+    if not bottoms:
+        return []  # no composer on screen (an editor has the terminal)
+    tops = [i for i, r in enumerate(rows[:bottoms[-1]]) if r.lstrip().startswith("╭")]
+    if not tops:
+        return []
+    top, bottom = tops[-1], bottoms[-1]
     return [r.strip().strip("│").strip() for r in rows[top + 1:bottom]]
 
 
