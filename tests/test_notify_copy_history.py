@@ -66,11 +66,13 @@ def test_prompt_history_keeps_the_newest(tmp_path):
     assert len(loaded) == KEEP and loaded[-1] == f"p{KEEP + 19}" and loaded[0] == "p20"
 
 
-async def test_a_finished_turn_alerts_an_unfocused_terminal(monkeypatch):
+async def _turn_with_focus(monkeypatch, focused: bool) -> list[str]:
+    """Run one turn with the terminal focused or not; what the app wrote to it."""
     from streams import completed, created, message, message_events
     from tui_helpers import GatedServer, make_app, until
 
-    server = GatedServer([created(), *message_events("m1", "hi"), completed([message("m1", "hi")])])
+    server = GatedServer([created(), *message_events("m1", "hi"), completed([message("m1", "hi")])],
+                         gate_at={0: 1})
     app = make_app(server)
     app.settings.notify = "osc9"
     written: list[str] = []
@@ -79,26 +81,18 @@ async def test_a_finished_turn_alerts_an_unfocused_terminal(monkeypatch):
         monkeypatch.setattr(type(driver), "is_headless", property(lambda self: False))
         monkeypatch.setattr(driver, "write", written.append)
         await pilot.press(*"hello", "enter")
-        app.app_focus = False  # after the keys: a key press means the terminal has focus
-        await until(pilot, lambda: any(w.startswith("\x1b]9;") for w in written), "the notification")
+        await server.reached.wait()
+        app.app_focus = focused  # set after the keys: a key press means the terminal has focus
+        server.release()
+        await until(pilot, lambda: app._status.state == "idle" and app.conversation.turns == 1, "the turn's end")
+        await pilot.pause()
         monkeypatch.undo()
-    assert [w for w in written if w.startswith("\x1b]9;")] == ["\x1b]9;rivulet: turn finished: Done in 0s\a"]
+    return [w for w in written if w.startswith("\x1b]")]
+
+
+async def test_a_finished_turn_alerts_an_unfocused_terminal(monkeypatch):
+    assert await _turn_with_focus(monkeypatch, focused=False) == ["\x1b]9;rivulet: turn finished: Done in 0s\a"]
 
 
 async def test_a_focused_terminal_is_not_alerted(monkeypatch):
-    from streams import completed, created, message, message_events
-    from tui_helpers import GatedServer, make_app, until
-
-    server = GatedServer([created(), *message_events("m1", "hi"), completed([message("m1", "hi")])])
-    app = make_app(server)
-    app.settings.notify = "osc9"
-    written: list[str] = []
-    async with app.run_test() as pilot:
-        driver = app._driver
-        monkeypatch.setattr(type(driver), "is_headless", property(lambda self: False))
-        monkeypatch.setattr(driver, "write", written.append)
-        app.app_focus = True
-        await pilot.press(*"hello", "enter")
-        await until(pilot, lambda: app._status.state == "idle" and app.conversation.turns == 1, "the turn's end")
-        monkeypatch.undo()
-    assert not [w for w in written if w.startswith("\x1b]9;")]
+    assert await _turn_with_focus(monkeypatch, focused=True) == []
