@@ -60,6 +60,7 @@ class Composer(TextArea):
         self._recall: int | None = None
         self._draft = ""
         self._pending_enter: float | None = None  # the time of an Enter not yet acted on
+        self._keys: tuple[object, dict[str, Binding]] | None = None  # (keymap, key -> binding)
         # A PromptHistory: sent prompts kept across sessions (TextArea's `history` is its undo).
         self.prompt_store = None
 
@@ -70,13 +71,13 @@ class Composer(TextArea):
     # ---- keys, in order ---------------------------------------------------------------
 
     def _binding_for(self, key: str) -> Binding | None:
-        bindings = self._bindings.copy()
         keymap = getattr(self.app, "_keymap", None)  # Textual keeps the user's keymap here
-        if keymap:
-            bindings.apply_keymap(keymap)
-        for binding in bindings.key_to_bindings.get(key, ()):
-            return binding
-        return None
+        if self._keys is None or self._keys[0] is not keymap:  # once per keymap, not per key
+            bindings = self._bindings.copy()
+            if keymap:
+                bindings.apply_keymap(keymap)
+            self._keys = (keymap, {k: b[0] for k, b in bindings.key_to_bindings.items() if b})
+        return self._keys[1].get(key)
 
     def _settle(self, at: float) -> None:
         """A key arrived after a waiting Enter: part of its burst, the Enter was a newline."""
