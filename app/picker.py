@@ -16,7 +16,7 @@ from rivulet.core.session import Session
 from rivulet.themes import STYLESHEET, THEMES
 
 
-SESSION_HEADER = f"{'STARTED':16}  {'ID':22}  {'TURNS':>9}  {'ITEMS':>10}  MODEL  FIRST PROMPT"
+SESSION_HEADER = f"{'STARTED':16}  {'ID':22}  {'SIZE':21}  MODEL  FIRST PROMPT"
 
 
 def session_line(session: Session) -> str:
