@@ -1,7 +1,8 @@
 """Find in the transcript (ctrl+f): a search line above the composer. Typing finds the
-entries whose text contains the query (case-insensitive); Enter or Down goes to the
-next match, shift+Enter or Up to the previous; Esc closes it and typing returns to the
-composer. The current match is marked and scrolled into view."""
+entries whose text contains the query (case-insensitive), frozen old ones included;
+Enter or Down goes to the next match, shift+Enter or Up to the previous; Esc closes it
+and typing returns to the composer. The current match is scrolled to the top of the
+view (and marked, when it is a widget)."""
 
 from __future__ import annotations
 
@@ -12,17 +13,20 @@ from textual.widgets import Input
 
 from rivulet.core import items as it
 from rivulet.widgets.entries import Entry, output_text, reasoning_summary
+from rivulet.widgets.frozen_entries import FrozenEntries
 
 
 def entry_text(entry: Entry) -> str:
-    """What a search looks through: the text the entry shows, not its JSON keys."""
-    item = entry.item
+    return item_text(entry.item, getattr(entry, "output", None))
+
+
+def item_text(item: dict, output: dict | None) -> str:
+    """What a search looks through: the text an entry shows, not its JSON keys."""
     if item.get("type") == "message":
         return it.message_text(item) or ""
     if item.get("type") == "reasoning":
         return reasoning_summary(item)
-    parts = [str(item.get(k, "")) for k in ("name", "arguments", "input", "action")]
-    output = getattr(entry, "output", None)
+    parts = [item.get(k, "") for k in ("name", "arguments", "input", "action")]
     if output is not None:
         parts.append(output_text(output))
     return "\n".join(p if isinstance(p, str) else json.dumps(p) for p in parts)
@@ -38,7 +42,8 @@ class SearchBar(Input):
     def __init__(self, **kwargs) -> None:
         super().__init__(placeholder="find in the transcript · enter: next · up: previous · esc: close",
                          **kwargs)
-        self.matches: list[Entry] = []
+        # An entry widget, or (the frozen block, the index of one of its entries).
+        self.matches: list[Entry | tuple[FrozenEntries, int]] = []
         self.current = -1
 
     def open(self) -> None:
@@ -61,8 +66,13 @@ class SearchBar(Input):
 
     def _search(self, query: str) -> None:
         query = query.strip().lower()
-        entries = list(self.app.query_one("#transcript").query(Entry))
-        self.matches = [e for e in entries if query and query in entry_text(e).lower()]
+        transcript = self.app.query_one("#transcript")
+        self.matches = []
+        if query:
+            for frozen in transcript.query(FrozenEntries):  # the oldest entries come first
+                self.matches += [(frozen, n) for n, (_, item, output) in enumerate(frozen.entries)
+                                 if query in item_text(item, output).lower()]
+            self.matches += [e for e in transcript.query(Entry) if query in entry_text(e).lower()]
         self.current = len(self.matches) - 1  # the newest match first
         self._show()
 
@@ -71,10 +81,17 @@ class SearchBar(Input):
             self._mark(None)
             self.border_subtitle = "no match" if self.value.strip() else ""
             return
-        entry = self.matches[self.current]
-        self._mark(entry)
+        match = self.matches[self.current]
+        transcript = self.app.query_one("#transcript")
         self.border_subtitle = f"{self.current + 1}/{len(self.matches)}"
-        self.app.query_one("#transcript").scroll_to_widget(entry, animate=False, top=True)
+        if isinstance(match, tuple):
+            frozen, index = match
+            self._mark(None)
+            top = frozen.virtual_region.y + frozen.line_of(index)
+            transcript.scroll_to(y=top, animate=False, immediate=True)
+        else:
+            self._mark(match)
+            transcript.scroll_to_widget(match, animate=False, top=True)
 
     def _mark(self, entry: Entry | None) -> None:
         for old in self.app.query(".search-hit"):

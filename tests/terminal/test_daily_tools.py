@@ -93,3 +93,28 @@ def test_unknown_keymap_id_is_named(term, server):
     # A toast wraps its text: look for the words.
     term.wait(lambda s: all(w in s for w in ("no binding", "composer.sumbit", "composer.submit?")),
               what="the keymap warning")
+
+
+def test_find_reaches_old_frozen_entries(term, server):
+    """Past the newest 40 entries, history is frozen into pre-rendered lines; find
+    still goes there."""
+    from rivulet.core import items as it
+    from rivulet.core.history import History
+    from rivulet.core.session import SessionWriter
+
+    work = term.home / "work"
+    store = term.home / ".local" / "share" / "rivulet" / "sessions"
+    writer, _ = SessionWriter.create(model="m", base_url="u", cwd=str(work), directory=store)
+    history = History(observers=[writer.observe])
+    for n in range(60):
+        history.append(it.user_message(f"question {n:02d}" + (" about the walrus" if n == 3 else "")), key=f"u{n}")
+        history.append({"type": "message", "role": "assistant", "id": f"m{n}",
+                        "content": [{"type": "output_text", "text": f"answer {n:02d}"}]}, key=f"a{n}")
+    writer.close()
+    term.start([*RIVULET, "--base-url", server.base_url, "resume", "--last"], cwd=work)
+    term.wait("answer 59", what="the resumed session at its end")
+    term.send("C-f")
+    term.wait("find in the transcript", what="the search line")
+    term.type("walrus")
+    screen = term.wait(lambda s: "question 03 about the walrus" in s and "1/1" in s, what="the old match in view")
+    assert "answer 59" not in screen
