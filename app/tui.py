@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import os
+import re
 import time
 from functools import partial
 from typing import Any
@@ -102,6 +103,9 @@ class RivuletCommands(Provider):
             cmds.append(("Copy last answer", "Its Markdown source, to the clipboard",
                          partial(app.copy_text, answer, "the last answer")))
             for n, (lang, code) in enumerate(code_blocks(answer), 1):
+                # The language is model text, and the palette parses its labels as markup:
+                # only a plain name gets through.
+                lang = re.sub(r"[^A-Za-z0-9_+#.-]", "", lang)[:20]
                 label = f"code block {n}" + (f" ({lang})" if lang else "")
                 lines = code.count("\n") or 1
                 cmds.append((f"Copy {label}", f"{lines} line{'s' if lines != 1 else ''} of the last answer",
@@ -444,8 +448,8 @@ class RivuletApp(App[None]):
             if binding_id not in known:
                 near = difflib.get_close_matches(binding_id, sorted(known), n=1)
                 hint = f" (did you mean {near[0]}?)" if near else ""
-                self.notify(f"[keymap] in the config: no binding {binding_id}{hint}", severity="warning",
-                            timeout=10, markup=False)
+                self.notify(sanitize(f"[keymap] in the config: no binding {binding_id}{hint}"),
+                            severity="warning", timeout=10, markup=False)
         self.set_keymap({k: v for k, v in keymap.items() if k in known})
 
     def action_turn_diff(self) -> None:

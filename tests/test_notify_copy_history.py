@@ -96,3 +96,21 @@ async def test_a_finished_turn_alerts_an_unfocused_terminal(monkeypatch):
 
 async def test_a_focused_terminal_is_not_alerted(monkeypatch):
     assert await _turn_with_focus(monkeypatch, focused=True) == []
+
+
+async def test_code_block_language_cannot_inject_palette_markup():
+    """The palette parses command labels as markup; a fence's info string is model text."""
+    from streams import completed, created, message, message_events
+    from tui_helpers import GatedServer, make_app, until
+
+    from rivulet.app.tui import RivuletCommands
+
+    text = "```py[/]thon [b]x[/b]\nprint(1)\n```\n"
+    server = GatedServer([created(), *message_events("m1", text), completed([message("m1", text)])])
+    app = make_app(server)
+    async with app.run_test() as pilot:
+        await pilot.press(*"hi", "enter")
+        await until(pilot, lambda: app.last_answer() == text, "the answer")
+        provider = RivuletCommands(app.screen)
+        names = [name for name, _, _ in provider._commands()]
+    assert "Copy code block 1 (python)" in names
