@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -26,7 +28,13 @@ def diff_text(diff: str, limit: int = 200_000) -> Text:
 
 
 class ApprovalScreen(ModalScreen[Decision]):
-    """Ask whether a command may run or a patch may be applied."""
+    """Ask whether a command may run or a patch may be applied.
+
+    For the first GRACE seconds answers are ignored: someone typing in the composer
+    when the question pops up would otherwise answer it with their next "y", "s" or
+    Enter."""
+
+    GRACE = 0.5
 
     BINDINGS = [
         Binding("y", "decide('yes')", "Yes", id="approval.yes"),
@@ -38,6 +46,13 @@ class ApprovalScreen(ModalScreen[Decision]):
     def __init__(self, request: ApprovalRequest) -> None:
         super().__init__()
         self.request = request
+        self._shown_at = time.monotonic()
+
+    def _too_soon(self) -> bool:
+        if time.monotonic() - self._shown_at >= self.GRACE:
+            return False
+        self.notify("The question had just appeared: answer again", severity="warning", timeout=3)
+        return True
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -63,10 +78,12 @@ class ApprovalScreen(ModalScreen[Decision]):
         detail.styles.max_height = max(3, min(20, self.size.height - 15))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(Decision(event.button.id))
+        if not self._too_soon():
+            self.dismiss(Decision(event.button.id))
 
     def action_decide(self, value: str) -> None:
-        self.dismiss(Decision(value))
+        if not self._too_soon():
+            self.dismiss(Decision(value))
 
 
 class DiffScreen(ModalScreen[None]):
