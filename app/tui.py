@@ -9,9 +9,7 @@ so the screen is updated at most once per frame however fast deltas arrive.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import os
-import re
 import time
 from functools import partial
 from typing import Any
@@ -31,7 +29,6 @@ from rivulet.core import items as it
 from rivulet.core.agent_tools import AgentTools, ToolSettings
 from rivulet.core.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core import notify
-from rivulet.core.clipboard import code_blocks, system_copy
 from rivulet.core.config import Settings, safe_url, save_setting
 from rivulet.core.prompt_history import PromptHistory
 from rivulet.core.sanitize import sanitize
@@ -39,6 +36,8 @@ from rivulet.core.session import Session, SessionWriter
 from rivulet.core.ws import FallbackTransport
 from rivulet.core.conversation import Conversation, ToolRouter, Transport
 from rivulet.core.errors import ConfigError, RivuletError
+from rivulet.app.copying import copy_commands, last_answer
+from rivulet.app.keymap import apply_keymap
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
@@ -63,14 +62,6 @@ class BusBatch(Message):
     """Core bus events, delivered into Textual's message queue. One message carries
     every event that arrived since the last one was handled: at thousands of deltas a
     second, a Textual message per delta would cost more than the deltas themselves."""
-
-
-def known_binding_ids() -> set[str]:
-    """Every binding id a [keymap] table may name."""
-    from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
-
-    classes = [RivuletApp, Composer, SearchBar, ApprovalScreen, DiffScreen, InspectorScreen, RawItemScreen]
-    return {b.id for cls in classes for b in cls.BINDINGS if isinstance(b, Binding) and b.id}
 
 
 class ChatScreen(Screen):
@@ -98,18 +89,7 @@ class RivuletCommands(Provider):
         cmds.append(("Turn diff", "Show everything the turn changed in the workspace", app.action_turn_diff))
         cmds.append(("History inspector", "Every committed item, filterable, with its raw JSON", app.action_inspect))
         cmds.append(("Find in transcript", "Search the conversation (ctrl+f)", app.action_find))
-        answer = app.last_answer()
-        if answer:
-            cmds.append(("Copy last answer", "Its Markdown source, to the clipboard",
-                         partial(app.copy_text, answer, "the last answer")))
-            for n, (lang, code) in enumerate(code_blocks(answer), 1):
-                # The language is model text, and the palette parses its labels as markup:
-                # only a plain name gets through.
-                lang = re.sub(r"[^A-Za-z0-9_+#.-]", "", lang)[:20]
-                label = f"code block {n}" + (f" ({lang})" if lang else "")
-                lines = code.count("\n") or 1
-                cmds.append((f"Copy {label}", f"{lines} line{'s' if lines != 1 else ''} of the last answer",
-                             partial(app.copy_text, code, label)))
+        cmds += copy_commands(app, app.last_answer())
         if app.session_writer is not None:
             cmds.append(("Export session as Markdown", "Write the session beside its file, as .md",
                          partial(app.export_session, "md")))
@@ -215,7 +195,7 @@ class RivuletApp(App[None]):
         self._search.display = False
         if self.prompt_history is not None:
             self._composer.load_history(self.prompt_history)
-        self._apply_keymap()
+        apply_keymap(self, self.settings.keymap)
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = self.settings.theme if self.settings.theme in self.available_themes else THEMES[0].name
@@ -419,38 +399,7 @@ class RivuletApp(App[None]):
             self._search.open()
 
     def last_answer(self) -> str:
-        """The Markdown source of the newest assistant message."""
-        if self.conversation is None:
-            return ""
-        for entry in reversed(self.conversation.history.entries):
-            item = entry.item
-            if item.get("type") == "message" and item.get("role") == "assistant":
-                return it.message_text(item) or ""
-        return ""
-
-    def copy_text(self, text: str, what: str) -> None:
-        tool = system_copy(text)
-        if tool is None:
-            self.copy_to_clipboard(text)  # OSC 52: the terminal sets the clipboard, if it allows it
-            via = "OSC 52 (if your terminal allows it)"
-        else:
-            via = tool
-        self.notify(f"Copied {what} ({len(text)} characters) via {via}", markup=False)
-
-    def _apply_keymap(self) -> None:
-        """The config's [keymap] table: binding id -> keys. An unknown id is named, with
-        the nearest known one, rather than ignored."""
-        keymap = self.settings.keymap
-        if not keymap:
-            return
-        known = known_binding_ids()
-        for binding_id in keymap:
-            if binding_id not in known:
-                near = difflib.get_close_matches(binding_id, sorted(known), n=1)
-                hint = f" (did you mean {near[0]}?)" if near else ""
-                self.notify(sanitize(f"[keymap] in the config: no binding {binding_id}{hint}"),
-                            severity="warning", timeout=10, markup=False)
-        self.set_keymap({k: v for k, v in keymap.items() if k in known})
+        return last_answer(self.conversation.history if self.conversation is not None else None)
 
     def action_turn_diff(self) -> None:
         if isinstance(self.screen, DiffScreen):
