@@ -61,6 +61,8 @@ class Composer(TextArea):
         self._draft = ""
         self._pending_enter: float | None = None  # the time of an Enter not yet acted on
         self._keys: tuple[object, dict[str, Binding]] | None = None  # (keymap, key -> binding)
+        self._typed: list[str] = []  # characters typed, not yet inserted (see _on_key)
+        self._flush_queued = False
         # A PromptHistory: sent prompts kept across sessions (TextArea's `history` is its undo).
         self.prompt_store = None
 
@@ -90,10 +92,23 @@ class Composer(TextArea):
             self.action_submit()
 
     async def _on_key(self, event: events.Key) -> None:
-        self._settle(event.time)
         binding = self._binding_for(event.key)
+        if binding is None and event.is_printable and event.character and not self.read_only:
+            self._settle(event.time)  # (an Enter flushed the typed text before it waited)
+            # Characters are gathered and inserted together once the keys already queued
+            # are handled: one edit per burst instead of one per key (an unmarked paste of
+            # 10,000 characters is 10,000 keys).
+            self._typed.append(event.character)
+            if not self._flush_queued:
+                self._flush_queued = True
+                self.call_later(self._flush_typed)
+            event.stop()
+            event.prevent_default()
+            return
+        self._flush_typed()
+        self._settle(event.time)
         if binding is None:
-            return  # Textual goes on to TextArea's own handler: typing
+            return  # Textual goes on to TextArea's own handler
         event.stop()
         event.prevent_default()
         if binding.action == "submit":
@@ -105,7 +120,16 @@ class Composer(TextArea):
         await self.run_action(binding.action)
 
     def _on_paste(self, event: events.Paste) -> None:
+        self._flush_typed()
         self._settle(event.time)  # then TextArea's own handler inserts the text
+
+    def _flush_typed(self) -> None:
+        self._flush_queued = False
+        if self._typed:
+            text = "".join(self._typed)
+            self._typed.clear()
+            self._restart_blink()
+            self._replace_via_keyboard(text, *self.selection)
 
     def _resolve_enter(self, stamp: float) -> None:
         if self._pending_enter == stamp:
@@ -115,6 +139,7 @@ class Composer(TextArea):
     # ---- actions ------------------------------------------------------------------------
 
     def action_submit(self) -> None:
+        self._flush_typed()
         text = self.text
         if not text.strip():
             return

@@ -65,3 +65,15 @@ def test_typed_text_with_newline_key_then_enter(term, server):
     term.send("first", "C-j", "second", "Enter")
     term.wait("ECHO[first", what="the answer")
     assert server.prompts == ["first\nsecond"]
+
+
+def test_a_large_unmarked_paste_arrives_exactly(term, server):
+    """200 lines, 10,000 characters, pasted without paste markers: every character, in
+    order, as one message."""
+    text = "\n".join(f"line {n:03d} " + "x" * 40 for n in range(200))
+    start_chat(term, server)
+    term.paste(text, bracketed=False)
+    term.wait(lambda s: composer_lines(s)[-1:] == ["line 199 " + "x" * 40], what="the paste's last line")
+    term.send("Enter")
+    term.wait("]END", what="the end of the answer")
+    assert server.prompts == [text]
