@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import sys
+from functools import partial
 from typing import Any
 
 from rivulet.app.demo_server import DEMO_MODEL, DemoServer
@@ -18,54 +19,86 @@ from rivulet.core.turn.bus import BusEvent, EventBus, Notice
 from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, safe_url
 from rivulet.core.tools.router import tool_settings
 from rivulet.core.turn.conversation import Conversation
+from rivulet.core.store.lazy_session import LazySessionWriter
 from rivulet.core.errors import ConfigError, RivuletError, redact
 from rivulet.core.tools.environ_scrub import scrub_own_environ
 from rivulet.core.safe_log import install_log_filter
 from rivulet.core.tools.shell import SECRET_ENV
 from rivulet.core.sanitize import sanitize
-from rivulet.core.store.session import (SessionError, SessionWriter, find_session, list_sessions, load_session,
+from rivulet.core.store.session import (Session, SessionError, SessionWriter, find_session, list_sessions, load_session,
                                   open_for_resume, sessions_dir)
 from rivulet.core.protocol.transports import make_transport
 
 
+APPROVALS = ["ask", "auto-edit", "auto", "never-ask"]
+
+# Options every command takes, before or after the subcommand (`rivulet --model m exec hi`
+# and `rivulet exec --model m hi` mean the same). One table, so a new global flag is one row.
+GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
+    (("--base-url",), dict(metavar="URL", help="Responses API base URL (default $OPENAI_BASE_URL, "
+                                               "else OpenAI's; a local URL needs no key)")),
+    (("--model",), dict(help="model name (default from the config file, else gpt-5.1-codex)")),
+    (("--approval",), dict(choices=APPROVALS, help="tool approval policy: ask before every command and patch, "
+                                                   "auto-edit (patches in the workspace run unasked), auto (also "
+                                                   "sandboxed commands), never-ask")),
+    (("--workspace",), dict(metavar="DIR", help="directory the tools work in (default: the current one)")),
+    (("--transport",), dict(choices=["sse", "ws", "auto"],
+                            help="HTTP streaming (SSE), the Responses WebSocket, or auto (WebSocket where offered)")),
+    (("--demo",), dict(action="store_true", help="talk to the built-in demo server (scripted answers, no model, "
+                                                 "no key needed)")),
+    (("--log-level",), dict(metavar="LEVEL", help="log level for stderr: DEBUG, INFO, WARNING (default), ERROR")),
+    (("--strict",), dict(action="store_const", const=True,  # absent: None, so the config decides
+                         help="turn every tolerated protocol deviation into an error (for server developers)")),
+]
+
+
+def _add_global_options(parser: argparse.ArgumentParser, top: bool) -> None:
+    group = parser.add_argument_group("global options (before or after the command)")
+    for flags, kwargs in GLOBAL_OPTIONS:
+        # Below the command, an absent flag must not overwrite one given before it.
+        group.add_argument(*flags, **kwargs, **({} if top else {"default": argparse.SUPPRESS}))
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rivulet")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rivulet", description="A terminal client for the OpenAI Responses API.")
-    parser.add_argument("--log-level", default="WARNING", help="log level for stderr (default WARNING)")
-    parser.add_argument("--base-url", help="Responses API base URL (default $OPENAI_BASE_URL or OpenAI's; "
-                        "with neither it nor a key, the built-in demo server)")
-    parser.add_argument("--model", help="model name")
-    parser.add_argument("--approval", choices=["ask", "auto-edit", "auto", "never-ask"], help="tool approval policy")
-    parser.add_argument("--workspace", help="directory the tools work in (default: the current one)")
-    parser.add_argument("--transport", choices=["sse", "ws", "auto"], help="sse, ws or auto (default auto)")
-    parser.add_argument("--strict", action="store_true", default=None,
-                        help="turn every tolerated protocol deviation into an error (for server developers)")
-    sub = parser.add_subparsers(dest="command")
-    ex = sub.add_parser("exec", help="run one turn headless and print the answer")
+    parser = argparse.ArgumentParser(prog="rivulet", description="A terminal client for the OpenAI Responses API. "
+                                     "Without a command: the chat.")
+    parser.add_argument("--version", action="version", version=f"rivulet {_version()}")
+    _add_global_options(parser, top=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        _add_global_options(p, top=False)
+        return p
+
+    ex = command("exec", "run one turn headless and print the answer")
     ex.add_argument("prompt", help="the user message ('-' reads it from standard input)")
     ex.add_argument("--json", action="store_true", help="print one JSON object per line for every event")
-    ex.add_argument("--base-url", help="Responses API base URL (default $OPENAI_BASE_URL or OpenAI's)")
-    ex.add_argument("--model", help="model name")
     ex.add_argument("--instructions", help="system instructions for the model")
-    ex.add_argument("--approval", choices=["ask", "auto-edit", "auto", "never-ask"],
-                    help="tool approval policy (ask: prompt on the terminal; without one, tools are declined)")
-    ex.add_argument("--workspace", help="directory the tools work in (default: the current one)")
-    ex.add_argument("--transport", choices=["sse", "ws", "auto"],
-                    help="HTTP streaming (SSE), the Responses WebSocket, or auto (WebSocket where offered)")
     ex.add_argument("--patch-tool", choices=["auto", "custom", "function", "off"],
                     help="offer apply_patch as a freeform custom tool, a JSON function, or not at all "
                     "(auto: custom on OpenAI's API, function elsewhere)")
-    ex.add_argument("--strict", action="store_true", default=None,
-                    help="turn every tolerated protocol deviation into an error")
-    add_doctor_parser(sub)
-    rs = sub.add_parser("resume", help="continue a saved session in the chat (a picker without an id)")
+    add_doctor_parser(command)
+    rs = command("resume", "continue a saved session in the chat (a picker without an id)")
     rs.add_argument("id", nargs="?", help="session id (or a unique prefix of it), or the path of its file")
-    rs.add_argument("--last", action="store_true", help="the most recent session")
-    sub.add_parser("sessions", help="list saved sessions")
-    exp = sub.add_parser("export", help="write a session as Markdown or JSON")
+    rs.add_argument("--last", action="store_true", help="the most recent session started in this directory "
+                    "that has a message")
+    ss = command("sessions", "list saved sessions: this directory's first")
+    ss.add_argument("--all", action="store_true", help="every session, from every directory")
+    exp = command("export", "write a session as Markdown or JSON")
     exp.add_argument("id", help="session id (or prefix), or the path of its file")
-    exp.add_argument("--format", choices=["md", "json"], default="md")
-    exp.add_argument("-o", "--output", help="file to write (default: standard output)")
-    rp = sub.add_parser("replay", help="play a recorded stream (.sse or .jsonl) through the chat UI")
+    exp.add_argument("--format", choices=["md", "json"], default="md", help="md (default) or json")
+    exp.add_argument("-o", "--output", metavar="FILE", help="file to write (default: standard output)")
+    rp = command("replay", "play a recorded stream (.sse or .jsonl) through the chat UI")
     rp.add_argument("file", help="a recorded SSE body (.sse) or JSONL event file (.jsonl)")
     rp.add_argument("--speed", type=float, default=1.0, help="speed factor (2 = twice as fast; 0 = instant)")
     return parser
@@ -73,13 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
+    logging.basicConfig(level=(args.log_level or "WARNING").upper(), stream=sys.stderr,
                         format="rivulet: %(levelname)s %(name)s: %(message)s")
     install_log_filter()
     if args.command == "exec":
-        sys.exit(asyncio.run(run_exec(args)))
+        sys.exit(run_exec_command(args))
     if args.command == "sessions":
-        sys.exit(run_sessions())
+        sys.exit(run_sessions(args))
     if args.command == "export":
         sys.exit(run_export(args))
     if args.command == "replay":
@@ -91,14 +124,23 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(run_tui(args))
 
 
-def run_sessions() -> int:
-    from rivulet.app.picker import session_line
+def run_sessions(args: argparse.Namespace) -> int:
+    from rivulet.app.picker import SESSION_HEADER, session_line
 
+    here = os.getcwd()
     sessions = list_sessions()
-    if not sessions:
-        print(f"no saved sessions in {sessions_dir()}")
-    for session in sessions:
-        print(session_line(session))
+    mine = [s for s in sessions if s.meta.cwd == here]
+    shown = mine + [s for s in sessions if s.meta.cwd != here] if args.all else mine
+    print(sanitize(f"Sessions in {sessions_dir()}" + ("" if args.all else f", started in {here}")))
+    if not shown:
+        print("(none)")
+    else:
+        print(SESSION_HEADER)
+        for session in shown:
+            print(session_line(session))
+    others = len(sessions) - len(mine)
+    if others and not args.all:
+        print(f"{others} more from other directories: rivulet sessions --all")
     return 0
 
 
@@ -141,11 +183,18 @@ def _session_for(args: argparse.Namespace, settings: Settings):
         if args.id:
             path = find_session(args.id)
         else:
-            sessions = list_sessions()
+            here = os.getcwd()
+            every = list_sessions()
+            # This directory's sessions first; --last only looks here, and skips empty ones.
+            sessions = [s for s in every if s.meta.cwd == here] + [s for s in every if s.meta.cwd != here]
             if not sessions:
                 raise SessionError(f"no saved sessions in {sessions_dir()}")
             if args.last:
-                path = sessions[0].meta.path
+                last = last_session_here(every, here)
+                if last is None:
+                    raise SessionError(f"no session with a message was started in {here} "
+                                       "(rivulet sessions --all lists every one)")
+                path = last.meta.path
             else:
                 from rivulet.app.picker import SessionPicker
 
@@ -156,8 +205,13 @@ def _session_for(args: argparse.Namespace, settings: Settings):
         return session, writer, False
     if not settings.save_sessions:
         return None, None, False
-    writer, _ = SessionWriter.create(model=settings.model, base_url=safe_url(settings.base_url))
-    return None, writer, False
+    return None, LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url)), False
+
+
+def last_session_here(sessions: list[Session], here: str) -> Session | None:
+    """`resume --last`: the newest session started in this directory that has content."""
+    mine = [s for s in sessions if s.meta.cwd == here and len(s.history)]
+    return max(mine, key=lambda s: s.meta.created, default=None)
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -165,8 +219,10 @@ def _fail(message: str, code: int = 1) -> int:
     return code
 
 
-def settings_for(args: argparse.Namespace) -> tuple[Settings, DemoServer | None]:
-    """Settings, and the embedded demo server when there is neither a key nor a URL."""
+def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[Settings, DemoServer | None]:
+    """Settings, and the embedded demo server with --demo (or, in the chat, when there
+    is neither a key nor a URL: the chat's banner says it is the demo; a headless run
+    would print scripted answers as if they were real, so it asks for --demo instead)."""
     settings = load_settings(base_url=args.base_url, model=args.model, instructions=getattr(args, "instructions", None),
                              approval=args.approval, workspace=args.workspace,
                              patch_tool=getattr(args, "patch_tool", None), transport=args.transport,
@@ -174,9 +230,13 @@ def settings_for(args: argparse.Namespace) -> tuple[Settings, DemoServer | None]
     # Commands the model writes must not find the key in /proc/<our pid>/environ.
     scrub_own_environ([v for k, v in os.environ.items() if k in SECRET_ENV] +
                       ([settings.api_key.get_secret_value()] if settings.api_key is not None else []))
-    if settings.api_key is None and settings.base_url == DEFAULT_BASE_URL:
+    no_server = settings.api_key is None and settings.base_url == DEFAULT_BASE_URL
+    if args.demo or (no_server and not headless):
         demo = DemoServer().start()
         return settings.model_copy(update={"base_url": demo.base_url, "model": DEMO_MODEL}), demo
+    if no_server:
+        raise ConfigError("OPENAI_API_KEY is not set: set it, pass --base-url for a local server, "
+                          "or add --demo to try the built-in demo")
     if settings.api_key is None and not is_loopback(settings.base_url):
         raise ConfigError("OPENAI_API_KEY is not set (a key is needed for any server but a local one)")
     return settings, None
@@ -202,19 +262,41 @@ def run_tui(args: argparse.Namespace) -> int:
         if demo is not None:
             demo.stop()
         return 0
+    from rivulet.core.store.prompt_history import PromptHistory, history_file
+
+    prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
     app = RivuletApp(settings, make_transport(settings), tool_settings=tools, demo=demo is not None,
-                     session=session, session_writer=writer)
+                     session=session, session_writer=writer, prompt_history=prompts)
     try:
         app.run()
     finally:
         if demo is not None:
             demo.stop()
-    return app.return_code or 0  # 1 after a crash
+    path = writer.path if writer is not None else None
+    if path is not None and app.return_code == 0:
+        print(f"To resume this session: rivulet resume {path.stem}")
+    return app.return_code or 0  # Textual sets 1 when the app died of an exception
+
+
+def run_exec_command(args: argparse.Namespace) -> int:
+    """`rivulet exec`. A reader that goes away (`| head -1`) ends the run quietly."""
+    try:
+        return asyncio.run(run_exec(args))
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
+
+
+def _quiet_stdout() -> None:
+    # Python flushes stdout once more at exit; on a closed pipe that would print an error.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 async def run_exec(args: argparse.Namespace) -> int:
     try:
-        settings, demo = settings_for(args)
+        settings, demo = settings_for(args, headless=True)
     except ConfigError as exc:
         return _fail(exc.message, 2)
     try:
@@ -223,33 +305,45 @@ async def run_exec(args: argparse.Namespace) -> int:
         return _fail(exc.message, 2)
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
     bus = EventBus()
+    reader_gone = asyncio.Event()
     if args.json:
-        bus.subscribe(_print_json)
+        bus.subscribe(partial(_print_json, reader_gone))
     transport = make_transport(settings, lambda text: bus.publish(Notice(text)))
     approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
     tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus)
-    writer = None
-    if settings.save_sessions:
-        try:
-            writer, _ = SessionWriter.create(model=settings.model, base_url=safe_url(settings.base_url))
-        except OSError as exc:
-            return _fail(f"cannot create the session file: {exc}")
+    writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url)) \
+        if settings.save_sessions else None
     conversation = Conversation(settings, transport, bus, tools=tools, session=writer)
+    turn = asyncio.ensure_future(conversation.run_turn(prompt))
+    gone = asyncio.ensure_future(reader_gone.wait())
     try:
-        result = await conversation.run_turn(prompt)
+        await asyncio.wait([turn, gone], return_when=asyncio.FIRST_COMPLETED)
+        if not turn.done():  # nobody reads the answer any more: stop the turn
+            turn.cancel()
+            await asyncio.gather(turn, return_exceptions=True)
+            raise BrokenPipeError
+        result = turn.result()
     except RivuletError as exc:
         await bus.close()
-        partial = getattr(exc, "partial", None)
-        if partial and not args.json:
-            print(sanitize(partial))  # a cut answer is still the answer, shown as it is
+        cut_answer = getattr(exc, "partial", None)
+        if cut_answer and not args.json:
+            print(sanitize(cut_answer))  # a cut answer is still the answer, shown as it is
         return _fail(f"{exc.kind}: {exc.message}")
     finally:
+        gone.cancel()
         await transport.aclose()
         if demo is not None:
             demo.stop()
+        if writer is not None:
+            writer.close()
     await bus.close()
+    if writer is not None and writer.failed:
+        print(f"rivulet: warning: {sanitize(writer.failed)}", file=sys.stderr)
+    if reader_gone.is_set():
+        raise BrokenPipeError
     if not args.json:
         print(sanitize(result.last_message or ""))
+        sys.stdout.flush()
     if result.stopped:
         print(f"rivulet: stopped: {sanitize(result.stopped)}", file=sys.stderr)
     return 0
@@ -275,17 +369,32 @@ async def terminal_approver(request: ApprovalRequest) -> Decision:
 
 
 def _read_tty(prompt: str) -> str:
-    with open("/dev/tty", "r+") as tty:
-        tty.write(prompt)
-        tty.flush()
-        return tty.readline().strip()
+    """Ask on the controlling terminal. A raw file descriptor: a terminal is not
+    seekable, and Python's "r+" text mode wants it to be."""
+    fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    try:
+        os.write(fd, prompt.encode())
+        answer = b""
+        while not answer.endswith(b"\n"):
+            chunk = os.read(fd, 1024)
+            if not chunk:  # end of input: no answer
+                break
+            answer += chunk
+        return answer.decode(errors="replace").strip()
+    finally:
+        os.close(fd)
 
 
-def _print_json(event: BusEvent) -> None:
+def _print_json(reader_gone: asyncio.Event, event: BusEvent) -> None:
+    if reader_gone.is_set():
+        return
     # ensure_ascii: every control character (C0 and C1) leaves as a \u escape.
     line = json.dumps(event.to_json(), ensure_ascii=True, default=_default)
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        reader_gone.set()
 
 
 def _default(value: Any) -> Any:

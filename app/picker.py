@@ -17,6 +17,9 @@ from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.safe import SafeNotify
 
 
+SESSION_HEADER = f"{'STARTED':16}  {'ID':22}  {'SIZE':21}  MODEL  FIRST PROMPT"
+
+
 def session_line(session: Session) -> str:
     meta = session.meta
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.created))

@@ -21,8 +21,8 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
-from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
@@ -32,12 +32,16 @@ from rivulet.core.tools.router import AgentTools, ToolSettings
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.config import Settings, safe_url, save_setting
 from rivulet.core.safe_log import SafeStream
+from rivulet.core.terminal import notify
+from rivulet.core.store.prompt_history import PromptHistory
 from rivulet.core.sanitize import sanitize
 from rivulet.core.store.session import Session, SessionWriter
 from rivulet.core.protocol.ws_transport import FallbackTransport
 from rivulet.core.turn.conversation import Conversation, Transport
 from rivulet.core.turn.tool_api import ToolRouter
 from rivulet.core.errors import ConfigError, RivuletError
+from rivulet.app.copying import copy_commands, last_answer
+from rivulet.app.keymap import apply_keymap
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
@@ -48,6 +52,8 @@ from rivulet.widgets.entries import (TranscriptEntry, ErrorEntry, OtherEntry, To
 from rivulet.widgets.live import LiveOther, LivePane, LiveReasoning, live_pane_for
 from rivulet.widgets.safe import SafeNotify, safe_text
 from rivulet.widgets.status import StatusLine
+from rivulet.widgets.search import SearchBar
+from rivulet.widgets.transcript import Transcript
 
 DEMO_WELCOME = (
     "This is the built-in **demo**: answers come from a scripted local server, not a model. "
@@ -63,10 +69,15 @@ class BusBatch(Message):
     second, a Textual message per delta would cost more than the deltas themselves."""
 
 
-class Transcript(VerticalScroll):
-    """History entries and, below them, the live panes of the running response."""
+class ChatScreen(Screen):
+    """The chat's screen. Typing always goes to the composer: a click on a transcript
+    entry (a "Thought" toggle, say) or a Tab would otherwise focus that entry, and the
+    keys typed next would vanish there."""
 
-    can_focus = False
+    def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
+        if widget is not None and any(isinstance(node, Transcript) for node in widget.ancestors):
+            return
+        super().set_focus(widget, scroll_visible, from_app_focus)
 
 
 class RivuletCommands(Provider):
@@ -82,6 +93,8 @@ class RivuletCommands(Provider):
         cmds.append(("Interrupt turn", "Stop the running turn", app.action_interrupt))
         cmds.append(("Turn diff", "Show everything the turn changed in the workspace", app.action_turn_diff))
         cmds.append(("History inspector", "Every committed item, filterable, with its raw JSON", app.action_inspect))
+        cmds.append(("Find in transcript", "Search the conversation (ctrl+f)", app.action_find))
+        cmds += copy_commands(app, app.last_answer())
         if app.session_writer is not None:
             cmds.append(("Export session as Markdown", "Write the session beside its file, as .md",
                          partial(app.export_session, "md")))
@@ -108,10 +121,13 @@ class RivuletApp(SafeNotify, App[None]):
     TITLE = "rivulet"
     COMMANDS = App.COMMANDS | {RivuletCommands}
     BINDINGS = [
-        Binding("escape", "interrupt", "Interrupt", id="app.interrupt", priority=True),
-        Binding("ctrl+r", "toggle_raw_reasoning", "Raw reasoning", id="app.raw_reasoning"),
-        Binding("ctrl+t", "turn_diff", "Turn diff", id="app.turn_diff"),
+        # Short labels, and raw reasoning only in the palette: at 80 columns the footer
+        # shows every binding that matters.
+        Binding("escape", "interrupt", "Stop", id="app.interrupt", priority=True),
+        Binding("ctrl+r", "toggle_raw_reasoning", "Raw reasoning", id="app.raw_reasoning", show=False),
+        Binding("ctrl+t", "turn_diff", "Diff", id="app.turn_diff"),
         Binding("ctrl+o", "inspect", "History", id="app.inspect"),
+        Binding("ctrl+f", "find", "Find", id="app.find", show=False),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
@@ -128,6 +144,7 @@ class RivuletApp(SafeNotify, App[None]):
         session: Session | None = None,
         session_writer: SessionWriter | None = None,
         replay: str | None = None,
+        prompt_history: PromptHistory | None = None,
     ) -> None:
         super().__init__()
         # The crash report may quote model or server text: plain, sanitised, redacted.
@@ -154,8 +171,12 @@ class RivuletApp(SafeNotify, App[None]):
         self.protocol_notes: list[b.ProtocolDeviation] = []  # every deviation the server showed
         self._rules_shown: set[str] = set()
         self.server_errors: list[RivuletError] = []  # with their whole bodies, for the inspector
+        self.prompt_history = prompt_history  # prompts sent in this workspace, across sessions
 
     # ---- layout ---------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen:
+        return ChatScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         where = "DEMO · scripted local server, no model" if self.demo else safe_url(self.settings.base_url)
@@ -164,15 +185,24 @@ class RivuletApp(SafeNotify, App[None]):
         yield Static(safe_text(f"rivulet · {where} · {self.settings.model}"), id="banner",
                      classes="demo" if self.demo else "")
         yield Transcript(id="transcript")
+        yield Static("↓ new output below · ctrl+end: follow", id="below-hint")
         yield StatusLine(self.settings.model, id="status")
+        yield SearchBar(id="search")
         yield Composer(id="composer")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         # Held directly: while the command palette is up, `query_one` would search it.
         self._transcript = self.screen.query_one(Transcript)
         self._status = self.screen.query_one(StatusLine)
         self._composer = self.screen.query_one(Composer)
+        self._transcript.hint = self.screen.query_one("#below-hint")
+        self._transcript.hint.display = False
+        self._search = self.screen.query_one(SearchBar)
+        self._search.display = False
+        if self.prompt_history is not None:
+            self._composer.load_history(self.prompt_history)
+        apply_keymap(self, self.settings.keymap)
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = self.settings.theme if self.settings.theme in self.available_themes else THEMES[0].name
@@ -221,7 +251,7 @@ class RivuletApp(SafeNotify, App[None]):
                 widget.output = outputs.get(it.call_id(entry.item))
             widgets.append(widget)
         await self._transcript.mount_all(widgets)
-        self._transcript.scroll_end(animate=False)
+        self._transcript.follow()  # resumed at the bottom, and kept there as entries render
         meta = self.session.meta
         self._status.note = f"Resumed session {sanitize(meta.id)}: {len(self.session.history)} items"
         for warning in self.session.warnings:
@@ -242,9 +272,10 @@ class RivuletApp(SafeNotify, App[None]):
         from rivulet.core.store.export import to_json, to_markdown
         from rivulet.core.store.session import load_session
 
-        if self.session_writer is None:
+        path = self.session_writer.path if self.session_writer is not None else None
+        if path is None:
+            self.notify("Nothing to export yet: the session has no message")
             return
-        path = self.session_writer.path
         try:
             session = load_session(path)  # the file is complete: every change is fsynced
             out = path.with_suffix(f".{fmt}")
@@ -298,6 +329,7 @@ class RivuletApp(SafeNotify, App[None]):
             self.notify("A turn is running: press Esc to interrupt it first.", severity="warning")
             message.composer.restore(message.text)
             return
+        self._transcript.follow()  # a new message: back to the bottom
         self.run_turn(message.text)
 
     def run_turn(self, prompt: str) -> None:
@@ -318,6 +350,12 @@ class RivuletApp(SafeNotify, App[None]):
     def action_interrupt(self) -> None:
         if isinstance(self.screen, (DiffScreen, InspectorScreen, RawItemScreen)):  # Esc closes a view first
             self.screen.dismiss()
+            return
+        if self.focused is self._search:
+            self._search.action_close()
+            return
+        if self.screen.query("HelpPanel"):  # the palette's Keys panel
+            self.action_hide_help_panel()
             return
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.turn_worker.cancel()
@@ -355,13 +393,34 @@ class RivuletApp(SafeNotify, App[None]):
 
     async def ask_approval(self, request: ApprovalRequest) -> Decision:
         """The approver of the tool policy: a modal question, answered by the user."""
-        self.bell()
+        self.alert("rivulet: approval needed", f"{request.kind}: {request.title}")
         return await self.push_screen_wait(ApprovalScreen(request))
+
+    def alert(self, title: str, body: str) -> None:
+        """Tell a user who is looking elsewhere (the terminal is not focused): the bell or
+        a desktop notification, as configured. Model text in it is cleaned by `notify`."""
+        if self.app_focus or self._driver is None or self.is_headless:
+            return
+        seq = notify.sequence(self.settings.notify, title, body, os.environ.get("TERM_PROGRAM", ""))
+        if seq:
+            self._driver.write(seq)
+
+    # ---- find, copy, keymap ---------------------------------------------------------
+
+    def action_find(self) -> None:
+        if self.screen is self.screen_stack[0]:
+            self._search.open()
+
+    def last_answer(self) -> str:
+        return last_answer(self.conversation.history if self.conversation is not None else None)
 
     def action_turn_diff(self) -> None:
         if isinstance(self.screen, DiffScreen):
             return
         self.push_screen(DiffScreen(self.turn_diff))
+
+    def action_scroll_transcript(self, where: str) -> None:
+        self._transcript.scroll_by_key(where)
 
     def action_toggle_raw_reasoning(self) -> None:
         self.show_raw_reasoning = not self.show_raw_reasoning
@@ -375,8 +434,6 @@ class RivuletApp(SafeNotify, App[None]):
     async def _frame(self) -> None:
         if not self.live:
             return
-        transcript = self._transcript
-        follow = transcript.scroll_y >= transcript.max_scroll_y - 1
         heading = None
         for pane in list(self.live.values()):
             if pane.is_mounted:
@@ -387,8 +444,6 @@ class RivuletApp(SafeNotify, App[None]):
         if heading and heading != status.heading:
             status.heading = heading
             status.refresh_line()
-        if follow:
-            transcript.scroll_end(animate=False)
 
     def _second(self) -> None:
         status = self._status
@@ -422,7 +477,6 @@ class RivuletApp(SafeNotify, App[None]):
                 pane = live_pane_for(item, item_id, self.show_raw_reasoning)
                 self.live[item_id] = pane
                 await transcript.mount(pane)
-                transcript.scroll_end(animate=False)
             case b.ItemProgressed(item_id=item_id, event=name):
                 pane = self.live.get(item_id or "")
                 if isinstance(pane, LiveOther):
@@ -479,7 +533,6 @@ class RivuletApp(SafeNotify, App[None]):
             case b.ErrorOccurred(error=error):
                 self.server_errors.append(error)
                 await transcript.mount(ErrorEntry(f"{error.kind}: {error.message}"))
-                transcript.scroll_end(animate=False)
                 status.state, status.note, status.retry = "failed", f"Failed: {error.message}", None
                 status.refresh_line()
             case b.TurnCompleted(stopped=stopped):
@@ -492,6 +545,7 @@ class RivuletApp(SafeNotify, App[None]):
                     status.note += " · ctrl+t: turn diff"
                 status.heading = status.retry = None
                 status.refresh_line()
+                self.alert("rivulet: turn finished", status.note)
 
     async def _protocol_note(self, note: b.ProtocolDeviation) -> None:
         """A tolerated protocol deviation: kept for the inspector, and shown once per
@@ -529,7 +583,6 @@ class RivuletApp(SafeNotify, App[None]):
         else:
             await transcript.mount(entry)
         await self._freeze_old_entries()
-        transcript.scroll_end(animate=False)
 
     async def _freeze_old_entries(self) -> None:
         """Keep the newest KEEP_ENTRIES entries as widgets; hand older ones to the frozen

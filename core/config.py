@@ -104,6 +104,11 @@ class Settings(BaseSettings):
         # From now on the key is masked by value in every error, log line and toast.
         if self.api_key is not None:
             register_secret(self.api_key.get_secret_value())
+    # Binding id -> keys (comma-separated), e.g. "composer.submit" = "ctrl+s" (Textual keymaps).
+    keymap: dict[str, str] = Field(default_factory=dict)
+    # When a turn ends or an approval waits while the terminal is unfocused: auto (OSC 9
+    # where the terminal is known to show it, else the bell), bell, osc9, osc777 or off.
+    notify: Literal["auto", "bell", "osc9", "osc777", "off"] = "auto"
 
     @field_validator("base_url")
     @classmethod
@@ -153,20 +158,61 @@ def effective_patch_tool(settings: Settings) -> Literal["custom", "function", "o
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Settings from every source, with a one-line ConfigError on bad input."""
+    """Settings from every source, with a one-line ConfigError on bad input that names
+    where the bad value came from: a flag, an environment variable or the config file."""
     clean = {k: v for k, v in overrides.items() if v is not None}
+    path = config_path()
+    if os.environ.get("RIVULET_CONFIG") and not path.exists():
+        raise ConfigError(f"$RIVULET_CONFIG names {str(path)!r}, which is not a file")
+    check_config_keys(path)
     try:
         settings = Settings(**clean)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "config"
-        raise ConfigError(f"bad setting {where!r}: {first.get('msg')} (config file: {config_path()})") from None
+        loc = [str(p) for p in first.get("loc", ())]
+        field = loc[0] if loc else ""
+        message = str(first.get("msg", "")).removeprefix("Value error, ")
+        raise ConfigError(f"bad {source_of(field, clean)}: {message}") from None
     except (OSError, ValueError) as exc:  # an unreadable or invalid TOML file
-        raise ConfigError(f"cannot read config file {config_path()}: {exc}") from None
+        raise ConfigError(f"cannot read config file {path}: {exc}") from None
     problem = settings.insecure_key_problem()
     if problem is not None:
         raise ConfigError(problem)
     return settings
+
+
+def source_of(field: str, overrides: dict[str, Any]) -> str:
+    """Where a setting's value came from, the way the user wrote it."""
+    if field in overrides:
+        return f"--{field.replace('_', '-')}"
+    info = Settings.model_fields.get(field)
+    alias = info.validation_alias if info is not None else None
+    names = [n for n in getattr(alias, "choices", ()) if isinstance(n, str) and n.isupper()] or \
+        [f"RIVULET_{field.upper()}"]
+    for name in names:
+        if name in os.environ:
+            return f"${name}"
+    return f"{field!r} in config file {config_path()}"
+
+
+def check_config_keys(path: Path) -> None:
+    """An unknown key in the config file is an error that suggests the nearest name: a
+    misspelt setting would otherwise be ignored without a word."""
+    import difflib
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from None
+    known = set(Settings.model_fields)
+    for key in data:
+        if key not in known:
+            near = difflib.get_close_matches(key, sorted(known), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ConfigError(f"unknown setting {key!r} in config file {path}{hint}")
 
 
 def safe_url(url: str) -> str:

@@ -58,6 +58,21 @@ def serving(*bodies: bytes | list[bytes], requests: list[httpx.Request] | None =
     return transport_for(handler, **kw)
 
 
+@pytest.fixture(autouse=True)
+def _answer_approvals_at_once(monkeypatch):
+    """Pilot answers the approval dialog the moment it shows: no grace period in tests
+    (tests/test_notify_copy_history.py tests the grace period itself)."""
+    from rivulet.widgets.dialogs import ApprovalScreen
+
+    monkeypatch.setattr(ApprovalScreen, "GRACE", 0.0)
+
+
+def empty_config(path: Path) -> Path:
+    """$RIVULET_CONFIG must name an existing file: an empty one keeps a test away from the user's config."""
+    path.touch()
+    return path
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

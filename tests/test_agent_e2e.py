@@ -25,6 +25,7 @@ from rivulet.core.protocol.sse_transport import SseTransport
 from conftest import ROOT
 from peer_helpers import free_port, start_peer, stop_peer
 from test_exec_e2e import AIMOCK_CLI, aimock, events, rivulet  # noqa: F401  (aimock is a fixture)
+from conftest import empty_config
 
 
 def _workspace(tmp_path):
@@ -86,7 +87,7 @@ async def test_chat_ui_streams_asks_and_applies_a_patch(aimock, tmp_path, monkey
 
     from tui_helpers import until
 
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
     ws = _workspace(tmp_path)
     s = Settings(base_url=aimock, model="gpt-test", patch_tool="function")
     app = RivuletApp(s, SseTransport(s), tool_settings=ToolSettings(workspace=ws, patch_tool="function"),

@@ -36,7 +36,7 @@ def aimock():
 
 def rivulet(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "RIVULET_"))}
-    full_env.update({"RIVULET_CONFIG": str(ROOT / "tests" / "no-such-config.toml"), "RIVULET_MAX_RETRIES": "1",
+    full_env.update({"RIVULET_CONFIG": os.devnull, "RIVULET_MAX_RETRIES": "1",
                      "RIVULET_SESSIONS_DIR": os.environ.get("RIVULET_SESSIONS_DIR", "")})
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "rivulet.app", *args], capture_output=True, text=True,
@@ -176,4 +176,4 @@ def test_no_key_for_a_remote_server_is_a_config_error():
 def test_bad_config_is_one_clear_line():
     proc = rivulet("exec", "hi", "--base-url", "ftp://nope")
     assert proc.returncode == 2
-    assert proc.stderr.startswith("rivulet: error: bad setting 'base_url'") and proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("rivulet: error: bad --base-url: base_url must be an http(s) URL") and proc.stderr.count("\n") == 1

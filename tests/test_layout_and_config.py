@@ -12,6 +12,7 @@ from rivulet.core.config import Settings, load_settings, safe_url
 from rivulet.core.errors import ConfigError
 
 from conftest import ROOT
+from conftest import empty_config
 
 
 def test_core_never_imports_textual():
@@ -36,7 +37,7 @@ def config_file(tmp_path, monkeypatch):
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "RIVULET_MODEL", "RIVULET_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
     path = tmp_path / "config.toml"
-    monkeypatch.setenv("RIVULET_CONFIG", str(path))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(path)))
     return path
 
 

@@ -16,6 +16,7 @@ from rivulet.widgets.segmenter import LIVE_SEGMENTS, Segmenter, split_segments
 from textual.widgets import Markdown
 
 from tui_helpers import GatedServer, make_app, until
+from conftest import empty_config
 
 BLOCK = ("## Part {n}\n\nA paragraph with **bold** and `code`, long enough to matter. {pad}\n\n"
          "- a list item\n- another item\n\n```python\nprint({n})\n```\n\n")
@@ -106,7 +107,7 @@ async def _stream(app, pilot, text: str, chunk: int = 700) -> LiveMessage:
 
 
 async def test_a_long_stream_keeps_a_bounded_number_of_live_widgets(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "c.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "c.toml")))
     text = long_text(150)  # ~55 KB
     app = make_app(GatedServer([]))
     async with app.run_test(size=(100, 40)) as pilot:
@@ -130,7 +131,7 @@ async def test_a_long_stream_keeps_a_bounded_number_of_live_widgets(tmp_path, mo
 
 
 async def test_frozen_lines_never_carry_escape_sequences(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "c.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "c.toml")))
     hostile = "\x1b]52;c;aGVsbG8=\x07 steal the clipboard \x1b[2J\n\n"
     text = hostile + long_text(40) + hostile * 3
     app = make_app(GatedServer([]))
@@ -145,7 +146,7 @@ async def test_frozen_lines_never_carry_escape_sequences(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("theme", ["rivulet-dark", "rivulet-light"])
 async def test_frozen_segments_follow_width_and_theme(tmp_path, monkeypatch, theme):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "c.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "c.toml")))
     app = make_app(GatedServer([]))
     async with app.run_test(size=(120, 40)) as pilot:
         app.theme = theme

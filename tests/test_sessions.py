@@ -25,11 +25,12 @@ from conftest import REAL, ROOT, serving, settings
 from streams import body, call, call_events, completed, created, message, message_events, reasoning, reasoning_events
 from test_exec_e2e import aimock  # noqa: F401  (a fixture)
 from tui_helpers import GatedServer, until
+from conftest import empty_config
 
 
 @pytest.fixture(autouse=True)
 def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
 
 
 def two_turns() -> list[bytes]:
@@ -162,7 +163,7 @@ def _run_and_kill(aimock_url: str, sessions: Path, kill_after_items: int | None,
     """Start `rivulet exec`, SIGKILL it once it has printed `kill_after_items` commits (or
     after `delay` s); return (items printed as committed, items in the session file)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "RIVULET_"))}
-    env.update({"RIVULET_SESSIONS_DIR": str(sessions), "RIVULET_CONFIG": str(sessions / "none.toml"),
+    env.update({"RIVULET_SESSIONS_DIR": str(sessions), "RIVULET_CONFIG": os.devnull,
                 "PYTHONUNBUFFERED": "1"})
     proc = subprocess.Popen([sys.executable, "-m", "rivulet.app", "exec", "slow-multi", "--json", "--base-url",
                              aimock_url, "--approval", "never-ask"], stdout=subprocess.PIPE,

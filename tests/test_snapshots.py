@@ -12,6 +12,7 @@ from rivulet.widgets.live import LiveMessage
 
 from streams import call, call_events, completed, created, message, message_events, reasoning, reasoning_events
 from tui_helpers import GatedServer, make_app, until
+from conftest import empty_config
 
 SIZE = (100, 36)
 ANSWER = ("Here is the plan:\n\n1. Read the **stream**\n2. Commit on done\n\n```python\nprint('hello')\n```\n\n"
@@ -20,7 +21,7 @@ ANSWER = ("Here is the plan:\n\n1. Read the **stream**\n2. Commit on done\n\n```
 
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
     # Elapsed seconds would make "Working (Ns" depend on the machine's speed.
     monkeypatch.setattr(RivuletApp, "_second", lambda self: None)
     # A blinking cursor is on or off depending on when the screenshot falls.
@@ -112,6 +113,27 @@ def test_patch_approval_dialog(snap_compare, tmp_path):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_patch_approval_dialog_at_80x24(snap_compare, tmp_path):
+    """The smallest common terminal: the footer's bindings and all four buttons whole."""
+    from rivulet.core.tools.router import ToolSettings
+    from test_agent_tools import PATCH, custom_call, custom_call_events
+    from tui_helpers import follow_up_payloads
+
+    (tmp_path / "notes.md").write_text("old\n")
+    first = [created(), *custom_call_events("ct_1", "call_p", "apply_patch", PATCH),
+             completed([custom_call("ct_1", "call_p", "apply_patch", PATCH)])]
+    app = make_app(GatedServer(first, follow_up_payloads("Patched.")), tool_settings=ToolSettings(workspace=tmp_path))
+
+    async def run_before(pilot):
+        from rivulet.widgets.dialogs import ApprovalScreen
+
+        await pilot.press(*"Patch the notes", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval question")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
 def _recorded_session(tmp_path):

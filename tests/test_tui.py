@@ -19,11 +19,12 @@ from rivulet.widgets.status import StatusLine
 
 from streams import call, call_events, completed, created, ev, message, message_events, reasoning, reasoning_events
 from tui_helpers import GatedServer, make_app, until
+from conftest import empty_config
 
 
 @pytest.fixture(autouse=True)
 def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
 
 
 def entries(app, cls=None):

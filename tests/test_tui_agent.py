@@ -17,11 +17,12 @@ from conftest import settings
 from streams import completed, created, ev, message, message_events
 from test_agent_tools import PATCH, custom_call, custom_call_events, fn_call
 from tui_helpers import GatedServer, until
+from conftest import empty_config
 
 
 @pytest.fixture(autouse=True)
 def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
 
 
 def agent_app(server: GatedServer, workspace, approval: str = "ask") -> RivuletApp:

@@ -1,21 +1,52 @@
 """The composer: multi-line input. Enter sends, ctrl+j (or shift+enter) adds a newline,
-Up on the first line recalls earlier prompts. Bindings have ids, so users can remap them."""
+Up on the first line recalls earlier prompts. Bindings have ids, so users can remap them.
+
+Keys are acted on here, in the order they arrived. Textual runs an App-level or
+priority binding as soon as the App sees the key, ahead of the keys still queued for
+this widget: an Enter that arrives with the text before it ("hello⏎" in one write, a
+text expander, a fast typist over SSH) would send a half-typed draft. So every key this
+widget binds is run from its own key handler instead.
+
+A terminal that does not mark a paste sends its newlines as Enter. An Enter followed,
+within the same input burst, by more keys is such a newline: the Enter waits until the
+keys behind it have been seen, and sends only if none came with it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+# Keys parsed from one terminal read are stamped microseconds apart (a busy machine
+# may stretch that to milliseconds); a person cannot press another key this soon
+# after Enter.
+BURST = 0.025
+# How long an Enter waits for keys of its burst that are still on their way.
+SETTLE = 0.03
+
 
 class Composer(TextArea):
     BINDINGS = [
-        Binding("enter", "submit", "Send", id="composer.submit", priority=True),
-        Binding("ctrl+j,shift+enter", "newline", "Newline", id="composer.newline", priority=True),
+        Binding("enter", "submit", "Send", id="composer.submit"),
+        Binding("ctrl+j,shift+enter", "newline", "Newline", id="composer.newline"),
         Binding("up", "recall(-1)", "Previous prompt", id="composer.previous", show=False),
         Binding("down", "recall(1)", "Next prompt", id="composer.next", show=False),
+        Binding("ctrl+g", "edit_externally", "Editor", id="composer.editor", show=False),
+        # The transcript scrolls from here: typing never leaves the composer. The shift
+        # variants are for terminals that keep plain PageUp for their own scrollback.
+        Binding("pageup,shift+pageup", "app.scroll_transcript('page_up')", "Scroll", id="transcript.page_up"),
+        Binding("pagedown,shift+pagedown", "app.scroll_transcript('page_down')", "Page down",
+                id="transcript.page_down", show=False),
+        Binding("ctrl+home,ctrl+shift+home", "app.scroll_transcript('top')", "Top", id="transcript.top", show=False),
+        Binding("ctrl+end,ctrl+shift+end", "app.scroll_transcript('bottom')", "Bottom", id="transcript.bottom",
+                show=False),
+        Binding("ctrl+up", "app.scroll_transcript('line_up')", "Line up", id="transcript.line_up", show=False),
+        Binding("ctrl+down", "app.scroll_transcript('line_down')", "Line down", id="transcript.line_down",
+                show=False),
     ]
 
     @dataclass
@@ -28,13 +59,94 @@ class Composer(TextArea):
         self.prompts: list[str] = []
         self._recall: int | None = None
         self._draft = ""
+        self._pending_enter: float | None = None  # the time of an Enter not yet acted on
+        self._keys: tuple[object, dict[str, Binding]] | None = None  # (keymap, key -> binding)
+        self._typed: list[str] = []  # characters typed, not yet inserted (see _on_key)
+        self._flush_queued = False
+        # A PromptHistory: sent prompts kept across sessions (TextArea's `history` is its undo).
+        self.prompt_store = None
+
+    def load_history(self, store) -> None:
+        self.prompt_store = store
+        self.prompts = store.load()
+
+    # ---- keys, in order ---------------------------------------------------------------
+
+    def _binding_for(self, key: str) -> Binding | None:
+        keymap = getattr(self.app, "_keymap", None)  # Textual keeps the user's keymap here
+        if self._keys is None or self._keys[0] is not keymap:  # once per keymap, not per key
+            bindings = self._bindings.copy()
+            if keymap:
+                bindings.apply_keymap(keymap)
+            self._keys = (keymap, {k: b[0] for k, b in bindings.key_to_bindings.items() if b})
+        return self._keys[1].get(key)
+
+    def _settle(self, at: float) -> None:
+        """A key arrived after a waiting Enter: part of its burst, the Enter was a newline."""
+        if self._pending_enter is None:
+            return
+        pending, self._pending_enter = self._pending_enter, None
+        if at - pending <= BURST:
+            self.insert("\n")
+        else:
+            self.action_submit()
+
+    async def _on_key(self, event: events.Key) -> None:
+        binding = self._binding_for(event.key)
+        if binding is None and event.is_printable and event.character and not self.read_only:
+            self._settle(event.time)  # (an Enter flushed the typed text before it waited)
+            # Characters are gathered and inserted together once the keys already queued
+            # are handled: one edit per burst instead of one per key (an unmarked paste of
+            # 10,000 characters is 10,000 keys).
+            self._typed.append(event.character)
+            if not self._flush_queued:
+                self._flush_queued = True
+                self.call_later(self._flush_typed)
+            event.stop()
+            event.prevent_default()
+            return
+        self._flush_typed()
+        self._settle(event.time)
+        if binding is None:
+            return  # Textual goes on to TextArea's own handler
+        event.stop()
+        event.prevent_default()
+        if binding.action == "submit":
+            stamp = self._pending_enter = event.time
+            # Through the App's queue and back through ours: every key of this burst that
+            # the App has already received is handled before the Enter is resolved.
+            self.set_timer(SETTLE, lambda: self.app.call_later(self.call_later, self._resolve_enter, stamp))
+            return
+        await self.run_action(binding.action)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        self._flush_typed()
+        self._settle(event.time)  # then TextArea's own handler inserts the text
+
+    def _flush_typed(self) -> None:
+        self._flush_queued = False
+        if self._typed:
+            text = "".join(self._typed)
+            self._typed.clear()
+            self._restart_blink()
+            self._replace_via_keyboard(text, *self.selection)
+
+    def _resolve_enter(self, stamp: float) -> None:
+        if self._pending_enter == stamp:
+            self._pending_enter = None
+            self.action_submit()
+
+    # ---- actions ------------------------------------------------------------------------
 
     def action_submit(self) -> None:
+        self._flush_typed()
         text = self.text
         if not text.strip():
             return
         if not self.prompts or self.prompts[-1] != text:
             self.prompts.append(text)
+            if self.prompt_store is not None:
+                self.prompt_store.append(text)
         self._recall = None
         self.clear()
         self.post_message(self.Submitted(self, text))
@@ -58,6 +170,36 @@ class Composer(TextArea):
             self._recall = None
         self.load_text(text)
         self.move_cursor(self.document.end)
+
+    def action_edit_externally(self) -> None:
+        """The draft in $VISUAL / $EDITOR (as shells' ctrl+x ctrl+e); what is saved comes back."""
+        import os
+        import shlex
+        import subprocess
+        import tempfile
+
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        with tempfile.NamedTemporaryFile("w", suffix=".md", prefix="rivulet-draft-", delete=False,
+                                         encoding="utf-8") as f:
+            f.write(self.text)
+            path = f.name
+        try:
+            with self.app.suspend():
+                code = subprocess.run([*shlex.split(editor), path]).returncode
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, ValueError) as exc:
+            self.app.notify(f"Cannot run the editor {editor!r}: {exc}", severity="error", markup=False)
+            return
+        finally:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        if code != 0:
+            self.app.notify(f"The editor exited with status {code}: the draft is unchanged", severity="warning")
+            return
+        self.restore(text.removesuffix("\n"))
 
     def restore(self, text: str) -> None:
         """Put unsent text back (an interrupted turn that sent nothing)."""

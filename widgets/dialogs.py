@@ -8,6 +8,8 @@ the full diff. The buttons stay on screen at 80x24: the question scrolls, they d
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -50,7 +52,13 @@ def _plural(n: int, word: str) -> str:
 
 
 class ApprovalScreen(ModalScreen[Decision]):
-    """Ask whether a command may run or a patch may be applied."""
+    """Ask whether a command may run or a patch may be applied.
+
+    For the first GRACE seconds answers are ignored: someone typing in the composer
+    when the question pops up would otherwise answer it with their next "y", "s" or
+    Enter."""
+
+    GRACE = 0.5
 
     BINDINGS = [
         Binding("y", "decide('yes')", "Yes", id="approval.yes"),
@@ -62,6 +70,13 @@ class ApprovalScreen(ModalScreen[Decision]):
     def __init__(self, request: ApprovalRequest) -> None:
         super().__init__()
         self.request = request
+        self._shown_at = time.monotonic()
+
+    def _too_soon(self) -> bool:
+        if time.monotonic() - self._shown_at >= self.GRACE:
+            return False
+        self.notify("The question had just appeared: answer again", severity="warning", timeout=3)
+        return True
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -100,16 +115,24 @@ class ApprovalScreen(ModalScreen[Decision]):
             with VerticalScroll(id="approval-detail"):
                 yield Static(body, id="approval-command" if r.kind == "shell" else "approval-patch")
             with Horizontal(id="approval-buttons"):
+                # Short labels: all four fit whole at 80 columns.
                 yield Button("Yes (y)", id="yes", variant="success", compact=True)
-                yield Button("Always (a)", id="always", variant="primary", compact=True)
-                yield Button("No (n)", id="no", variant="warning", compact=True)
-                yield Button("Stop (s)", id="stop", variant="error", compact=True)
+                yield Button("Always (a)", id="always", variant="primary", compact=True, tooltip="Yes, for this session")
+                yield Button("No (n)", id="no", variant="warning", compact=True, tooltip="No, and continue the turn")
+                yield Button("Stop (s)", id="stop", variant="error", compact=True, tooltip="No, and stop the turn")
+
+    def on_resize(self) -> None:
+        # The detail gives way first on a short terminal: the buttons stay on screen.
+        detail = self.query_one("#approval-detail")
+        detail.styles.max_height = max(3, min(20, self.size.height - 15))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(Decision(event.button.id))
+        if not self._too_soon():
+            self.dismiss(Decision(event.button.id))
 
     def action_decide(self, value: str) -> None:
-        self.dismiss(Decision(value))
+        if not self._too_soon():
+            self.dismiss(Decision(value))
 
 
 class DiffScreen(ModalScreen[None]):

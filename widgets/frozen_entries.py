@@ -93,6 +93,11 @@ class FrozenEntries(PrerenderedBlocks):
         # A blank line first: the entries' top margin.
         return [Strip.blank(width), *render_lines(entry_renderable(item, output, theme), width, theme)]
 
+    def line_of(self, index: int) -> int:
+        """The first line of entry `index`, at the width last drawn (find scrolls there)."""
+        self._ensure(self._width or max(1, self.content_size.width))
+        return self._starts[index] if index < len(self._starts) else 0
+
     def key_at(self, y: int) -> str | None:
         index = self.block_at(y)
         return None if index is None else self.blocks[index][0]

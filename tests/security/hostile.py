@@ -108,7 +108,9 @@ class HostileServer:
 
 def rivulet_env(tmp: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "RIVULET_"))}
-    env.update({"RIVULET_CONFIG": str(tmp / "config.toml"), "RIVULET_SESSIONS_DIR": str(tmp / "sessions"),
+    config = tmp / "config.toml"
+    config.touch()  # $RIVULET_CONFIG must name an existing file
+    env.update({"RIVULET_CONFIG": str(config), "RIVULET_SESSIONS_DIR": str(tmp / "sessions"),
                 "HOME": str(tmp)})
     env.update(extra)
     return env

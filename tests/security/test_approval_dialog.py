@@ -10,6 +10,8 @@ import pytest
 
 from rivulet.widgets.dialogs import ApprovalScreen
 
+from conftest import empty_config
+
 from agent_helpers import agent_app, answer, patch_turn, shell_turn
 from hostile import screen_output
 from tui_helpers import GatedServer, until
@@ -17,7 +19,7 @@ from tui_helpers import GatedServer, until
 
 @pytest.fixture(autouse=True)
 def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
 
 
 async def _ask(app, pilot) -> ApprovalScreen:

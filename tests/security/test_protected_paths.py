@@ -14,6 +14,8 @@ from rivulet.core.config import Settings
 from rivulet.core.tools.router import tool_settings
 from rivulet.widgets.dialogs import ApprovalScreen
 
+from conftest import empty_config
+
 from agent_helpers import agent_app, answer, patch_turn
 from hostile import screen_output
 from test_agent_tools import Scripted, custom_call
@@ -95,7 +97,7 @@ async def test_always_does_not_open_protected_paths_for_the_session(tmp_path):
 
 
 async def test_the_list_is_configurable(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "none.toml")))
     custom = tool_settings(Settings(workspace=str(tmp_path), protected_paths=["deploy/*.sh"], api_key="k"))
     assert custom.protected_paths == ("deploy/*.sh",)
     approver = Scripted(Decision.NO)
@@ -108,7 +110,7 @@ async def test_the_list_is_configurable(tmp_path, monkeypatch):
 
 
 async def test_the_dialog_names_the_reason(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "none.toml")))
     (tmp_path / ".git").mkdir()
     server = GatedServer(patch_turn(_add(".git/hooks/post-checkout", "touch x")), answer())
     app = agent_app(server, tmp_path, approval="auto-edit")

@@ -19,6 +19,8 @@ from rivulet.core.turn.bus import EventBus, ToolOutputDelta
 from rivulet.core.config import Settings, load_settings
 from rivulet.core.errors import ApiError, ConfigError, error_from_body
 
+from conftest import empty_config
+
 from hostile import RIVULET, HostileServer, rivulet_env
 from streams import body, completed, created, message, message_events
 from test_agent_tools import fn_call, fn_call_response
@@ -102,7 +104,7 @@ def test_a_shell_child_cannot_read_the_key_from_the_parent_environment(tmp_path)
 
 
 def test_the_key_is_refused_over_plain_http_to_another_host(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "none.toml")))
     with pytest.raises(ConfigError, match="plain http"):
         load_settings(base_url="http://api.example.com/v1", api_key=KEY)
     with pytest.raises(ConfigError, match="plain http"):

@@ -12,6 +12,8 @@ from rivulet.core.tools.approval import ApprovalPolicy
 from rivulet.core.config import Settings
 from rivulet.core.tools.router import tool_settings
 
+from conftest import empty_config
+
 from test_agent_tools import custom_call, fn_call
 
 
@@ -32,7 +34,7 @@ async def test_huge_arguments_are_refused_without_being_parsed(tmp_path):
 
 
 async def test_a_patch_over_the_cap_is_refused_and_nothing_is_written(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "none.toml")))
     ws = tmp_path / "ws"
     ws.mkdir()
     limits = tool_settings(Settings(workspace=str(ws), max_patch_chars=5_000, api_key="k"))

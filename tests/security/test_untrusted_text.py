@@ -18,7 +18,7 @@ from rivulet.core.turn import bus as b
 from rivulet.core.store.session import SessionWriter, list_sessions, load_session
 from rivulet.widgets.entries import ReasoningEntry
 
-from conftest import settings, transport_for
+from conftest import empty_config, settings, transport_for
 from hostile import ESCAPES, HOSTILE, RIVULET, HostileServer, Tmux, assert_clean, rivulet_env, screen_output
 from streams import body, completed, created, message, message_events, reasoning, reasoning_events
 from tui_helpers import GatedServer, until
@@ -26,7 +26,7 @@ from tui_helpers import GatedServer, until
 
 @pytest.fixture(autouse=True)
 def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
 
 
 def _app(server: GatedServer, **kw) -> RivuletApp:

@@ -1,0 +1,60 @@
+"""A session file that is created with its first record, not when the app starts:
+starting rivulet and quitting leaves nothing behind, so `rivulet sessions` and
+`resume --last` only ever see conversations that have a message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rivulet.core.store.session import SessionWriter
+
+
+class LazySessionWriter:
+    """Stands in for a new session's `SessionWriter` until there is something to write."""
+
+    def __init__(self, *, model: str, base_url: str, cwd: str | None = None, directory: Path | None = None) -> None:
+        self._model, self._base_url, self._cwd, self._directory = model, base_url, cwd, directory
+        self._writer: SessionWriter | None = None
+        self._closed = False
+        self._failed: str | None = None
+
+    def _open(self) -> SessionWriter | None:
+        if self._writer is None and not self._closed:
+            try:
+                self._writer, _ = SessionWriter.create(model=self._model, base_url=self._base_url, cwd=self._cwd,
+                                                       directory=self._directory)
+            except OSError as exc:  # the conversation goes on unsaved; the UI says so once
+                self._closed = True
+                self._failed = f"the session file could not be created ({exc.strerror or exc}); " \
+                               "this conversation is not being saved"
+        return self._writer
+
+    @property
+    def started(self) -> bool:
+        return self._writer is not None
+
+    @property
+    def path(self) -> Path | None:
+        return self._writer.path if self._writer is not None else None
+
+    @property
+    def failed(self) -> str | None:
+        return self._writer.failed if self._writer is not None else self._failed
+
+    def observe(self, change: str, data: Any) -> None:
+        if (writer := self._open()) is not None:
+            writer.observe(change, data)
+
+    def turn_started(self, turn_id: int, prompt: str) -> None:
+        if (writer := self._open()) is not None:
+            writer.turn_started(turn_id, prompt)
+
+    def turn_ended(self, turn_id: int, usage: dict[str, Any] | None, outcome: str) -> None:
+        if (writer := self._open()) is not None:
+            writer.turn_ended(turn_id, usage, outcome)
+
+    def close(self) -> None:
+        self._closed = True
+        if self._writer is not None:
+            self._writer.close()

@@ -1,0 +1,100 @@
+"""A local Responses server for the terminal tests: each request is answered with a
+streamed message, at a chosen rate, that echoes the prompt. The answer's length and
+speed come from the test, so follow-the-stream can be tested at 500 words/s."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from rivulet.app.demo_server import _Script, _text
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: "_Server"
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:  # noqa: N802
+        length = int(self.headers.get("content-length") or 0)
+        request = json.loads(self.rfile.read(length) or b"{}")
+        inputs = request.get("input") or []
+        prompt = _text(inputs[-1]) if inputs else ""
+        self.server.prompts.append(prompt)
+        s = _Script()
+        s.start()
+        if self.server.reasoning:
+            s.reasoning(self.server.reasoning)
+        s.message(self.server.answer(prompt))
+        s.finish(10)
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("connection", "close")
+        self.end_headers()
+        rate = self.server.words_per_second
+        started, sent = time.monotonic(), 0
+        try:
+            for ev in s.events:
+                self.wfile.write(f"event: {ev['type']}\ndata: {json.dumps(ev)}\n\n".encode())
+                self.wfile.flush()
+                if rate and ev["type"].endswith(".delta"):
+                    sent += 1
+                    ahead = sent / rate - (time.monotonic() - started)
+                    if ahead > 0:
+                        time.sleep(ahead)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close_connection = True
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+
+def echo(prompt: str) -> str:
+    return f"ECHO[{prompt}]END"
+
+
+class StreamServer:
+    def __init__(self) -> None:
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.prompts = []
+        self._server.answer = echo
+        self._server.words_per_second = 0
+        self._server.reasoning = ""
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_port}/v1"
+
+    @property
+    def prompts(self) -> list[str]:
+        return self._server.prompts
+
+    def answer_with(self, make, words_per_second: int = 0, reasoning: str = "") -> None:
+        """make(prompt) -> the answer's text; streamed one word per delta at this rate
+        (0: as fast as it can), after a reasoning summary if one is given."""
+        self._server.answer = make
+        self._server.words_per_second = words_per_second
+        self._server.reasoning = reasoning
+
+
+    def start(self) -> "StreamServer":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def paragraphs(count: int, words: int = 8, tag: str = "P") -> str:
+    """`count` numbered one-line paragraphs (P001 ...), then THE-END."""
+    body = [f"{tag}{n:03d} " + " ".join(f"w{n}x{k}" for k in range(words - 1)) for n in range(1, count + 1)]
+    return "\n\n".join(body + ["THE-END"])

@@ -1,0 +1,100 @@
+"""Find in the transcript (ctrl+f): a search line above the composer. Typing finds the
+entries whose text contains the query (case-insensitive), frozen old ones included;
+Enter or Down goes to the next match, shift+Enter or Up to the previous; Esc closes it
+and typing returns to the composer. The current match is scrolled to the top of the
+view (and marked, when it is a widget)."""
+
+from __future__ import annotations
+
+import json
+
+from textual.binding import Binding
+from textual.widgets import Input
+
+from rivulet.core import items as it
+from rivulet.widgets.entries import TranscriptEntry, output_text, reasoning_summary
+from rivulet.widgets.frozen_entries import FrozenEntries
+
+
+def entry_text(entry: TranscriptEntry) -> str:
+    return item_text(entry.item, getattr(entry, "output", None))
+
+
+def item_text(item: dict, output: dict | None) -> str:
+    """What a search looks through: the text an entry shows, not its JSON keys."""
+    if item.get("type") == "message":
+        return it.message_text(item) or ""
+    if item.get("type") == "reasoning":
+        return reasoning_summary(item)
+    parts = [item.get(k, "") for k in ("name", "arguments", "input", "action")]
+    if output is not None:
+        parts.append(output_text(output))
+    return "\n".join(p if isinstance(p, str) else json.dumps(p) for p in parts)
+
+
+class SearchBar(Input):
+    BINDINGS = [
+        Binding("enter,down,ctrl+n", "step(1)", "Next", id="search.next", show=False),
+        Binding("shift+enter,up,ctrl+p", "step(-1)", "Previous", id="search.previous", show=False),
+        Binding("escape", "close", "Close", id="search.close", show=False),
+    ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(placeholder="find in the transcript · enter: next · up: previous · esc: close",
+                         **kwargs)
+        # An entry widget, or (the frozen block, the index of one of its entries).
+        self.matches: list[TranscriptEntry | tuple[FrozenEntries, int]] = []
+        self.current = -1
+
+    def open(self) -> None:
+        self.display = True
+        self.focus()
+        self._search(self.value)
+
+    def action_close(self) -> None:
+        self._mark(None)
+        self.display = False
+        self.app.query_one("#composer").focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._search(event.value)
+
+    def action_step(self, step: int) -> None:
+        if self.matches:
+            self.current = (self.current + step) % len(self.matches)
+            self._show()
+
+    def _search(self, query: str) -> None:
+        query = query.strip().lower()
+        transcript = self.app.query_one("#transcript")
+        self.matches = []
+        if query:
+            for frozen in transcript.query(FrozenEntries):  # the oldest entries come first
+                self.matches += [(frozen, n) for n, (_, item, output) in enumerate(frozen.entries)
+                                 if query in item_text(item, output).lower()]
+            self.matches += [e for e in transcript.query(TranscriptEntry) if query in entry_text(e).lower()]
+        self.current = len(self.matches) - 1  # the newest match first
+        self._show()
+
+    def _show(self) -> None:
+        if not self.matches:
+            self._mark(None)
+            self.border_subtitle = "no match" if self.value.strip() else ""
+            return
+        match = self.matches[self.current]
+        transcript = self.app.query_one("#transcript")
+        self.border_subtitle = f"{self.current + 1}/{len(self.matches)}"
+        if isinstance(match, tuple):
+            frozen, index = match
+            self._mark(None)
+            top = frozen.virtual_region.y + frozen.line_of(index)
+            transcript.scroll_to(y=top, animate=False, immediate=True)
+        else:
+            self._mark(match)
+            transcript.scroll_to_widget(match, animate=False, top=True)
+
+    def _mark(self, entry: TranscriptEntry | None) -> None:
+        for old in self.app.query(".search-hit"):
+            old.remove_class("search-hit")
+        if entry is not None:
+            entry.add_class("search-hit")
