@@ -452,6 +452,8 @@ class PtyProc:
             return False
 
     def stop(self, keys: list[bytes]) -> None:
+        # Codex's app-server daemon detaches when the TUI exits: remember the tree to end it too.
+        family = {q: _cmdline(q) for q in tree(self.pid) if q != self.pid}
         for k in keys:
             if not self.alive():
                 break
@@ -464,6 +466,19 @@ class PtyProc:
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
         os.close(self.fd)
+        for q, cmd in family.items():
+            if cmd and _cmdline(q) == cmd:  # still the same process, not a reused pid
+                try:
+                    os.kill(q, signal.SIGKILL)
+                except OSError:
+                    pass
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 # ---- the peers ---------------------------------------------------------------------
@@ -489,6 +504,8 @@ BASE_ENV.update({"TERM": "xterm-256color", "COLORTERM": "truecolor", "LANG": "C.
 
 class Rivulet(Peer):
     name = "rivulet"
+    extra_env: dict[str, str] = {}
+    launcher: list[str] | None = None  # instead of .venv/bin/rivulet (--frame-hz)
     ready = r"Send"  # the composer's binding in the footer: drawn once the composer has focus
 
     def __init__(self, tmp: Path, base_url: str, extra: list[str] | None = None, prefix: list[str] | None = None):
@@ -500,12 +517,13 @@ class Rivulet(Peer):
 
     def env(self) -> dict[str, str]:
         env = super().env()
+        env.update(self.extra_env)
         env.update({"RIVULET_CONFIG": str(self.tmp / "rivulet.toml"), "RIVULET_SESSIONS_DIR": str(self.tmp / "sessions"),
                     "HOME": str(self.tmp / "home")})
         return env
 
     def argv(self) -> list[str]:
-        base = self.prefix or [str(VENV_BIN / "rivulet")]
+        base = self.prefix or self.launcher or [str(VENV_BIN / "rivulet")]
         return base + ["--workspace", str(self.tmp / "ws")] + self.extra
 
     def help_argv(self) -> list[list[str]]:
@@ -604,13 +622,12 @@ class Run:
         return self.r
 
     def wait_quiet(self, limit: float = 20.0) -> float:
-        """Seconds since launch until a 0.5 s window uses under 10 % of a core."""
-        deadline = time.monotonic() + limit
-        while time.monotonic() < deadline:
+        """Seconds since launch until two 0.5 s windows in a row use under 10 % of a core."""
+        deadline, calm = time.monotonic() + limit, 0
+        while time.monotonic() < deadline and calm < 2:
             c0 = cpu_seconds(self.proc.pid)
             time.sleep(0.5)
-            if cpu_seconds(self.proc.pid) - c0 < 0.05:
-                break
+            calm = calm + 1 if cpu_seconds(self.proc.pid) - c0 < 0.05 else 0
         return time.monotonic() - self.proc.t0
 
     def idle(self) -> None:
@@ -635,21 +652,33 @@ class Run:
         self.proc.write(b"\x7f" * count)  # empty the composer again
         time.sleep(0.5)
 
-    def turn(self, key: str, rate: float, deltas: list[str], typing: bool = False, settle: float = 1.5) -> None:
+    def turn(self, key: str, rate: float, deltas: list[str], typing: bool = False, settle: float = 1.5,
+             also_at_start=None) -> None:
         plan, pid = self.server.plan, self.proc.pid
         marks: dict[str, float] = {}
 
         def start() -> None:
             marks["c0"], marks["t0"] = cpu_seconds(pid), time.monotonic()
+            if also_at_start:
+                also_at_start()
 
         def end() -> None:
             marks["c1"], marks["t1"] = cpu_seconds(pid), time.monotonic()
 
         plan.arm(rate, deltas, start, end)
+        self.wait_quiet()  # the previous turn fully drawn and committed: Enter would not start a new one before
         c_turn = cpu_seconds(pid)
+        asked = len(plan.requests)
         self.proc.write("explain the stream and write a file")
         time.sleep(0.3)
         self.proc.write(b"\r")
+        for _ in range(3):  # a busy app may have missed the Enter: press it again while no request came
+            deadline = time.monotonic() + 10
+            while len(plan.requests) == asked and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if len(plan.requests) > asked:
+                break
+            self.proc.write(b"\r")
         if not plan.md_start.wait(60):
             self.log(f"  {self.peer.name} {key}: the answer never started (requests: {plan.requests[-4:]})")
             self.r[key] = None
@@ -662,6 +691,7 @@ class Run:
                 plan.md_end.wait(0.1)
         plan.md_end.wait(120)
         time.sleep(settle)
+        self.wait_quiet()
         streamed = marks["t1"] - marks["t0"]
         self.r[key] = {"cpu_per_s": (marks["c1"] - marks["c0"]) / streamed, "streamed_s": streamed,
                        "turn_cpu": cpu_seconds(pid) - c_turn, "deltas": len(deltas)}
@@ -903,6 +933,10 @@ def main() -> None:
     ap.add_argument("--codex", type=Path, default=DEFAULT_CODEX, help="the Codex CLI binary")
     ap.add_argument("--only", default="rivulet,floor,codex", help="peers to run, comma-separated")
     ap.add_argument("--profile", help="run only rivulet's 200/s turn under cProfile, writing this file")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="an environment variable for rivulet only (to try a lever, e.g. TEXTUAL_FPS=30)")
+    ap.add_argument("--frame-hz", type=float, help="rivulet's text commit tick (its frame_interval), set from "
+                    "outside through the constructor's default, to try that lever without editing the app")
     ap.add_argument("--floor-app", help=argparse.SUPPRESS)
     ap.add_argument("--floor-preload", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -911,8 +945,16 @@ def main() -> None:
         return
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     tmp = Path(tempfile.mkdtemp(prefix="live_bench."))
+    Rivulet.extra_env = dict(e.split("=", 1) for e in args.env)
+    if args.frame_hz:
+        Rivulet.launcher = [str(VENV_BIN / "python"), "-c",
+                            "import sys, rivulet.app.tui as t, rivulet.app.cli as c; "
+                            f"t.RivuletApp.__init__.__kwdefaults__['frame_interval'] = 1 / {args.frame_hz}; "
+                            "sys.argv[0] = 'rivulet'; c.main()"]
     server = BenchServer()
-    notes = [f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; other agents may be "
+    notes = [f"rivulet ran with {' '.join(args.env)}"] if args.env else []
+    notes += [f"rivulet's commit tick set to {args.frame_hz:g} Hz from outside"] if args.frame_hz else []
+    notes += [f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; other agents may be "
              "running: compare ratios, not seconds"]
     try:
         if args.profile:
@@ -951,11 +993,12 @@ def main() -> None:
             sessions.mkdir(parents=True, exist_ok=True)
             sid = write_long_session(sessions, 200, str(tmp / "rivulet" / "ws"))
             for peer in peers:
-                log(f"{peer.name}: 200 turns")
                 if isinstance(peer, Rivulet):
+                    log("rivulet: 200 turns")
                     results["rivulet"]["long"] = long_session(Rivulet(tmp / "rivulet", server.base_url,
                                                                       ["resume", sid]), tmp / "rivulet" / "ws", log)
                 elif isinstance(peer, Floor):
+                    log("floor: 200 turns")
                     results["floor"]["long"] = long_session(Floor(server.base_url, sessions / "floor-200.md"),
                                                             tmp / "floor" / "ws", log)
             notes.append("200 turns: rivulet resumes a generated session file (200 prompts, 200 answers of ~2 kB of "
@@ -971,19 +1014,34 @@ def main() -> None:
 
 
 def profile(out: str, tmp: Path, server: BenchServer, log) -> None:
-    """rivulet under cProfile (python -m cProfile -m rivulet.app), one 200/s turn, then quit."""
+    """rivulet streaming one 200/s answer, profiled: py-spy over the answer's 10 s when `out`
+    ends in .txt (collapsed stacks; py-spy from PyPI), else cProfile over the whole session
+    (python -m cProfile -o out -m rivulet.app: no change to the app)."""
     sub = tmp / "rivulet"
     (sub / "ws").mkdir(parents=True)
     (sub / "home").mkdir()
-    peer = Rivulet(sub, server.base_url, prefix=[str(VENV_BIN / "python"), "-m", "cProfile", "-o",
-                                                  str(Path(out).resolve()), "-m", "rivulet.app"])
+    spy = out.endswith(".txt")
+    prefix = None if spy else [str(VENV_BIN / "python"), "-m", "cProfile", "-o", str(Path(out).resolve()),
+                               "-m", "rivulet.app"]
+    peer = Rivulet(sub, server.base_url, prefix=prefix)
     run = Run(peer, server, sub / "ws", True, log)
     run.proc = p = PtyProc(peer.argv(), peer.env(), str(sub / "ws"))
+    spies: list[subprocess.Popen] = []
+
+    def attach() -> None:
+        spies.append(subprocess.Popen([str(VENV_BIN / "py-spy"), "record", "--pid", str(p.pid), "--duration", "10",
+                                       "--rate", "200", "--format", "raw", "--output", out],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+
     try:
         if p.wait_text(peer.ready, 60) is None:
             raise SystemExit("rivulet never showed its composer")
-        time.sleep(1)
-        run.turn("cpu200", 200, markdown_deltas(2000))
+        run.wait_quiet()
+        run.turn("cpu200", 200, markdown_deltas(2000), also_at_start=attach if spy else None)
+        for s in spies:
+            s.wait(30)
+            if s.returncode:
+                log(f"py-spy failed: {s.stderr.read().decode(errors='replace')[-300:]}")
     finally:
         p.stop([b"\x11"])
     log(f"profile written to {out}")
