@@ -27,7 +27,6 @@ import os
 import pty
 import re
 import select
-import shutil
 import signal
 import statistics
 import struct
@@ -749,6 +748,8 @@ def long_session(peer: Peer, ws: Path, log) -> dict[str, Any]:
     p = PtyProc(peer.argv(), peer.env(), str(ws))
     try:
         ready = p.wait_text(peer.ready, 60)
+        if ready is None:
+            log(f"  {peer.name}: no composer within 60 s with 200 turns")
         time.sleep(3.0)
         hwm, _ = memory_mb(p.pid)
         time.sleep(2.0)
