@@ -205,6 +205,12 @@ class McpManager:
         self.servers = [McpServer(c, sandbox=sandbox, workspace=workspace) for c in configs if c.enabled]
         self._taken: set[str] = set()
 
+    def use_sandbox(self, sandbox: Sandbox) -> None:
+        """Run the stdio servers in the tools' sandbox (when it is on), from its workspace."""
+        for server in self.servers:
+            server.sandbox = sandbox
+            server.workspace = server.workspace or sandbox.workspace
+
     async def start(self, reserved: set[str] | None = None) -> None:
         """Start every server concurrently; returns when each is ready or has failed.
         `reserved`: names already offered (rivulet's own tools), never reused."""

@@ -129,7 +129,7 @@ class McpRouter:
             text = f"error: the tool reported an error: {text or '(no message)'}"
         text = self._cap(text)
         if not images:
-            return self._out(call, text)
+            return {"type": "function_call_output", "call_id": it.call_id(call), "output": text}
         parts: list[dict[str, Any]] = [{"type": "input_text", "text": text}] if text else []
         return {"type": "function_call_output", "call_id": it.call_id(call), "output": parts + images}
 

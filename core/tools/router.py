@@ -107,7 +107,9 @@ class AgentTools:
         self._builtin = BuiltinTools()
         self.sandbox = Sandbox(settings.sandbox, self.workspace, settings.sandbox_network)
         self._sandbox_told = False
-        # MCP servers' tools (started by the caller: `await mcp.start()`), run like ours.
+        # MCP servers' tools (started by `start_mcp`), run like ours; stdio servers in our sandbox.
+        if mcp is not None:
+            mcp.use_sandbox(self.sandbox)
         self.mcp = McpRouter(mcp, output_limit=settings.output_limit, image_limit=settings.image_max_bytes,
                              secrets=settings.secrets) if mcp is not None else None
 

@@ -88,6 +88,24 @@ def pid() -> str:
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def reach(port: int) -> str:
+    """Try to open a TCP connection to 127.0.0.1:port."""
+    import socket
+
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    except OSError as exc:
+        return f"unreachable: {exc}"
+    return "reached"
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def big(n: int) -> str:
+    """n characters of text."""
+    return "x" * n
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 def hostile() -> str:
     """Output with terminal escapes."""
     return "red \x1b[31mtext\x1b[0m and \x07bell"
