@@ -45,6 +45,7 @@ def _fixtures() -> dict:
         *pair("mcp-image", "local__red_pixel", {}, None, "I see a red pixel."),
         *pair("mcp-crash", "local__crash", {}, "the server stopped while running it", "The server crashed."),
         *pair("mcp-hang", "local__hang", {"seconds": 3600}, "did not answer within", "The tool timed out."),
+        *pair("mcp-esc", "local__hang", {"seconds": 3600}, None, "unused"),
     ]}
 
 
@@ -162,3 +163,33 @@ async def test_a_hung_tool_times_out_and_is_cancelled_on_the_server(model, tmp_p
     assert result.last_message == "The tool timed out."
     # notifications/cancelled reached the server: its handler was cancelled (or it was stopped).
     wait_for(lambda: "hang cancelled" in marks(mark_file), "the server to see the cancellation")
+
+
+async def test_esc_during_an_mcp_call_cancels_it_on_the_server_and_aborts_the_call(model, tmp_path):
+    import asyncio
+
+    from mcp_helpers import marks, wait_for
+    from rivulet.core import items as it
+
+    mark_file = tmp_path / "m"
+    settings = Settings(base_url=model, model="gpt-test", max_retries=0, store=True)
+    manager = McpManager(parse_servers({"local": stdio_table(mark_file)}), workspace=tmp_path)
+    tools = AgentTools(ToolSettings(workspace=tmp_path, shell=False, patch_tool="off"),
+                       ApprovalPolicy("never-ask"), mcp=manager)
+    conv = Conversation(settings, SseTransport(settings), EventBus(), tools=tools,
+                        retry=RetryPolicy(max_retries=0, base_delay=0.0))
+    try:
+        await tools.start_mcp()
+        turn = asyncio.create_task(conv.run_turn("mcp-esc"))
+        await asyncio.to_thread(wait_for, lambda: any(m.startswith("hang started") for m in marks(mark_file)),
+                                "the tool to start")
+        turn.cancel()  # the user's Esc
+        with pytest.raises(asyncio.CancelledError):
+            await turn
+        await asyncio.to_thread(wait_for, lambda: "hang cancelled" in marks(mark_file), "the server's cancellation")
+        outputs = [i for i in conv.history.items if it.is_output(i)]
+        assert len(outputs) == 1 and outputs[0]["output"].startswith("aborted")
+        assert manager.status()[0]["state"] == "ready"  # the server lives on for the next turn
+    finally:
+        await manager.aclose()
+        await conv.transport.aclose()
