@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rivulet.core.config import config_path
-from rivulet.core.errors import ConfigError
+from rivulet.core.errors import ConfigError, register_secret
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _STDIO_KEYS = {"command", "args", "env", "cwd"}
@@ -60,6 +60,7 @@ class McpServerConfig:
             if not token:
                 raise ConfigError(f"mcp_servers.{self.name}: environment variable {self.bearer_token_env} "
                                   "(bearer_token_env) is not set")
+            register_secret(token)  # masked in every error and log line from now on
             headers["Authorization"] = f"Bearer {token}"
         return headers
 

@@ -11,8 +11,11 @@ import sys
 
 import httpx
 import pytest
+from mcp_helpers import SERVER, stdio_table
 from openai.types.responses import response_input_item_param as sdk
+from peer_helpers import free_port, start_peer, stop_peer
 from pydantic import TypeAdapter
+from test_agent_e2e import _start_aimock
 
 from rivulet.core.config import Settings
 from rivulet.core.protocol.sse_transport import SseTransport
@@ -22,10 +25,6 @@ from rivulet.core.tools.mcp_config import parse_servers
 from rivulet.core.tools.router import AgentTools, ToolSettings
 from rivulet.core.turn.bus import EventBus
 from rivulet.core.turn.conversation import Conversation, RetryPolicy
-
-from mcp_helpers import SERVER, stdio_table
-from peer_helpers import free_port, start_peer, stop_peer
-from test_agent_e2e import _start_aimock
 
 PIXEL = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
 
@@ -106,8 +105,8 @@ def _sent_outputs(requests: list[dict]) -> list[dict]:
 
 async def test_a_stdio_tool_is_offered_asked_for_and_its_output_goes_back(model, tmp_path):
     asked = Asked()
-    requests, result, manager = await _turn(model, "mcp-echo", tmp_path, {"local": stdio_table(tmp_path / "m")},
-                                            asked)
+    requests, result, _ = await _turn(model, "mcp-echo", tmp_path, {"local": stdio_table(tmp_path / "m")},
+                                      asked)
     offered = {t["name"]: t for t in requests[0]["tools"]}
     assert offered["local__echo"] == {
         "type": "function", "name": "local__echo", "description": "[MCP server local, tool echo] Say the text back.",
@@ -169,6 +168,7 @@ async def test_esc_during_an_mcp_call_cancels_it_on_the_server_and_aborts_the_ca
     import asyncio
 
     from mcp_helpers import marks, wait_for
+
     from rivulet.core import items as it
 
     mark_file = tmp_path / "m"

@@ -11,6 +11,8 @@ import sys
 import time
 
 import pytest
+from mcp_helpers import alive, descendants, marks, stdio_table, wait_for
+from peer_helpers import free_port
 
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.tools.mcp_client import McpManager
@@ -18,8 +20,6 @@ from rivulet.core.tools.mcp_config import parse_servers
 from rivulet.core.tools.router import AgentTools, ToolSettings
 from rivulet.core.tools.sandbox import probe
 from rivulet.core.turn.tool_api import StopTurn
-
-from mcp_helpers import alive, descendants, marks, stdio_table, wait_for
 
 
 class Asked:
@@ -50,6 +50,7 @@ async def test_a_slow_and_a_broken_server_do_not_block_a_good_one(tmp_path):
     servers = {"slow": {"command": sys.executable, "args": ["-c", "import time; time.sleep(600)"],
                         "startup_timeout": 1},
                "broken": {"command": str(tmp_path / "no-such-server")},
+               "nohttp": {"url": f"http://127.0.0.1:{free_port()}/mcp", "startup_timeout": 5},
                "dies": {"command": sys.executable, "args": ["-c", "import sys; print('bad token', file=sys.stderr)"]},
                "good": stdio_table(tmp_path / "m"),
                "off": {**stdio_table(tmp_path / "m"), "enabled": False}}
@@ -58,7 +59,8 @@ async def test_a_slow_and_a_broken_server_do_not_block_a_good_one(tmp_path):
     took = time.monotonic() - started
     try:
         status = {s["name"]: s for s in manager.status()}
-        assert set(status) == {"slow", "broken", "dies", "good"}  # a disabled server is not started
+        assert set(status) == {"slow", "broken", "nohttp", "dies", "good"}
+        assert status["nohttp"]["state"] == "failed" and "\n" not in status["nohttp"]["error"]  # a disabled server is not started
         assert status["good"]["state"] == "ready" and "echo" in status["good"]["tools"]
         assert status["slow"]["state"] == "failed"
         assert status["slow"]["error"] == "did not start within 1 s (startup_timeout)"
@@ -66,7 +68,7 @@ async def test_a_slow_and_a_broken_server_do_not_block_a_good_one(tmp_path):
         assert status["dies"]["state"] == "failed" and status["dies"]["stderr"] == "bad token\n"
         assert took < 15  # bounded by the slow one's 1 s timeout, not its 600 s sleep
         names = [s["name"] for s in tools.specs()]
-        assert "good__echo" in names and not [n for n in names if n.startswith(("slow", "broken", "dies"))]
+        assert "good__echo" in names and not [n for n in names if n.startswith(("slow", "broken", "nohttp", "dies"))]
     finally:
         await manager.aclose()
     assert descendants() <= before, "a server process survived"
