@@ -91,6 +91,14 @@ class McpServer:
             return ""
         return sanitize(redact(text[-STDERR_TAIL:]))
 
+    def where(self) -> str:
+        """Where the server runs, for `/mcp`: its URL, or a stdio server's sandbox."""
+        if self.config.url is not None:
+            return self.config.url
+        if self.sandbox is None or not self.sandbox.active:
+            return "no sandbox" if self.sandbox is None or self.sandbox.mode == "off" else "sandbox unavailable"
+        return f"sandbox {self.sandbox.mode}" + (" + network" if self.config.network else "")
+
     def fail(self, why: str) -> None:
         self.state, self.error, self.session = "failed", why, None
 
@@ -229,7 +237,8 @@ class McpManager:
 
     def status(self) -> list[dict[str, Any]]:
         """For `/mcp` and `rivulet mcp list`: each server's state, error, tools, stderr tail."""
-        return [{"name": s.name, "transport": s.config.transport, "state": s.state, "error": s.error,
+        return [{"name": s.name, "transport": s.config.transport, "where": s.where(), "state": s.state,
+                 "error": s.error,
                  "tools": [t.tool for t in s.tools], "stderr": s.stderr_tail()} for s in self.servers]
 
     async def aclose(self) -> None:

@@ -193,3 +193,29 @@ async def test_esc_during_an_mcp_call_cancels_it_on_the_server_and_aborts_the_ca
     finally:
         await manager.aclose()
         await conv.transport.aclose()
+
+
+async def test_a_streamable_http_server_gets_the_headers_and_the_bearer_token(tmp_path, monkeypatch):
+    import os
+
+    port = free_port()
+    env = {**os.environ, "MCP_TEST_TOKEN": "tok-e2e-987654321"}
+    proc = start_peer([sys.executable, str(SERVER), "--http", str(port)], f"http://127.0.0.1:{port}/mcp", env=env,
+                      timeout=30)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        monkeypatch.setenv("TEAM_TOKEN", "tok-e2e-987654321")
+        good = {"url": url, "headers": {"X-Team": "tools"}, "bearer_token_env": "TEAM_TOKEN"}
+        manager = McpManager(parse_servers({"ok": good, "nokey": {"url": url, "headers": {"X-Team": "tools"}},
+                                            "unset": {**good, "bearer_token_env": "NO_SUCH_VAR"}}))
+        try:
+            await manager.start()
+            status = {s["name"]: s for s in manager.status()}
+        finally:
+            await manager.aclose()
+    finally:
+        stop_peer(proc)
+    assert status["ok"]["state"] == "ready" and "echo" in status["ok"]["tools"]
+    assert status["nokey"]["state"] == "failed" and status["nokey"]["error"]  # the server said 401
+    assert status["unset"]["state"] == "failed" and "NO_SUCH_VAR" in status["unset"]["error"]
+    assert not any("tok-e2e-987654321" in (s["error"] or "") for s in status.values())

@@ -62,6 +62,7 @@ async def test_a_slow_and_a_broken_server_do_not_block_a_good_one(tmp_path):
         assert set(status) == {"slow", "broken", "nohttp", "dies", "good"}
         assert status["nohttp"]["state"] == "failed" and "\n" not in status["nohttp"]["error"]  # a disabled server is not started
         assert status["good"]["state"] == "ready" and "echo" in status["good"]["tools"]
+        assert status["good"]["where"] == "no sandbox"
         assert status["slow"]["state"] == "failed"
         assert status["slow"]["error"] == "did not start within 1 s (startup_timeout)"
         assert status["broken"]["state"] == "failed" and "no-such-server" in status["broken"]["error"]
@@ -222,7 +223,8 @@ async def test_a_sandboxed_stdio_server_has_no_network_unless_its_config_says_so
                                              "net": {**stdio_table(tmp_path / "m"), "network": True}},
                                   policy="never-ask", sandbox="workspace-write")
     try:
-        assert [s["state"] for s in manager.status()] == ["ready", "ready"]
+        assert [(s["state"], s["where"]) for s in manager.status()] == [
+            ("ready", "sandbox workspace-write"), ("ready", "sandbox workspace-write + network")]
         boxed = (await tools.run(call("boxed__reach", {"port": port})))["output"]
         net = (await tools.run(call("net__reach", {"port": port})))["output"]
         pid = int((await tools.run(call("boxed__pid")))["output"])

@@ -114,6 +114,21 @@ def hostile() -> str:
 if __name__ == "__main__":
     print("rivulet-test MCP server starting", file=sys.stderr, flush=True)
     if len(sys.argv) == 3 and sys.argv[1] == "--http":
-        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+        import uvicorn
+
+        app = server.streamable_http_app()
+        token = os.environ.get("MCP_TEST_TOKEN")
+
+        async def checked(scope, receive, send):
+            """With $MCP_TEST_TOKEN set: every HTTP request needs it as a bearer token."""
+            if token and scope["type"] == "http":
+                headers = dict(scope["headers"])
+                if headers.get(b"authorization") != f"Bearer {token}".encode() or headers.get(b"x-team") != b"tools":
+                    await send({"type": "http.response.start", "status": 401, "headers": []})
+                    await send({"type": "http.response.body", "body": b"unauthorized"})
+                    return
+            await app(scope, receive, send)
+
+        uvicorn.run(checked, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
     else:
         server.run()
