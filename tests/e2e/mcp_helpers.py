@@ -13,7 +13,9 @@ SERVER = ROOT / "tests" / "peers" / "mcp_server.py"
 
 
 def stdio_table(marks: Path, **extra) -> dict:
-    return {"command": sys.executable, "args": [str(SERVER)], "env": {"MCP_TEST_MARKS": str(marks)}, **extra}
+    # A generous startup timeout: a loaded CI machine must not turn a slow start into a failure.
+    return {"command": sys.executable, "args": [str(SERVER)], "env": {"MCP_TEST_MARKS": str(marks)},
+            "startup_timeout": 60, **extra}
 
 
 def wait_for(predicate, what: str, timeout: float = 20.0):
