@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -26,6 +27,7 @@ from rivulet.core.tools.approval import ApprovalRequest, Decision
 from rivulet.core.tools.mcp_client import McpManager, McpServer, McpTool, describe_error
 
 Decide = Callable[[it.Item, ApprovalRequest, str], Awaitable[Decision]]
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
 
@@ -134,9 +136,11 @@ class McpRouter:
         return {"type": "function_call_output", "call_id": it.call_id(call), "output": parts + images}
 
     def _image(self, data: str, mime: str) -> dict[str, Any] | str:
-        size = len(data) * 3 // 4
+        size = len(data) * 3 // 4 - data[-2:].count("=")  # the decoded size, without decoding
         if mime not in IMAGE_TYPES:
             return f"[an image of type {sanitize(mime)[:60]} left out: only PNG, JPEG, GIF and WebP are passed on]"
+        if len(data) % 4 or not _BASE64.fullmatch(data):  # would make the API refuse the whole request
+            return "[an image left out: its data is not valid base64]"
         if size > self.image_limit:
             return f"[an image of {size:,} bytes left out: more than the limit of {self.image_limit:,} bytes]"
         return {"type": "input_image", "image_url": f"data:{mime};base64,{data}", "detail": "auto"}
