@@ -29,6 +29,7 @@ from rivulet.core.tools.sandbox import Sandbox
 log = logging.getLogger(__name__)
 
 State = Literal["stopped", "starting", "ready", "failed"]
+MAX_TOOLS = 128  # tools offered per server; a server listing more gets the first ones
 STDERR_TAIL = 2_000  # characters of a server's stderr kept for `/mcp` and error outputs
 
 
@@ -37,10 +38,15 @@ class McpTool:
     """One tool of one server, as offered to the model."""
     name: str  # the function name the model calls: server__tool
     server: str
-    tool: str  # the server's own name for it
+    tool: str  # the server's own name for it (untrusted: shown only as `display`)
     spec: dict[str, Any]
     read_only: bool = False  # annotations.readOnlyHint
     destructive: bool = False  # annotations.destructiveHint (explicitly true)
+
+    @property
+    def display(self) -> str:
+        """The server's name for the tool, safe for a terminal."""
+        return sanitize(self.tool)[:100]
 
 
 def first_error(exc: BaseException) -> BaseException:
@@ -174,6 +180,10 @@ class McpServer:
             for t in result.tools:
                 if not self.config.offers(t.name):
                     continue
+                if len(tools) >= MAX_TOOLS:
+                    log.warning("MCP server %s lists more than %d tools; the rest are not offered",
+                                self.name, MAX_TOOLS)
+                    return tools
                 name = tool_name(self.name, t.name, taken)
                 ann = t.annotations
                 tools.append(McpTool(name, self.name, t.name,
@@ -239,7 +249,7 @@ class McpManager:
         """For `/mcp` and `rivulet mcp list`: each server's state, error, tools, stderr tail."""
         return [{"name": s.name, "transport": s.config.transport, "where": s.where(), "state": s.state,
                  "error": s.error,
-                 "tools": [t.tool for t in s.tools], "stderr": s.stderr_tail()} for s in self.servers]
+                 "tools": [t.display for t in s.tools], "stderr": s.stderr_tail()} for s in self.servers]
 
     async def aclose(self) -> None:
         await asyncio.gather(*(s.stop() for s in self.servers), return_exceptions=True)

@@ -56,11 +56,11 @@ class McpRouter:
         if not isinstance(args, dict):
             return self._out(call, "error: the arguments must be a JSON object")
         shown, hidden = reveal(json.dumps(args, indent=2, ensure_ascii=False))
-        request = ApprovalRequest("mcp", it.call_id(call) or "", f"{server.name} · {tool.tool}", detail=shown,
+        request = ApprovalRequest("mcp", it.call_id(call) or "", f"{server.name} · {tool.display}", detail=shown,
                                   reason=("hidden characters in the arguments: " + ", ".join(hidden)) if hidden
-                                  else None, server=server.name, tool=tool.tool, read_only=tool.read_only,
+                                  else None, server=server.name, tool=tool.display, read_only=tool.read_only,
                                   destructive=tool.destructive)
-        declined = f"The user declined the call of {tool.tool} on MCP server {server.name}; it did not run."
+        declined = f"The user declined the call of {tool.display} on MCP server {server.name}; it did not run."
         if await decide(call, request, declined) is Decision.NO:
             return self._out(call, declined + " Do not call it again unchanged: ask the user what they want.")
         return await self._call(call, server, tool, args)
@@ -68,7 +68,7 @@ class McpRouter:
     async def _call(self, call: it.Item, server: McpServer, tool: McpTool, args: dict[str, Any]) -> it.Item:
         from mcp import MCPError
 
-        where = f"tool {tool.tool} of MCP server {server.name}"
+        where = f"tool {tool.display} of MCP server {server.name}"
         session = server.session
         if server.state != "ready" or session is None:
             return self._out(call, f"error: {where} is not available: the server is {server.state}"

@@ -235,3 +235,19 @@ async def test_a_sandboxed_stdio_server_has_no_network_unless_its_config_says_so
     assert boxed.startswith("unreachable") and net == "reached" and outside == "echo: x"
     assert pid < 10  # its own PID namespace: it cannot see rivulet
     assert descendants() <= before, "a sandboxed server survived"
+
+
+async def test_a_tool_name_with_escapes_is_callable_and_never_shown_raw(tmp_path):
+    asked = Asked()
+    tools, manager = await _tools(tmp_path, {"local": stdio_table(tmp_path / "m")}, asked=asked)
+    try:
+        names = [t["name"] for t in tools.specs() if t["name"].startswith("local__evil")]
+        assert names == ["local__evil__0_owned_name"]  # legal for the API
+        out = await tools.run(call(names[0]))
+        listed = manager.status()[0]["tools"]
+    finally:
+        await manager.aclose()
+    assert out["output"] == "evil ran"
+    [request] = asked.requests
+    assert request.title == "local · evil␛]0;owned␇name" and request.tool == "evil␛]0;owned␇name"
+    assert "evil␛]0;owned␇name" in listed and not any("\x1b" in t for t in listed)

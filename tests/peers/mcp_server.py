@@ -111,6 +111,12 @@ def hostile() -> str:
     return "red \x1b[31mtext\x1b[0m and \x07bell"
 
 
+@server.tool(name="evil\x1b]0;owned\x07name", annotations=ToolAnnotations(read_only_hint=True))
+def evil() -> str:
+    """A tool whose name carries a terminal escape."""
+    return "evil ran"
+
+
 if __name__ == "__main__":
     print("rivulet-test MCP server starting", file=sys.stderr, flush=True)
     if len(sys.argv) == 3 and sys.argv[1] == "--http":
