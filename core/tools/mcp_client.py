@@ -120,7 +120,7 @@ class McpServer:
             await asyncio.wait_for(self._ready.wait(), self.config.startup_timeout)
         except TimeoutError:
             self.fail(f"did not start within {self.config.startup_timeout:g} s (startup_timeout)")
-            await self._end_task()
+            await self._end_task(grace=0)  # nothing to wait for: stop it now
 
     async def _own(self, taken: set[str]) -> None:
         from mcp import ClientSession
@@ -157,6 +157,8 @@ class McpServer:
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         # The server's stderr, kept for its tail; it lives as long as the server (closed in stop()).
+        if self._stderr is not None:
+            self._stderr.close()
         self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         cwd = Path(cfg.cwd).expanduser() if cfg.cwd else self.workspace
         command, args, env = cfg.command, list(cfg.args), dict(cfg.env)
@@ -206,7 +208,7 @@ class McpServer:
         task, self._task = self._task, None
         if task is None:
             return
-        if not task.done():
+        if not task.done() and grace > 0:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(task), grace)
         if not task.done():
