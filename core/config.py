@@ -99,6 +99,8 @@ class Settings(BaseSettings):
     # Patches touching these always ask, even under auto-edit (glob patterns; see core/protected.py).
     # None: the default list (core/tools/protected.py).
     protected_paths: list[str] | None = None
+    # MCP servers, `[mcp_servers.NAME]` tables; checked by core/tools/mcp_config.py.
+    mcp_servers: dict[str, Any] = Field(default_factory=dict)
 
     def model_post_init(self, context: Any) -> None:
         # From now on the key is masked by value in every error, log line and toast.

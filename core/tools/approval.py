@@ -5,7 +5,13 @@ stay inside the workspace run without asking; shell commands still ask) and `nev
 (for sandboxes and CI). `auto` is auto-edit plus: commands that run in the bubblewrap
 sandbox run without asking; one that would leave it (no sandbox here, or the model asks
 to run outside it) asks. A patch that touches a protected path (see `protected.py`) asks
-under every policy but `never-ask`, and "always" only answers it once. The question
+under every policy but `never-ask`, and "always" only answers it once.
+
+MCP tools (kind `mcp`) ask like shell commands, with the tool's annotations (hints the
+server gives; the user chose to configure that server): a `readOnlyHint` tool runs without
+asking under `auto-edit` and `auto`; a `destructiveHint` tool asks under every policy but
+`never-ask`, every time ("always" answers only that call). "Always" for any other MCP tool
+allows that one tool (server and tool) for the session. The question
 itself goes to an `Approver`: the app's dialog, a terminal prompt in `exec`, or a
 scripted one in tests."""
 
@@ -28,7 +34,7 @@ class Decision(StrEnum):
 
 @dataclass
 class ApprovalRequest:
-    kind: Literal["shell", "patch"]
+    kind: Literal["shell", "patch", "mcp"]
     call_id: str
     title: str  # the command, or the files a patch changes
     detail: str = ""  # the patch's diff; the working directory of a command
@@ -41,6 +47,11 @@ class ApprovalRequest:
     # Where a command runs, for the question ("sandbox workspace-write", "no sandbox").
     sandbox: str | None = None
     sandboxed: bool = False  # it really runs inside the bubblewrap sandbox
+    # An MCP call: the server, the server's own tool name, and the tool's annotations.
+    server: str | None = None
+    tool: str | None = None
+    read_only: bool = False
+    destructive: bool = False
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
@@ -58,10 +69,13 @@ class ApprovalPolicy:
     # What "yes for this session" has allowed: every patch, or these exact commands.
     allow_patches: bool = False
     allowed_commands: set[str] = field(default_factory=set)
+    allowed_mcp_tools: set[str] = field(default_factory=set)  # "server/tool"
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         if self.policy == "never-ask":
             return Decision.YES
+        if request.kind == "mcp":
+            return await self._decide_mcp(request)
         if request.protected:  # a write that can make code run later: asked every time
             decision = await self.approver(request)
             return Decision.YES if decision is Decision.ALWAYS else decision
@@ -77,4 +91,18 @@ class ApprovalPolicy:
                 self.allow_patches = True
             else:
                 self.allowed_commands.add(request.title)
+        return decision
+
+    async def _decide_mcp(self, request: ApprovalRequest) -> Decision:
+        key = f"{request.server}/{request.tool}"
+        if request.destructive:  # asked every time, as a protected path is
+            decision = await self.approver(request)
+            return Decision.YES if decision is Decision.ALWAYS else decision
+        if request.read_only and self.policy in ("auto-edit", "auto"):
+            return Decision.YES
+        if key in self.allowed_mcp_tools:
+            return Decision.YES
+        decision = await self.approver(request)
+        if decision is Decision.ALWAYS:
+            self.allowed_mcp_tools.add(key)
         return decision

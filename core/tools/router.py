@@ -20,6 +20,8 @@ from rivulet.core.config import Settings, effective_patch_tool
 from rivulet.core.errors import ConfigError
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.tools.builtin import BuiltinTools
+from rivulet.core.tools.mcp_client import McpManager
+from rivulet.core.tools.mcp_router import McpRouter
 from rivulet.core.tools.patch_apply import FileChange, apply_plan, confine, plan_patch
 from rivulet.core.tools.patch_format import PatchError, parse_patch
 from rivulet.core.tools.protected import DEFAULT_PROTECTED, protection_reason
@@ -91,10 +93,12 @@ class ToolSettings:
     # can send 100 MB of arguments or a 200 MB patch).
     max_tool_args_chars: int = 4_000_000
     max_patch_chars: int = 4_000_000
+    image_max_bytes: int = 8 * 1024 * 1024  # an MCP tool's image larger than this is left out
 
 
 class AgentTools:
-    def __init__(self, settings: ToolSettings, approvals: ApprovalPolicy, bus: EventBus | None = None) -> None:
+    def __init__(self, settings: ToolSettings, approvals: ApprovalPolicy, bus: EventBus | None = None,
+                 mcp: McpManager | None = None) -> None:
         self.settings = settings
         self.approvals = approvals
         self.bus = bus
@@ -103,6 +107,11 @@ class AgentTools:
         self._builtin = BuiltinTools()
         self.sandbox = Sandbox(settings.sandbox, self.workspace, settings.sandbox_network)
         self._sandbox_told = False
+        # MCP servers' tools (started by `start_mcp`), run like ours; stdio servers in our sandbox.
+        if mcp is not None:
+            mcp.use_sandbox(self.sandbox)
+        self.mcp = McpRouter(mcp, output_limit=settings.output_limit, image_limit=settings.image_max_bytes,
+                             secrets=settings.secrets) if mcp is not None else None
 
     # ---- what the model is offered ---------------------------------------------------
 
@@ -138,7 +147,16 @@ class AgentTools:
                     },
                 },
             })
+        if self.mcp is not None:
+            specs += self.mcp.specs()
         return specs
+
+    async def start_mcp(self) -> None:
+        """Start the MCP servers (concurrently; a failed one is only marked failed).
+        Their tools never take the name of one of rivulet's own."""
+        if self.mcp is not None:
+            own = {str(s["name"]) for s in self.specs() if s.get("name")} - {t.name for t in self.mcp.manager.tools()}
+            await self.mcp.manager.start(reserved=own)
 
     def start_turn(self) -> None:
         self.turn_diff.reset()
@@ -164,6 +182,8 @@ class AgentTools:
             if isinstance(args, str):
                 return _output(call, args)
             return await self._shell(call, args)
+        if self.mcp is not None and self.mcp.owns(call):
+            return await self.mcp.run(call, self._decide)
         return await self._builtin.run(call)
 
     async def _decide(self, call: it.Item, request: ApprovalRequest, declined: str) -> Decision:
@@ -305,4 +325,4 @@ def tool_settings(settings: Settings) -> ToolSettings:
                         protected_paths=(DEFAULT_PROTECTED if settings.protected_paths is None
                                          else tuple(settings.protected_paths)), sandbox=settings.sandbox,
                         sandbox_network=settings.sandbox_network, max_tool_args_chars=settings.max_tool_args_chars,
-                        max_patch_chars=settings.max_patch_chars)
+                        max_patch_chars=settings.max_patch_chars, image_max_bytes=settings.image_max_bytes)
