@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import shlex
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,7 +168,7 @@ class McpServer:
             # bwrap clears the environment: the server's own env goes in through `env`.
             inner = shlex.join(["env", *[f"{k}={v}" for k, v in env.items()], command, *args])
             box = Sandbox(self.sandbox.mode, self.sandbox.workspace, network=cfg.network)
-            argv = box.argv(f"exec {inner}", cwd or self.sandbox.workspace)
+            argv = box.argv(f"exec {inner}", cwd or self.sandbox.workspace, _needed_paths(command, args, cwd))
             command, args, env = argv[0], argv[1:], {}
         params = StdioServerParameters(command=command, args=args, env=env or None,
                                        cwd=str(cwd) if cwd else None, encoding_error_handler="replace")
@@ -255,3 +257,18 @@ class McpManager:
 
     async def aclose(self) -> None:
         await asyncio.gather(*(s.stop() for s in self.servers), return_exceptions=True)
+
+
+def _needed_paths(command: str, args: list[str], cwd: Path | None) -> list[Path]:
+    """What a sandboxed stdio server must still see: its program (a virtualenv's python
+    needs the whole virtualenv), the files its arguments name, and its directory."""
+    paths: list[Path] = []
+    program = shutil.which(command)
+    if program is not None:
+        exe = Path(program).absolute()
+        venv = exe.parent.parent
+        paths.append(venv if (venv / "pyvenv.cfg").exists() else exe.parent)
+    paths += [Path(a).absolute().parent for a in args if os.path.exists(a)]
+    if cwd is not None:
+        paths.append(cwd)
+    return paths

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -92,10 +93,16 @@ class Sandbox:
                     "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1"})
         return env
 
-    def argv(self, command: str, cwd: Path) -> list[str]:
-        """bwrap's command line for `bash -c command` in `cwd` (inside the workspace)."""
+    def argv(self, command: str, cwd: Path, visible: Sequence[Path] = ()) -> list[str]:
+        """bwrap's command line for `bash -c command` in `cwd` (inside the workspace).
+        `visible`: paths the command needs that may lie under /tmp, which the private
+        /tmp would otherwise hide (an MCP server's venv or script); bound read-only."""
         info = probe()
         args = ["bwrap", *info.extra, *_BASE_ARGS, "--tmpfs", "/tmp"]
+        for path in visible:
+            real = path.resolve()
+            if real.is_relative_to("/tmp") and real.exists():
+                args += ["--ro-bind", str(real), str(real)]
         if not self.network:
             args.append("--unshare-net")
         ws = str(self.workspace)
