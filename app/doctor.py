@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
 import time
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,12 +102,12 @@ class Doctor:
             self.report.deviations.setdefault(note.rule, note)
         return result, watch
 
-    async def probe(self, name: str, transport: Any, body: dict[str, Any], judge: Any) -> Probe:
+    async def probe(self, name: str, attempt: Callable[[], Awaitable[tuple[bool, str]]]) -> Probe:
+        """Run one probe, timed; a timeout or a server error is its result, not a crash."""
         probe = Probe(name)
         started = time.monotonic()
         try:
-            result, watch = await self._run(transport, body)
-            probe.ok, probe.detail = judge(result, watch)
+            probe.ok, probe.detail = await attempt()
         except TimeoutError:
             probe.ok, probe.detail = False, f"no answer within {self.timeout:g}s"
         except RivuletError as exc:
@@ -115,60 +115,56 @@ class Doctor:
         probe.seconds = round(time.monotonic() - started, 2)
         self.report.probes.append(probe)
         return probe
+
+    def _ask(self, transport: Any, body: dict[str, Any], judge: Any) -> Callable[[], Awaitable[tuple[bool, str]]]:
+        async def attempt() -> tuple[bool, str]:
+            result, watch = await self._run(transport, body)
+            return judge(result, watch)
+
+        return attempt
 
     async def run(self) -> Report:
         from rivulet.core.protocol.sse_transport import SseTransport
 
         sse = SseTransport(self.settings)
         try:
-            text = await self.probe("plain text", sse, self._body("Say hello in one short sentence."), _judge_text)
+            text = await self.probe("plain text", self._ask(sse, self._body("Say hello in one short sentence."),
+                                                            _judge_text))
             if not text.ok:
                 return self.report  # nothing else can work
-            calls = await self.probe("function call (tool_choice required)", sse, self._body(
-                "Call the current_time tool now.", tools=[_TIME_TOOL], tool_choice="required"), _judge_call)
+            calls = await self.probe("function call (tool_choice required)", self._ask(sse, self._body(
+                "Call the current_time tool now.", tools=[_TIME_TOOL], tool_choice="required"), _judge_call))
             if calls.ok is False and "invalid_request" in calls.detail:
-                calls = await self.probe("function call (tool_choice auto)", sse, self._body(
-                    "Call the current_time tool now.", tools=[_TIME_TOOL], tool_choice="auto"), _judge_call)
-            custom = await self.probe("custom (freeform) tool", sse, self._body(
-                "Call the echo tool with the input: hello", tools=[_ECHO_TOOL], tool_choice="auto"), _judge_custom)
-            reasoning = await self.probe("reasoning", sse, self._body(
+                calls = await self.probe("function call (tool_choice auto)", self._ask(sse, self._body(
+                    "Call the current_time tool now.", tools=[_TIME_TOOL], tool_choice="auto"), _judge_call))
+            custom = await self.probe("custom (freeform) tool", self._ask(sse, self._body(
+                "Call the echo tool with the input: hello", tools=[_ECHO_TOOL], tool_choice="auto"), _judge_custom))
+            reasoning = await self.probe("reasoning", self._ask(sse, self._body(
                 "Think briefly, then tell me: what is 17 * 23?", reasoning={"effort": "low", "summary": "auto"}),
-                _judge_reasoning)
-            chained = await self._previous_response_id(sse)
+                _judge_reasoning))
+            chained = await self.probe("previous_response_id (store: true)", lambda: self._chained(sse))
             ws = await self._websocket()
         finally:
             await sse.aclose()
         self._recommend(calls, custom, reasoning, chained, ws)
         return self.report
 
-    async def _previous_response_id(self, sse: Any) -> Probe:
-        probe = Probe("previous_response_id (store: true)")
-        started = time.monotonic()
-        try:
-            first, _ = await self._run(sse, {**self._body("Remember the word: kestrel. Reply OK."), "store": True})
-            if not first.response_id:
-                probe.ok, probe.detail = False, "the first response has no id"
-            else:
-                second, _ = await self._run(sse, {**self._body("Which word did I ask you to remember?"),
-                                                  "store": True, "previous_response_id": first.response_id})
-                remembered = "kestrel" in (second.last_message or "").lower()
-                probe.ok = True
-                probe.detail = "accepted" + ("; the answer used the earlier turn" if remembered else
-                                             "; the answer did not show the earlier turn (ignored?)")
-        except TimeoutError:
-            probe.ok, probe.detail = False, f"no answer within {self.timeout:g}s"
-        except RivuletError as exc:
-            probe.ok, probe.detail = False, _failure(exc)
-        probe.seconds = round(time.monotonic() - started, 2)
-        self.report.probes.append(probe)
-        return probe
+    async def _chained(self, sse: Any) -> tuple[bool, str]:
+        first, _ = await self._run(sse, {**self._body("Remember the word: kestrel. Reply OK."), "store": True})
+        if not first.response_id:
+            return False, "the first response has no id"
+        second, _ = await self._run(sse, {**self._body("Which word did I ask you to remember?"),
+                                          "store": True, "previous_response_id": first.response_id})
+        remembered = "kestrel" in (second.last_message or "").lower()
+        return True, "accepted" + ("; the answer used the earlier turn" if remembered else
+                                   "; the answer did not show the earlier turn (ignored?)")
 
     async def _websocket(self) -> Probe:
         from rivulet.core.protocol.ws_transport import WebSocketTransport
 
         ws = WebSocketTransport(self.settings, incremental=False)
         try:
-            return await self.probe("Responses WebSocket", ws, self._body("Say hi."), _judge_text)
+            return await self.probe("Responses WebSocket", self._ask(ws, self._body("Say hi."), _judge_text))
         finally:
             await ws.aclose()
 
