@@ -40,7 +40,10 @@ from rivulet.core.protocol.ws_transport import FallbackTransport
 from rivulet.core.turn.conversation import Conversation, Transport
 from rivulet.core.turn.tool_api import ToolRouter
 from rivulet.core.errors import ConfigError, RivuletError
-from rivulet.app.copying import copy_commands, last_answer
+from rivulet.app.commands import slash_commands
+from rivulet.app.copying import last_answer
+from rivulet.app.model_commands import refresh_model_status
+from rivulet.app.slash import SlashCompletions, dispatch
 from rivulet.app.keymap import apply_keymap
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
@@ -84,23 +87,11 @@ class RivuletCommands(Provider):
     """Command palette entries of rivulet's own."""
 
     def _commands(self) -> list[tuple[str, str, Any]]:
+        from rivulet.app.commands import app_commands
+
         app = self.app
         assert isinstance(app, RivuletApp)
-        cmds = [(f"Theme: {t.name}", f"Switch to the {t.name} theme (remembered)", partial(app.set_theme, t.name))
-                for t in THEMES]
-        cmds.append(("Toggle raw reasoning", "Show or hide raw reasoning text when the server sends it",
-                     app.action_toggle_raw_reasoning))
-        cmds.append(("Interrupt turn", "Stop the running turn", app.action_interrupt))
-        cmds.append(("Turn diff", "Show everything the turn changed in the workspace", app.action_turn_diff))
-        cmds.append(("History inspector", "Every committed item, filterable, with its raw JSON", app.action_inspect))
-        cmds.append(("Find in transcript", "Search the conversation (ctrl+f)", app.action_find))
-        cmds += copy_commands(app, app.last_answer())
-        if app.session_writer is not None:
-            cmds.append(("Export session as Markdown", "Write the session beside its file, as .md",
-                         partial(app.export_session, "md")))
-            cmds.append(("Export session as JSON", "Write the session beside its file, as .json",
-                         partial(app.export_session, "json")))
-        return cmds
+        return [(c.title, c.help, c.run) for c in app_commands(app)]
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -172,6 +163,7 @@ class RivuletApp(SafeNotify, App[None]):
         self._rules_shown: set[str] = set()
         self.server_errors: list[RivuletError] = []  # with their whole bodies, for the inspector
         self.prompt_history = prompt_history  # prompts sent in this workspace, across sessions
+        self.model_windows: dict[str, int] = {}  # context windows the server reported (/model)
 
     # ---- layout ---------------------------------------------------------------------
 
@@ -224,7 +216,8 @@ class RivuletApp(SafeNotify, App[None]):
             self.call_after_refresh(self.run_turn, f"(replay of {self.replay})")
         self.set_interval(self.frame_interval, self._frame)
         self.set_interval(1.0, self._second)
-        self._status.refresh_line()
+        self._composer.add_completion_provider(SlashCompletions(lambda: slash_commands(self)))
+        refresh_model_status(self)
         self._composer.focus()
         if self.demo and self.session is None:
             from textual.widgets import Markdown
@@ -325,12 +318,15 @@ class RivuletApp(SafeNotify, App[None]):
 
     @on(Composer.Submitted)
     def _submit(self, message: Composer.Submitted) -> None:
+        text = dispatch(self, message.text)  # a slash command runs here, also during a turn
+        if text is None:
+            return
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.notify("A turn is running: press Esc to interrupt it first.", severity="warning")
             message.composer.restore(message.text)
             return
         self._transcript.follow()  # a new message: back to the bottom
-        self.run_turn(message.text)
+        self.run_turn(text)
 
     def run_turn(self, prompt: str) -> None:
         assert self.conversation is not None
@@ -348,6 +344,8 @@ class RivuletApp(SafeNotify, App[None]):
             raise
 
     def action_interrupt(self) -> None:
+        if self.screen is self.screen_stack[0] and self._composer.close_completion():
+            return  # Esc closes the completion popup, and does nothing else
         if isinstance(self.screen, (DiffScreen, InspectorScreen, RawItemScreen)):  # Esc closes a view first
             self.screen.dismiss()
             return
