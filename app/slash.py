@@ -85,7 +85,9 @@ class SlashCompletions:
 def dispatch(app, text: str) -> str | None:  # type: ignore[no-untyped-def]
     """The composer sent `text`: run the command it names and return None, or return
     the text to send to the model."""
+    from rivulet.app.command_output import chat_widget
     from rivulet.app.commands import slash_commands
+    from rivulet.widgets.composer import Composer
     from rivulet.core.sanitize import sanitize
 
     parsed = parse(text)
@@ -93,11 +95,11 @@ def dispatch(app, text: str) -> str | None:  # type: ignore[no-untyped-def]
         return text if parsed is None else parsed
     commands = slash_commands(app)
     cmd = find(commands, parsed.name)
-    if cmd is None:
-        app.notify(sanitize(unknown_message(parsed.name, commands)), severity="warning", markup=False)
-        return None
-    if parsed.arg and cmd.run_arg is None:
-        app.notify(f"/{cmd.slash} takes no argument: nothing was run", severity="warning", markup=False)
+    if cmd is None or (parsed.arg and cmd.run_arg is None):
+        why = unknown_message(parsed.name, commands) if cmd is None else \
+            f"/{cmd.slash} takes no argument: nothing was run or sent"
+        app.notify(sanitize(why), severity="warning", markup=False)
+        chat_widget(app, Composer).restore(text)  # back, to be fixed
         return None
     if parsed.arg:
         cmd.run_arg(parsed.arg)

@@ -49,7 +49,7 @@ from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
 from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
-from rivulet.widgets.inspector import InspectorScreen, RawItemScreen, notes_for_inspector
+from rivulet.widgets.inspector import InspectorScreen, RawItemScreen, compaction_rows, notes_for_inspector
 from rivulet.widgets.entries import (TranscriptEntry, ErrorEntry, OtherEntry, ToolCallEntry, entry_for, heading_of,
                                      reasoning_summary)
 from rivulet.widgets.live import LiveOther, LivePane, LiveReasoning, live_pane_for
@@ -258,8 +258,9 @@ class RivuletApp(SafeNotify, App[None]):
     def action_inspect(self) -> None:
         if self.conversation is None or isinstance(self.screen, (InspectorScreen, RawItemScreen)):
             return
-        self.push_screen(InspectorScreen(list(self.conversation.history.entries),
-                                         notes_for_inspector(self.protocol_notes, self.server_errors)))
+        notes = notes_for_inspector(self.protocol_notes, self.server_errors)
+        notes += compaction_rows(self.conversation.history.compactions, after=len(notes))
+        self.push_screen(InspectorScreen(list(self.conversation.history.entries), notes))
 
     def export_session(self, fmt: str) -> None:
         from rivulet.core.store.export import to_json, to_markdown
