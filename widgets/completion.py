@@ -93,7 +93,8 @@ class CompletionPopup(OptionList):
         if entries == self.entries and self.display:
             return  # unchanged: keep the highlight where the user moved it
         self.entries = list(entries)
-        self.set_options([self._option(e) for e in entries])
+        width = min(30, max((len(e.label) for e in entries), default=0))  # the help texts in one column
+        self.set_options([self._option(e, width) for e in entries])
         self.display = bool(entries)
         if entries:
             self.highlighted = 0
@@ -120,9 +121,9 @@ class CompletionPopup(OptionList):
             self.highlighted = ((self.highlighted or 0) + step) % len(self.entries)
 
     @staticmethod
-    def _option(entry: Completion) -> Option:
+    def _option(entry: Completion, width: int) -> Option:
         label = Text(sanitize(entry.label), style="bold", no_wrap=True, overflow="ellipsis")
         if entry.help:
-            label.append("  ")
+            label.append(" " * max(2, width - len(entry.label) + 2))
             label.append(sanitize(entry.help), style="dim")
         return Option(label)
