@@ -21,8 +21,7 @@ from rivulet.core.config import safe_url
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
 from rivulet.core.store.lazy_session import LazySessionWriter
-from rivulet.core.store.session import (Session, find_session, list_sessions, load_session, open_for_resume,
-                                        sessions_dir)
+from rivulet.core.store.session import Session, find_session, list_sessions, load_session, open_for_resume, sessions_dir
 from rivulet.core.turn.compaction import compact
 from rivulet.core.turn.conversation import Conversation
 from rivulet.widgets.choice import Choice, ChoiceScreen

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from rivulet.app.command_output import show_note, status_line
 from rivulet.core.errors import RivuletError
-from rivulet.core.protocol.models import context_window, list_models
+from rivulet.core.protocol.models import context_window, fetch_models, list_models
 from rivulet.core.sanitize import sanitize
 from rivulet.widgets.choice import Choice, ChoiceScreen
 
@@ -35,6 +35,22 @@ def refresh_model_status(app: RivuletApp) -> None:
     status.effort = s.reasoning_effort
     status.window = context_window(s, s.model, app.model_windows.get(s.model))
     status.refresh_line()
+
+
+async def learn_windows(app: RivuletApp) -> None:
+    """At start: the context windows the server reports for its models (llama.cpp's
+    `n_ctx` is the window it really runs), for the status line. Quietly nothing when
+    the server cannot say: the table or the `context_window` setting stands."""
+    if app.settings.context_window:
+        return
+    try:
+        found = await fetch_models(app.settings, timeout=10)
+    except RivuletError:
+        return
+    for info in found:
+        if info.context_window:
+            app.model_windows[info.id] = info.context_window
+    refresh_model_status(app)
 
 
 async def switch_model(app: RivuletApp, model: str) -> None:

@@ -87,8 +87,8 @@ def dispatch(app, text: str) -> str | None:  # type: ignore[no-untyped-def]
     the text to send to the model."""
     from rivulet.app.command_output import chat_widget
     from rivulet.app.commands import slash_commands
-    from rivulet.widgets.composer import Composer
     from rivulet.core.sanitize import sanitize
+    from rivulet.widgets.composer import Composer
 
     parsed = parse(text)
     if not isinstance(parsed, Slash):

@@ -42,7 +42,7 @@ from rivulet.core.turn.tool_api import ToolRouter
 from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.app.commands import slash_commands
 from rivulet.app.copying import last_answer
-from rivulet.app.model_commands import refresh_model_status
+from rivulet.app.model_commands import learn_windows, refresh_model_status
 from rivulet.app.slash import SlashCompletions, dispatch
 from rivulet.app.keymap import apply_keymap
 from rivulet.themes import STYLESHEET, THEMES
@@ -218,6 +218,8 @@ class RivuletApp(SafeNotify, App[None]):
         self.set_interval(1.0, self._second)
         self._composer.add_completion_provider(SlashCompletions(lambda: slash_commands(self)))
         refresh_model_status(self)
+        if not self.replay:
+            self.run_worker(learn_windows(self), group="models", exit_on_error=False)
         self._composer.focus()
         if self.demo and self.session is None:
             from textual.widgets import Markdown

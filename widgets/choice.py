@@ -8,6 +8,7 @@ sanitised, never as markup.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -28,7 +29,7 @@ class Choice:
 
 
 class ChoiceScreen(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="choice.cancel")]
+    BINDINGS: ClassVar[list[Binding]] = [Binding("escape", "cancel", "Cancel", id="choice.cancel")]
 
     def __init__(self, title: str, choices: list[Choice], current: str | None = None, note: str = "") -> None:
         super().__init__()

@@ -13,6 +13,7 @@ from textual.widgets import Static
 from rivulet.core.protocol.models import context_left
 from rivulet.core.sanitize import sanitize
 
+
 def _k(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from conftest import empty_config, settings
+from streams import completed, created, message, message_events
+from tui_helpers import GatedServer, make_app, until
 
 from rivulet.app.tui import RivuletApp
 from rivulet.core.protocol.models import ModelInfo, ModelList
@@ -16,10 +19,6 @@ from rivulet.widgets.entries import TranscriptEntry, UserEntry
 from rivulet.widgets.inspector import InspectorScreen
 from rivulet.widgets.status import StatusLine
 from rivulet.widgets.transcript import Transcript
-
-from conftest import empty_config, settings
-from streams import completed, created, message, message_events
-from tui_helpers import GatedServer, make_app, until
 
 
 @pytest.fixture(autouse=True)

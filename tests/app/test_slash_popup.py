@@ -4,13 +4,12 @@ narrows fuzzily, is driven by keys, and Esc closes it without touching anything 
 from __future__ import annotations
 
 import pytest
+from conftest import empty_config
+from tui_helpers import GatedServer, make_app, until
 
 from rivulet.widgets.completion import CompletionPopup
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.status import StatusLine
-
-from conftest import empty_config
-from tui_helpers import GatedServer, make_app, until
 
 
 @pytest.fixture(autouse=True)

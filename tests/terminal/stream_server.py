@@ -14,10 +14,10 @@ from rivulet.app.demo_server import _Script, _text
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
+    server: _Server
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         """`GET /v1/models`: the models a test set (none set: 404, as many servers do)."""
         models = self.server.models
         body = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in models]}
@@ -29,7 +29,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         request = json.loads(self.rfile.read(length) or b"{}")
         self.server.bodies.append(request)
@@ -107,7 +107,7 @@ class StreamServer:
         self._server.reasoning = reasoning
 
 
-    def start(self) -> "StreamServer":
+    def start(self) -> StreamServer:
         self._thread.start()
         return self
 
