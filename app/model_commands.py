@@ -35,6 +35,22 @@ def refresh_model_status(app: RivuletApp) -> None:
     status.effort = s.reasoning_effort
     status.window = context_window(s, s.model, app.model_windows.get(s.model))
     status.refresh_line()
+    _banner_model(app, s.model)
+
+
+def _banner_model(app: RivuletApp, model: str) -> None:
+    """The banner ends with the model's name ("rivulet · where · model"): the new one."""
+    from textual.widgets import Static
+
+    from rivulet.widgets.safe import safe_text
+
+    found = app.screen_stack[0].query("#banner")
+    if not found:
+        return
+    banner = found.first(Static)
+    head, sep, _ = str(banner.content).rpartition(" · ")
+    if sep:
+        banner.update(safe_text(f"{head}{sep}{model}"))
 
 
 async def learn_windows(app: RivuletApp) -> None:
@@ -69,8 +85,9 @@ async def switch_model(app: RivuletApp, model: str) -> None:
                   and e.item.get("encrypted_content") and history.model_at(n) != model)
     lines = [f"Model: {model} (was {old}), from the next request on."]
     if dropped:
-        lines.append(f"{dropped} reasoning item(s) the earlier model encrypted are not sent to it "
-                     "(only that model can read them); messages, calls and outputs are.")
+        items = "1 reasoning item" if dropped == 1 else f"{dropped} reasoning items"
+        lines.append(f"{items} encrypted by an earlier model will not be sent to this one (only its own "
+                     "model can read them); messages, calls and outputs are.")
     await show_note(app, lines)
 
 

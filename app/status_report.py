@@ -43,7 +43,7 @@ def status_lines(app: RivuletApp) -> list[str]:
     if isinstance(tools, AgentTools):
         lines.append(f"approval       {s.approval}")
         if tools.settings.shell:
-            lines.append(f"sandbox        {tools.sandbox.describe()}")
+            lines.append(f"sandbox        {tools.sandbox.describe().removeprefix('sandbox ')}")
         lines.append(f"workspace      {tools.workspace}")
     lines += _instructions(app)
     lines += _mcp(tools)

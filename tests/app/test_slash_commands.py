@@ -88,6 +88,7 @@ async def test_model_picker_lists_the_servers_models_and_switches_the_next_reque
         assert status.model == "gpt-5-mini" and status.window == 100_000
         assert "50% context left" in str(status.render())  # 50k of the new model's 100k
         assert any("Model: gpt-5-mini (was gpt-5.1-codex)" in n for n in notes(app))
+        assert str(app.query_one("#banner").render()).endswith(" · gpt-5-mini")
         await send(pilot, "second", server)
         assert [r["model"] for r in server.requests] == ["gpt-5.1-codex", "gpt-5-mini"]
 
