@@ -255,6 +255,7 @@ class Composer(TextArea):
         text = self._draft if self._recall == len(self.prompts) else self.prompts[self._recall]
         if self._recall == len(self.prompts):
             self._recall = None
+        self._closed_for = text  # a recalled `/command` opens no popup: Up goes on through history
         self.load_text(text)
         self.move_cursor(self.document.end)
 

@@ -76,3 +76,29 @@ async def test_tab_completes_without_running():
         await until(pilot, lambda: app.query_one(Composer).text == "/theme ", "the completed text")
         assert not popup.display
         assert app.focused is app.query_one(Composer)
+
+
+async def test_up_through_history_is_not_caught_by_a_recalled_command():
+    server = GatedServer([])
+    app = make_app(server)
+    async with app.run_test(size=(100, 40)) as pilot:
+        composer = app.query_one(Composer)
+        composer.prompts = ["first prompt", "/status", "last prompt"]
+        await pilot.press("up", "up")
+        await until(pilot, lambda: composer.text == "/status", "the recalled command")
+        await pilot.pause()
+        assert not app.query_one(CompletionPopup).display
+        await pilot.press("up")
+        await until(pilot, lambda: composer.text == "first prompt", "further back in history")
+
+
+async def test_a_click_on_an_entry_puts_it_in_the_composer():
+    app = make_app(GatedServer([]))
+    async with app.run_test(size=(100, 40)) as pilot:
+        popup = app.query_one(CompletionPopup)
+        await pilot.press("/", "s", "t", "a")
+        await until(pilot, lambda: popup.display, "the popup")
+        assert labels(app)[0] == "/status"
+        await pilot.click(CompletionPopup, offset=(4, 1))
+        await until(pilot, lambda: app.query_one(Composer).text == "/status", "the picked command")
+        assert not popup.display and app.focused is app.query_one(Composer)
