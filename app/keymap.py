@@ -20,7 +20,8 @@ def known_binding_ids() -> set[str]:
     from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
     from rivulet.widgets.search import SearchBar
 
-    classes = [RivuletApp, Composer, SearchBar, ApprovalScreen, DiffScreen, InspectorScreen, RawItemScreen, ChoiceScreen]
+    classes = [RivuletApp, Composer, SearchBar, ApprovalScreen, DiffScreen, InspectorScreen, RawItemScreen,
+               ChoiceScreen]
     return {b.id for cls in classes for b in cls.BINDINGS if isinstance(b, Binding) and b.id}
 
 

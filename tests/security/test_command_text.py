@@ -5,16 +5,15 @@ unknown `/word`. All of it drawn as plain, sanitised text, never markup."""
 from __future__ import annotations
 
 import pytest
+from conftest import empty_config, settings
+from hostile import HOSTILE, MARKUP, assert_clean, screen_output
+from tui_helpers import GatedServer, until
 
 from rivulet.app.tui import RivuletApp
 from rivulet.core.protocol.models import ModelInfo, ModelList
 from rivulet.widgets.choice import ChoiceScreen
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.status import StatusLine
-
-from conftest import empty_config, settings
-from hostile import HOSTILE, MARKUP, assert_clean, screen_output
-from tui_helpers import GatedServer, until
 
 
 @pytest.fixture(autouse=True)
