@@ -57,8 +57,8 @@ def toasts(app) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
 
-def with_session(server: GatedServer, tmp_path, **kw) -> RivuletApp:
-    s = settings(model="gpt-5.1-codex")
+def with_session(server: GatedServer, tmp_path, workspace=None, **kw) -> RivuletApp:
+    s = settings(model="gpt-5.1-codex", workspace=str(workspace) if workspace else None)
     writer = LazySessionWriter(model=s.model, base_url=s.base_url, directory=tmp_path / "sessions")
     return RivuletApp(s, server.transport(), remember_theme=False, session_writer=writer, **kw)
 
@@ -290,8 +290,11 @@ async def test_approval_and_sandbox_switch_the_tools(tmp_path):
 async def test_status_names_model_server_session_context_and_instructions(tmp_path):
     server = GatedServer(answer("x", usage={"input_tokens": 100_000, "output_tokens": 8_800,
                                             "total_tokens": 108_800}))
-    app = with_session(server, tmp_path, tools=agent_tools(tmp_path))
-    async with app.run_test(size=(120, 50)) as pilot:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "AGENTS.md").write_text("be brief\n")
+    app = with_session(server, tmp_path, workspace=repo, tools=agent_tools(repo))
+    async with app.run_test(size=(140, 50)) as pilot:
         await send(pilot, "hi", server)
         await command(pilot, "/status")
         await until(pilot, lambda: notes(app), "the status note")
@@ -299,7 +302,8 @@ async def test_status_names_model_server_session_context_and_instructions(tmp_pa
         assert "gpt-5.1-codex" in text and "http://test.invalid/v1" in text
         assert str(app.session_writer.path) in text
         assert "108,800 of 272,000 tokens, 60% left" in text
-        assert "sandbox" in text and "AGENTS.md" in text
+        assert "sandbox" in text
+        assert f"AGENTS.md      {repo / 'AGENTS.md'} · 9 bytes" in text
         assert "60% context left" in str(app.query_one(StatusLine).render())
 
 
