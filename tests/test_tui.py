@@ -7,7 +7,8 @@ import json
 import pytest
 
 from rivulet.app.demo_server import DemoServer
-from rivulet.app.tui import RivuletApp, Transcript
+from rivulet.app.tui import RivuletApp
+from rivulet.widgets.transcript import Transcript
 from rivulet.core.tools.builtin import BuiltinTools
 from rivulet.core.turn.bus import TurnCompleted
 from rivulet.core.config import Settings
