@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from rivulet.app.command_output import chat_widget, show_note, status_line
 from rivulet.app.model_commands import refresh_model_status
+from rivulet.app.resume import rebuild_transcript
 from rivulet.core.config import safe_url
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
@@ -49,7 +50,7 @@ async def replace_conversation(app: RivuletApp, session: Session | None, writer)
     app.conversation = Conversation(app.settings, app.transport, app.bus,
                                     history=session.history if session is not None else None,
                                     tools=app.tools, session=writer)
-    app.turn_diff = ""
+    app.turn_status.turn_diff = ""
     app.live.clear()
     await chat_widget(app, Transcript).remove_children()
     status = status_line(app)
@@ -100,7 +101,7 @@ async def resume(app: RivuletApp, arg: str = "") -> None:
         app.notify(f"Cannot resume: {sanitize(getattr(exc, 'message', str(exc)))}", severity="error", markup=False)
         return
     await replace_conversation(app, session, writer)
-    await app._rebuild_transcript()
+    await rebuild_transcript(app)
 
 
 async def list_saved(app: RivuletApp, arg: str = "") -> None:
@@ -129,7 +130,7 @@ async def _compact(app: RivuletApp) -> None:
     conv = app.conversation
     assert conv is not None
     status = status_line(app)
-    app._turn_started = time.monotonic()
+    app.turn_status.started_at = time.monotonic()  # the 1 s tick shows the elapsed time
     status.state, status.elapsed, status.heading, status.note = "working", 0, "Compacting the conversation", None
     status.refresh_line()
     before = len(conv.history.entries)

@@ -176,16 +176,16 @@ DEMO_MODELS = [{"id": DEMO_MODEL, "object": "model", "owned_by": "rivulet", "met
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
+    server: _Server
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self.path.rstrip("/") in ("/v1/models", "/models"):
             self._json(200, {"object": "list", "data": DEMO_MODELS})
         else:
             self._json(404, {"error": {"message": f"no route {self.path}", "code": "not_found"}})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         if self.path.rstrip("/") not in ("/v1/responses", "/responses"):
             self._json(404, {"error": {"message": f"no route {self.path}", "code": "not_found"}})
             return
@@ -241,7 +241,7 @@ class DemoServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_port}/v1"
 
-    def start(self) -> "DemoServer":
+    def start(self) -> DemoServer:
         self._thread.start()
         return self
 
