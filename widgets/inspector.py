@@ -123,7 +123,6 @@ class InspectorScreen(ModalScreen[None]):
         super().__init__()
         self.committed = len(entries)
         self.entries = entries + (notes or [])
-        # Notes too: zipped with the entries below, a shorter list left them out of the table.
         self._search = [json.dumps(e.item, ensure_ascii=False).lower() for e in self.entries]
         self.shown: list[HistoryEntry] = []
 

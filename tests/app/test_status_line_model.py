@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import empty_config
-from tui_helpers import until
+from helpers.tui import until
 
 from rivulet.app.demo_server import DemoServer
 from rivulet.app.tui import RivuletApp

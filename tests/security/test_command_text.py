@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 from conftest import empty_config, settings
+from helpers.tui import GatedServer, until
 from hostile import HOSTILE, MARKUP, assert_clean, screen_output
-from tui_helpers import GatedServer, until
 
 from rivulet.app.tui import RivuletApp
 from rivulet.core.protocol.models import ModelInfo, ModelList
