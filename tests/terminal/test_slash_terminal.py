@@ -97,3 +97,21 @@ def test_compact_makes_the_next_request_smaller_and_valid(term, server):
     assert roles == [("message", "user")] + [("message", "user"), ("message", "assistant")] * 2 + [("message", "user")]
     assert after["input"][0]["content"][0]["text"].startswith("<conversation_summary>")
     assert all(isinstance(i["content"], list) and i["content"] for i in after["input"])
+
+
+def test_after_new_quitting_names_the_new_session_and_the_old_one_stays(term, server):
+    start_chat(term, server)
+    term.send("old talk", "Enter")
+    term.wait("ECHO[old talk]END", what="the first answer")
+    term.type("/new")
+    term.send("Enter")
+    term.wait("New conversation. The previous one is saved", what="the note")
+    term.send("new talk", "Enter")
+    term.wait("ECHO[new talk]END", what="the second answer")
+    term.send("C-q")
+    assert term.wait_exit() == 0
+    saved = sorted((term.home / ".local" / "share" / "rivulet" / "sessions").glob("*.jsonl"))
+    assert len(saved) == 2
+    newer = next(p for p in saved if "new talk" in p.read_text())
+    assert "old talk" not in newer.read_text()
+    assert f"To resume this session: rivulet resume {newer.stem}" in term.scrollback()
