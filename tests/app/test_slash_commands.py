@@ -358,3 +358,45 @@ async def test_a_command_runs_during_a_turn_and_a_prompt_does_not():
         await command(pilot, "/effort low")
         await until(pilot, lambda: app.settings.reasoning_effort == "low", "effort changed mid-turn")
         server.release()
+
+
+async def test_the_palette_runs_the_same_commands(monkeypatch):
+    from textual.command import CommandPalette
+
+    from rivulet.app.commands import slash_commands
+
+    async def listing(settings, *a, **kw):
+        return ModelList([ModelInfo("gpt-5.1-codex")], "server")
+
+    monkeypatch.setattr("rivulet.app.model_commands.list_models", listing)
+    app = make_app(GatedServer(answer("x")))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await pilot.press(*"switch model")
+        await until(pilot, lambda: "Switch model" in str(
+            app.screen.query_one("CommandList").get_option_at_index(0).prompt), "the model command in the palette")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the model picker, as /model opens it")
+        titles = [c.title for c in slash_commands(app)]
+        assert len(titles) == len(set(titles)) == 16
+
+
+async def test_after_a_model_switch_the_old_models_encrypted_reasoning_is_not_sent():
+    from helpers.streams import reasoning, reasoning_events
+
+    first = [created("r1"), *reasoning_events("rs_1", "thinking", 0, encrypted="gAAA-secret-blob"),
+             *message_events("m_r1", "one", 1), completed([reasoning("rs_1", "thinking", "gAAA-secret-blob"),
+                                                            message("m_r1", "one")], "r1")]
+    server = GatedServer(first, answer("two", "r2"))
+    app = make_app(server)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, "first", server)
+        await command(pilot, "/model o3")
+        await until(pilot, lambda: any("1 reasoning item encrypted by an earlier model" in n for n in notes(app)),
+                    "the note about the reasoning")
+        await send(pilot, "second", server)
+        sent = server.requests[-1]
+        assert sent["model"] == "o3"
+        assert [i["type"] for i in sent["input"]] == ["message", "message", "message"]
+        assert "gAAA-secret-blob" not in str(sent)
