@@ -13,6 +13,7 @@ from typing import Any
 
 from rivulet.app.demo_server import DEMO_MODEL, DemoServer
 from rivulet.app.doctor import add_doctor_parser
+from rivulet.app.mcp_cli import add_mcp_parser, split_command
 from rivulet.core.tools.router import AgentTools
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision, deny_all
 from rivulet.core.turn.bus import BusEvent, EventBus, Notice
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="offer apply_patch as a freeform custom tool, a JSON function, or not at all "
                     "(auto: custom on OpenAI's API, function elsewhere)")
     add_doctor_parser(command)
+    add_mcp_parser(command)
     rs = command("resume", "continue a saved session in the chat (a picker without an id)")
     rs.add_argument("id", nargs="?", help="session id (or a unique prefix of it), or the path of its file")
     rs.add_argument("--last", action="store_true", help="the most recent session started in this directory "
@@ -105,7 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    # `mcp add NAME -- CMD ARGS`: the server's command is kept away from our parser.
+    head, server_argv = split_command(argv) if "mcp" in split_command(argv)[0] else (argv, [])
+    args = build_parser().parse_args(head)
     logging.basicConfig(level=(args.log_level or "WARNING").upper(), stream=sys.stderr,
                         format="rivulet: %(levelname)s %(name)s: %(message)s")
     install_log_filter()
@@ -117,6 +122,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(run_export(args))
     if args.command == "replay":
         sys.exit(run_replay(args))
+    if args.command == "mcp":
+        from rivulet.app.mcp_cli import run_mcp
+
+        sys.exit(run_mcp(args, server_argv))
     if args.command == "doctor":
         from rivulet.app.doctor import run_doctor
 
