@@ -308,8 +308,11 @@ async def run_exec(args: argparse.Namespace) -> int:
         settings, demo = settings_for(args, headless=True)
     except ConfigError as exc:
         return _fail(exc.message, 2)
+    from rivulet.app.mcp_wiring import McpWiring
+
     try:
         tools_settings = tool_settings(settings)
+        mcp = McpWiring.from_settings(settings)
     except ConfigError as exc:
         return _fail(exc.message, 2)
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
@@ -319,10 +322,12 @@ async def run_exec(args: argparse.Namespace) -> int:
         bus.subscribe(partial(_print_json, reader_gone))
     transport = make_transport(settings, lambda text: bus.publish(Notice(text)))
     approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
-    tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus)
+    tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus, mcp=mcp.manager)
     writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url)) \
         if settings.save_sessions else None
     conversation = Conversation(settings, transport, bus, tools=tools, session=writer)
+    # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
+    mcp.start(tools, conversation, notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
     turn = asyncio.ensure_future(conversation.run_turn(prompt))
     gone = asyncio.ensure_future(reader_gone.wait())
     try:
@@ -340,6 +345,7 @@ async def run_exec(args: argparse.Namespace) -> int:
         return _fail(f"{exc.kind}: {exc.message}")
     finally:
         gone.cancel()
+        await mcp.aclose()
         await transport.aclose()
         if demo is not None:
             demo.stop()
@@ -358,6 +364,11 @@ async def run_exec(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warn_mcp(message: str, severity: str) -> None:
+    if severity == "error":
+        print(f"rivulet: warning: {sanitize(redact(message))}", file=sys.stderr)
+
+
 def _has_terminal() -> bool:
     try:
         with open("/dev/tty"):
@@ -369,8 +380,9 @@ def _has_terminal() -> bool:
 async def terminal_approver(request: ApprovalRequest) -> Decision:
     """`exec --approval ask`: the question on the terminal (stderr), the answer from it."""
     what = f"run `{sanitize(request.title)}` {sanitize(request.detail)}" if request.kind == "shell" \
+        else f"call MCP tool {sanitize(request.title)} with these arguments" if request.kind == "mcp" \
         else f"apply a patch ({sanitize(request.title)})"
-    if request.kind == "patch":
+    if request.kind in ("patch", "mcp"):
         print(sanitize(request.detail), file=sys.stderr)
     prompt = f"rivulet: {what}? [y]es / [a]lways / [n]o / [s]top: "
     answer = await asyncio.to_thread(_read_tty, prompt)
