@@ -100,9 +100,11 @@ def _part_text(part: dict[str, Any]) -> str:
         return str(part.get("text") or "")
     if part.get("type") == "input_image":
         url = str(part.get("image_url") or "")
-        mime = url[5:].split(";", 1)[0] if url.startswith("data:") else "image"
-        size = (len(url.split(",", 1)[-1]) * 3 // 4) if url.startswith("data:") else 0
-        return f"[image {mime}{f', about {size:,} bytes' if size else ''}]"
+        if not url.startswith("data:"):
+            return "[image]"
+        data = url.split(",", 1)[-1]
+        size = len(data) * 3 // 4 - data[-2:].count("=")  # the decoded size, without decoding
+        return f"[image {url[5:].split(';', 1)[0]}, {size:,} bytes]"
     return json.dumps(part, ensure_ascii=False)
 
 
