@@ -8,11 +8,10 @@ import json
 import sys
 
 import pytest
+from conftest import ROOT
 from mcp_helpers import SERVER, alive
 from peer_helpers import free_port, start_peer, stop_peer
 from test_exec_e2e import AIMOCK_CLI, events, rivulet
-
-from conftest import ROOT
 
 
 @pytest.fixture(scope="module")
