@@ -258,8 +258,11 @@ def run_tui(args: argparse.Namespace) -> int:
         return _fail(exc.message, 2)
     from rivulet.app.tui import RivuletApp
 
+    from rivulet.core.tools.mcp_config import parse_servers
+
     try:
         tools = tool_settings(settings)
+        parse_servers(settings.mcp_servers)  # a bad [mcp_servers] table: one line before the app starts
         session, writer, cancelled = _session_for(args, settings)
     except ConfigError as exc:
         return _fail(exc.message, 2)

@@ -103,3 +103,30 @@ class McpWiring:
                 await self._start
         if self.manager is not None:
             await self.manager.aclose()
+
+
+# ---- the chat app's side (a few calls from app/tui.py) --------------------------------
+
+def wiring_for_app(app: Any) -> McpWiring:
+    """The app's servers; a bad table (the CLI checks it first) is a toast and no servers."""
+    from rivulet.core.errors import ConfigError
+
+    try:
+        return McpWiring.from_settings(app.settings)
+    except ConfigError as exc:
+        app.notify(exc.message, severity="error", timeout=15)
+        return McpWiring([])
+
+
+def start_for_app(app: Any) -> None:
+    """Start the servers of `app.mcp` for its tools and conversation; toasts say how it went."""
+    app.mcp.start(app.tools, app.conversation,
+                  notify=lambda text, severity: app.notify(text, severity=severity, timeout=10))
+
+
+def show_mcp(app: Any) -> None:
+    """`/mcp`: the servers' view (once: a second call while it is open does nothing)."""
+    from rivulet.widgets.mcp_panel import McpScreen
+
+    if not isinstance(app.screen, McpScreen):
+        app.push_screen(McpScreen(app.mcp.status))

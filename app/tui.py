@@ -42,10 +42,12 @@ from rivulet.core.turn.tool_api import ToolRouter
 from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.app.copying import copy_commands, last_answer
 from rivulet.app.keymap import apply_keymap
+from rivulet.app.mcp_wiring import McpWiring, show_mcp, start_for_app, wiring_for_app
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
 from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
+from rivulet.widgets.mcp_panel import McpScreen
 from rivulet.widgets.inspector import InspectorScreen, RawItemScreen, notes_for_inspector
 from rivulet.widgets.entries import (TranscriptEntry, ErrorEntry, OtherEntry, ToolCallEntry, entry_for, heading_of,
                                      reasoning_summary)
@@ -94,6 +96,7 @@ class RivuletCommands(Provider):
         cmds.append(("Turn diff", "Show everything the turn changed in the workspace", app.action_turn_diff))
         cmds.append(("History inspector", "Every committed item, filterable, with its raw JSON", app.action_inspect))
         cmds.append(("Find in transcript", "Search the conversation (ctrl+f)", app.action_find))
+        cmds.append(("MCP servers", "The MCP servers: their state, tools and errors", app.action_mcp))
         cmds += copy_commands(app, app.last_answer())
         if app.session_writer is not None:
             cmds.append(("Export session as Markdown", "Write the session beside its file, as .md",
@@ -172,6 +175,7 @@ class RivuletApp(SafeNotify, App[None]):
         self._rules_shown: set[str] = set()
         self.server_errors: list[RivuletError] = []  # with their whole bodies, for the inspector
         self.prompt_history = prompt_history  # prompts sent in this workspace, across sessions
+        self.mcp = McpWiring([])  # the MCP servers (from the settings when the app builds its tools)
 
     # ---- layout ---------------------------------------------------------------------
 
@@ -212,12 +216,14 @@ class RivuletApp(SafeNotify, App[None]):
             self.transport.on_fallback = lambda text: self.bus.publish(b.Notice(text))
         if self.tools is None and self.tool_settings is not None:
             policy = ApprovalPolicy(self.settings.approval, self.ask_approval)
-            self.tools = AgentTools(self.tool_settings, policy, self.bus)
+            self.mcp = wiring_for_app(self)
+            self.tools = AgentTools(self.tool_settings, policy, self.bus, mcp=self.mcp.manager)
         if isinstance(self.tools, AgentTools) and self.tools.settings.shell:
             self._status.sandbox = self.tools.sandbox.describe()
         history = self.session.history if self.session is not None else None
         self.conversation = Conversation(self.settings, self.transport, self.bus, history=history, tools=self.tools,
                                          session=self.session_writer)
+        start_for_app(self)  # in the background: the UI does not wait for the servers
         if self.session is not None:
             self.call_after_refresh(self._rebuild_transcript)
         if self.replay:
@@ -261,6 +267,9 @@ class RivuletApp(SafeNotify, App[None]):
             self.notify(sanitize(f"This session was started in {meta.cwd}; its tools now work in {workspace}."),
                         severity="warning", timeout=10)
         self._status.refresh_line()
+
+    def action_mcp(self) -> None:
+        show_mcp(self)
 
     def action_inspect(self) -> None:
         if self.conversation is None or isinstance(self.screen, (InspectorScreen, RawItemScreen)):
@@ -348,7 +357,7 @@ class RivuletApp(SafeNotify, App[None]):
             raise
 
     def action_interrupt(self) -> None:
-        if isinstance(self.screen, (DiffScreen, InspectorScreen, RawItemScreen)):  # Esc closes a view first
+        if isinstance(self.screen, (DiffScreen, InspectorScreen, RawItemScreen, McpScreen)):  # Esc closes a view
             self.screen.dismiss()
             return
         if self.focused is self._search:
@@ -605,6 +614,7 @@ class RivuletApp(SafeNotify, App[None]):
         return block
 
     async def on_unmount(self) -> None:
+        await self.mcp.aclose()  # every server it started: nothing survives the app
         await self.bus.close()
         await self.transport.aclose()
         if self.session_writer is not None:
