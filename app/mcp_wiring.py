@@ -27,6 +27,7 @@ class McpWiring:
         self.configs = configs
         self.manager = McpManager(configs) if any(c.enabled for c in configs) else None
         self._start: asyncio.Task[None] | None = None
+        self._notify: Notify | None = None
         self.started = asyncio.Event()  # set once every server is ready or failed
 
     @classmethod
@@ -37,12 +38,13 @@ class McpWiring:
     # ---- starting ----------------------------------------------------------------------
 
     def start(self, tools: Any, conversation: Conversation | None = None, notify: Notify | None = None,
-              hint: str = "the MCP servers view shows its stderr") -> None:
+              hint: str = "/mcp shows its stderr") -> None:
         """Start the servers in the background (`tools` is the AgentTools that offers their
         tools); a turn of `conversation` waits for them first."""
         if self.manager is None:
             self.started.set()
             return
+        self._notify = notify
         self._start = asyncio.create_task(self._run_start(tools, notify, hint), name="mcp-start")
         if conversation is not None:
             conversation.before_turn = self._wait_first(conversation.before_turn)
@@ -59,17 +61,17 @@ class McpWiring:
             remember_mcp_tool(tool.name, tool.server, tool.display)
         if notify is None:
             return
+        # Failures only: a toast for every ready server would sit on an approval dialog's
+        # buttons at 80x24; /mcp lists them.
         for server in self.manager.servers:
             if server.state == "failed":
                 notify(f"MCP server {server.name} failed: {server.error} ({hint})", "error")
-        ready = [s for s in self.manager.servers if s.state == "ready"]
-        if ready:
-            count = sum(len(s.tools) for s in ready)
-            notify(f"MCP: {len(ready)} server{'s' if len(ready) != 1 else ''} ready, {count} tools", "information")
 
     def _wait_first(self, before: Callable[[Conversation], Awaitable[None]] | None
                     ) -> Callable[[Conversation], Awaitable[None]]:
         async def hook(conversation: Conversation) -> None:
+            if not self.started.is_set() and self._notify is not None:
+                self._notify("Waiting for the MCP servers to start (Esc gives your message back)", "information")
             await self.ready()
             if before is not None:
                 await before(conversation)
@@ -120,8 +122,8 @@ def wiring_for_app(app: Any) -> McpWiring:
 
 def start_for_app(app: Any) -> None:
     """Start the servers of `app.mcp` for its tools and conversation; toasts say how it went."""
-    app.mcp.start(app.tools, app.conversation,
-                  notify=lambda text, severity: app.notify(text, severity=severity, timeout=10))
+    app.mcp.start(app.tools, app.conversation, hint="ctrl+p, MCP servers: its stderr",
+                  notify=lambda text, severity: app.notify(text, severity=severity, timeout=8))
 
 
 def show_mcp(app: Any) -> None:

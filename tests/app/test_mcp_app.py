@@ -113,3 +113,28 @@ async def test_esc_cancels_a_running_mcp_call_on_the_server(tmp_path):
         aborted = [i for i in history if i.get("type") == "function_call_output"]
         assert len(aborted) == 1 and "abort" in str(aborted[0]["output"]).lower()
     assert running and not any(alive(pid) for pid in running)
+
+
+async def test_a_slow_server_does_not_block_the_ui_and_esc_gives_the_message_back(tmp_path):
+    gate = tmp_path / "gate"
+    # A server that starts only once the test creates the gate file.
+    slow = {"command": sys.executable, "startup_timeout": 120, "args": ["-c", (
+        "import os, runpy, sys, time\n"
+        f"while not os.path.exists({str(gate)!r}): time.sleep(0.02)\n"
+        f"sys.argv = [{str(SERVER)!r}]\nrunpy.run_path({str(SERVER)!r}, run_name='__main__')\n")]}
+    server = GatedServer(answer("hello"))
+    s = settings(model="gpt-5.1-codex", mcp_servers={"slow": slow})
+    app = RivuletApp(s, server.transport(), tool_settings=ToolSettings(workspace=tmp_path), remember_theme=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"hi there", "enter")
+        await until(pilot, lambda: any("Waiting for the MCP servers" in str(n.message)
+                                       for n in app._notifications), "the waiting toast")
+        assert app.mcp.status()[0]["state"] == "starting" and not server.requests
+        await pilot.press("escape")  # the UI answers: the message comes back
+        await until(pilot, lambda: app._composer.text == "hi there", "the message back in the composer")
+        assert not server.requests
+        gate.touch()
+        await until(pilot, lambda: app.mcp.status()[0]["state"] == "ready", "the server ready", rounds=6000)
+        await pilot.press("enter")
+        await until(pilot, lambda: len(server.requests) == 1 and app._status.state == "idle", "the turn")
+        assert "slow__echo" in {t["name"] for t in server.requests[0]["tools"]}
