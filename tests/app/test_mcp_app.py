@@ -19,6 +19,7 @@ from rivulet.app.tui import RivuletApp
 from rivulet.core.tools.router import ToolSettings
 from rivulet.widgets.dialogs import ApprovalScreen
 from rivulet.widgets.entries import ToolCallEntry
+from rivulet.widgets.inspector import RawItemScreen
 from rivulet.widgets.mcp_panel import McpScreen
 
 BROKEN = {"command": sys.executable, "args": ["-c", "import sys; print('no database here', file=sys.stderr); "
@@ -76,6 +77,14 @@ async def test_a_call_is_asked_about_its_result_shown_and_the_servers_stopped_on
         assert "test · echo" in shown and "→ echo: [b]hi[/b]" in shown
         outputs = [i for i in server.requests[1]["input"] if i.get("type") == "function_call_output"]
         assert outputs == [{"type": "function_call_output", "call_id": "call_m", "output": "echo: [b]hi[/b]"}]
+        # The inspector (and a click on the entry) has the raw items as committed.
+        await pilot.click(ToolCallEntry)
+        await until(pilot, lambda: isinstance(app.screen, RawItemScreen), "the raw item")
+        raw = json.loads(app.screen.text)
+        assert (raw["type"], raw["name"], json.loads(raw["arguments"])) == ("function_call", "test__echo",
+                                                                            {"text": "[b]hi[/b]"})
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, RawItemScreen), "the raw item closing")
         # The model was offered the test server's tools, and none of the broken one's.
         names = {t["name"] for t in server.requests[0]["tools"]}
         assert {"test__echo", "test__hang"} <= names and not any(n.startswith("broken__") for n in names)
