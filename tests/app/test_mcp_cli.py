@@ -175,3 +175,15 @@ def test_the_command_line_entry_point_and_fast_help(tmp_path):
                           capture_output=True, text=True, env=env, timeout=60)
     assert all(f"    {sub} " in proc.stdout for sub in ("list", "add", "remove")), proc.stdout
     assert proc.stdout.rstrip().endswith("[]")  # --help did not import the mcp SDK
+
+
+def test_the_chat_refuses_a_bad_mcp_table_before_it_starts(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[mcp_servers.t]\nurl = "http://127.0.0.1:9/mcp"\ncommand = "x"\n')
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "RIVULET_"))},
+           "RIVULET_CONFIG": str(config)}
+    proc = subprocess.run([sys.executable, "-m", "rivulet.app", "--base-url", "http://127.0.0.1:9/v1"],
+                          capture_output=True, text=True, env=env, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("rivulet: error: bad setting 'mcp_servers.t.command': give either `command`")
+    assert proc.stderr.count("\n") == 1
