@@ -106,6 +106,17 @@ def test_a_chat_calls_an_mcp_tool_after_approval(term, model):
     assert "✗ broken  stdio · failed" in screen and "no database here" in screen
     term.send("Escape")
     term.wait(lambda s: "(esc to close)" not in s, what="the view closing")
+    # Esc during a running call cancels it on the server.
+    marks = term.home / "work" / "marks"
+    term.type("mcp-hang")
+    term.send("Enter")
+    term.wait("Call this MCP tool?", what="the hang's approval")
+    answer(term, "y")
+    term.wait(lambda s: marks.exists() and "hang started" in marks.read_text(), what="the hang running")
+    term.send("Escape")
+    screen = term.wait("→ aborted", what="the call aborted")
+    assert "Interrupted" in screen
+    term.wait(lambda s: "hang cancelled" in marks.read_text(), what="the cancellation reaching the server")
     term.send("C-q")
     assert term.wait_exit() == 0
     assert not servers_of(term.home)  # nothing survives the chat
