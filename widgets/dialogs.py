@@ -3,7 +3,8 @@
 The approval question shows exactly what will happen: the whole command (every line,
 numbered and scrollable) with control, invisible and bidi characters made visible and
 a warning when there are any, its directory and time limit; for a patch, every file and
-the full diff; for an MCP tool, its server, its name and its arguments as indented JSON. The buttons stay on screen at 80x24: the question scrolls, they do not.
+the full diff; for an MCP tool, its server, its name and its arguments as indented JSON.
+The buttons stay on screen at 80x24: the question scrolls, they do not.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from rivulet.core.tools.approval import ApprovalRequest, Decision
 from rivulet.core.sanitize import reveal, sanitize
+from rivulet.core.tools.approval import ApprovalRequest, Decision
 
 from .safe import safe_text
 
@@ -133,7 +134,8 @@ class ApprovalScreen(ModalScreen[Decision]):
             with Horizontal(id="approval-buttons"):
                 # Short labels: all four fit whole at 80 columns.
                 yield Button("Yes (y)", id="yes", variant="success", compact=True)
-                yield Button("Always (a)", id="always", variant="primary", compact=True, tooltip="Yes, for this session")
+                yield Button("Always (a)", id="always", variant="primary", compact=True,
+                             tooltip="Yes, for this session")
                 yield Button("No (n)", id="no", variant="warning", compact=True, tooltip="No, and continue the turn")
                 yield Button("Stop (s)", id="stop", variant="error", compact=True, tooltip="No, and stop the turn")
 

@@ -20,8 +20,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
 from rivulet.core import items as it
-from rivulet.core.turn.history import HistoryEntry
 from rivulet.core.sanitize import sanitize
+from rivulet.core.turn.history import HistoryEntry
 from rivulet.widgets.entries import reasoning_raw, reasoning_summary
 
 from .safe import safe_text
@@ -105,7 +105,7 @@ class InspectorScreen(ModalScreen[None]):
         super().__init__()
         self.committed = len(entries)
         self.entries = entries + (notes or [])
-        self._search = [json.dumps(e.item, ensure_ascii=False).lower() for e in entries]
+        self._search = [json.dumps(e.item, ensure_ascii=False).lower() for e in self.entries]
         self.shown: list[HistoryEntry] = []
 
     def compose(self) -> ComposeResult:
@@ -133,7 +133,7 @@ class InspectorScreen(ModalScreen[None]):
         table = self.query_one(DataTable)
         table.clear()
         self.shown = []
-        for entry, text in zip(self.entries, self._search):
+        for entry, text in zip(self.entries, self._search, strict=True):
             if isinstance(kind, str) and entry.item.get("type") != kind:
                 continue
             if query and query not in text:

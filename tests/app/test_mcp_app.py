@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import empty_config, settings
 from e2e.mcp_helpers import SERVER, alive, descendants, marks
-from streams import completed, created, ev, message, message_events
-from tui_helpers import GatedServer, until
+from helpers.streams import completed, created, ev, message, message_events
+from helpers.tui import GatedServer, until
 
+from rivulet.app.commands import app_commands
 from rivulet.app.tui import RivuletApp
 from rivulet.core.tools.router import ToolSettings
 from rivulet.widgets.dialogs import ApprovalScreen
@@ -89,7 +90,10 @@ async def test_a_call_is_asked_about_its_result_shown_and_the_servers_stopped_on
         names = {t["name"] for t in server.requests[0]["tools"]}
         assert {"test__echo", "test__hang"} <= names and not any(n.startswith("broken__") for n in names)
 
-        app.action_mcp()
+        # /mcp: the entry of the command registry that the palette and slash commands read.
+        mcp_command = next(c for c in app_commands(app) if c.slash == "mcp")
+        assert mcp_command.title == "MCP servers"
+        mcp_command.run()
         await until(pilot, lambda: isinstance(app.screen, McpScreen), "the MCP view")
         await pilot.pause()
         view = _text(app.screen)

@@ -9,18 +9,15 @@ import sys
 
 import pytest
 from conftest import ROOT
+from helpers.aimock import events, rivulet, start_aimock
+from helpers.peers import stop_peer
 from mcp_helpers import SERVER, alive
-from peer_helpers import free_port, start_peer, stop_peer
-from test_exec_e2e import AIMOCK_CLI, events, rivulet
 
 
 @pytest.fixture(scope="module")
 def model():
-    port = free_port()
-    proc = start_peer(["node", str(AIMOCK_CLI), "-p", str(port), "-h", "127.0.0.1", "-f",
-                       str(ROOT / "fixtures/aimock/mcp.json"), "--validate-on-load"],
-                      f"http://127.0.0.1:{port}/health", timeout=30)
-    yield f"http://127.0.0.1:{port}/v1"
+    proc, url = start_aimock(ROOT / "fixtures/aimock/mcp.json", "--validate-on-load")
+    yield url
     stop_peer(proc)
 
 

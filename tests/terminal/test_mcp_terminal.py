@@ -17,18 +17,15 @@ from .conftest import RIVULET, chat_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "tests" / "peers" / "mcp_server.py"
-AIMOCK_CLI = Path(os.environ.get("AIMOCK_CLI", ROOT / ".ci/aimock/node_modules/@copilotkit/aimock/dist/cli.js"))
 
 
 @pytest.fixture(scope="module")
 def model() -> Iterator[str]:
-    from peer_helpers import free_port, start_peer, stop_peer
+    from helpers.aimock import start_aimock
+    from helpers.peers import stop_peer
 
-    port = free_port()
-    proc = start_peer(["node", str(AIMOCK_CLI), "-p", str(port), "-h", "127.0.0.1", "-f",
-                       str(ROOT / "fixtures/aimock/mcp.json"), "--validate-on-load"],
-                      f"http://127.0.0.1:{port}/health", timeout=30)
-    yield f"http://127.0.0.1:{port}/v1"
+    proc, url = start_aimock(ROOT / "fixtures/aimock/mcp.json", "--validate-on-load")
+    yield url
     stop_peer(proc)
 
 
