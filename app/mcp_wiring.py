@@ -122,7 +122,7 @@ def wiring_for_app(app: Any) -> McpWiring:
 
 def start_for_app(app: Any) -> None:
     """Start the servers of `app.mcp` for its tools and conversation; toasts say how it went."""
-    app.mcp.start(app.tools, app.conversation, hint="ctrl+p, MCP servers: its stderr",
+    app.mcp.start(app.tools, app.conversation, hint="more: ctrl+p, MCP servers",
                   notify=lambda text, severity: app.notify(text, severity=severity, timeout=8))
 
 
