@@ -112,9 +112,12 @@ class McpWiring:
 def wiring_for_app(app: Any) -> McpWiring:
     """The app's servers; a bad table (the CLI checks it first) is a toast and no servers."""
     from rivulet.core.errors import ConfigError
+    from rivulet.widgets.entries import MCP_SERVERS
 
     try:
-        return McpWiring.from_settings(app.settings)
+        wiring = McpWiring.from_settings(app.settings)
+        MCP_SERVERS.update(c.name for c in wiring.configs)  # titles of calls shown before a server is up
+        return wiring
     except ConfigError as exc:
         app.notify(exc.message, severity="error", timeout=15)
         return McpWiring([])

@@ -54,6 +54,11 @@ def heading_of(summary: str) -> str | None:
 MCP_LABELS: dict[str, tuple[str, str]] = {}
 
 
+# The configured servers' names: a call of one before its server is ready (a resumed
+# session's) still shows as "server · tool", with the tool's function-name part.
+MCP_SERVERS: set[str] = set()
+
+
 def remember_mcp_tool(name: str, server: str, tool: str) -> None:
     MCP_LABELS[name] = (server, tool)
 
@@ -65,6 +70,10 @@ def call_title(item: Item) -> str:
     label = MCP_LABELS.get(name) if kind == "function_call" and isinstance(name, str) else None
     if label is not None:
         return sanitize(f"{label[0]} · {label[1]}")
+    if kind == "function_call" and isinstance(name, str):
+        server = next((s for s in MCP_SERVERS if name.startswith(f"{s}__") and len(name) > len(s) + 2), None)
+        if server is not None:
+            return sanitize(f"{server} · {name[len(server) + 2:]}")
     return sanitize(str(name))
 
 

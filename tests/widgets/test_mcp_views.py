@@ -15,7 +15,7 @@ from rivulet.core.tools.mcp_config import McpServerConfig
 from rivulet.core.tools.mcp_router import McpRouter
 from rivulet.themes import STYLESHEET
 from rivulet.widgets.dialogs import ApprovalScreen
-from rivulet.widgets.entries import ToolCallEntry, call_title, remember_mcp_tool
+from rivulet.widgets.entries import MCP_SERVERS, ToolCallEntry, call_title, remember_mcp_tool
 from rivulet.widgets.mcp_panel import McpScreen
 
 
@@ -176,3 +176,10 @@ async def test_an_mcp_call_shows_server_tool_arguments_and_result():
 
 def test_an_unknown_double_underscore_name_is_left_as_it_is():
     assert call_title({"type": "function_call", "name": "nobody__knows"}) == "nobody__knows"
+
+
+def test_a_configured_servers_call_shows_as_server_and_tool_before_the_server_is_up():
+    MCP_SERVERS.add("docs")  # what the app does from the config (a resumed session's calls)
+    assert call_title({"type": "function_call", "name": "docs__search_pages"}) == "docs · search_pages"
+    assert call_title({"type": "function_call", "name": "docs__"}) == "docs__"
+    assert call_title({"type": "function_call", "name": "other__search"}) == "other__search"
