@@ -13,6 +13,7 @@ from typing import Any
 
 from rivulet.app.demo_server import DEMO_MODEL, DemoServer
 from rivulet.app.doctor import add_doctor_parser
+from rivulet.app.mcp_cli import add_mcp_parser, split_command
 from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, safe_url
 from rivulet.core.errors import ConfigError, RivuletError, redact
 from rivulet.core.protocol.transports import make_transport
@@ -93,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="offer apply_patch as a freeform custom tool, a JSON function, or not at all "
                     "(auto: custom on OpenAI's API, function elsewhere)")
     add_doctor_parser(command)
+    add_mcp_parser(command)
     rs = command("resume", "continue a saved session in the chat (a picker without an id)")
     rs.add_argument("id", nargs="?", help="session id (or a unique prefix of it), or the path of its file")
     rs.add_argument("--last", action="store_true", help="the most recent session started in this directory "
@@ -110,7 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    # `mcp add NAME -- CMD ARGS`: the server's command is kept away from our parser.
+    head, server_argv = split_command(argv) if "mcp" in split_command(argv)[0] else (argv, [])
+    args = build_parser().parse_args(head)
     logging.basicConfig(level=(args.log_level or "WARNING").upper(), stream=sys.stderr,
                         format="rivulet: %(levelname)s %(name)s: %(message)s")
     install_log_filter()
@@ -122,6 +127,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(run_export(args))
     if args.command == "replay":
         sys.exit(run_replay(args))
+    if args.command == "mcp":
+        from rivulet.app.mcp_cli import run_mcp
+
+        sys.exit(run_mcp(args, server_argv))
     if args.command == "doctor":
         from rivulet.app.doctor import run_doctor
 
@@ -253,9 +262,11 @@ def run_tui(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(exc.message, 2)
     from rivulet.app.tui import RivuletApp
+    from rivulet.core.tools.mcp_config import parse_servers
 
     try:
         tools = tool_settings(settings)
+        parse_servers(settings.mcp_servers)  # a bad [mcp_servers] table: one line before the app starts
         session, writer, cancelled = _session_for(args, settings)
     except ConfigError as exc:
         return _fail(exc.message, 2)
@@ -305,8 +316,11 @@ async def run_exec(args: argparse.Namespace) -> int:
         settings, demo = settings_for(args, headless=True)
     except ConfigError as exc:
         return _fail(exc.message, 2)
+    from rivulet.app.mcp_wiring import McpWiring
+
     try:
         tools_settings = tool_settings(settings)
+        mcp = McpWiring.from_settings(settings)
     except ConfigError as exc:
         return _fail(exc.message, 2)
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
@@ -316,10 +330,12 @@ async def run_exec(args: argparse.Namespace) -> int:
         bus.subscribe(partial(_print_json, reader_gone))
     transport = make_transport(settings, lambda text: bus.publish(Notice(text)))
     approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
-    tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus)
+    tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus, mcp=mcp.manager)
     writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url)) \
         if settings.save_sessions else None
     conversation = Conversation(settings, transport, bus, tools=tools, session=writer)
+    # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
+    mcp.start(tools, conversation, notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
     turn = asyncio.ensure_future(conversation.run_turn(prompt))
     gone = asyncio.ensure_future(reader_gone.wait())
     try:
@@ -337,6 +353,7 @@ async def run_exec(args: argparse.Namespace) -> int:
         return _fail(f"{exc.kind}: {exc.message}")
     finally:
         gone.cancel()
+        await mcp.aclose()
         await transport.aclose()
         if demo is not None:
             demo.stop()
@@ -355,6 +372,11 @@ async def run_exec(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warn_mcp(message: str, severity: str) -> None:
+    if severity == "error":
+        print(f"rivulet: warning: {sanitize(redact(message))}", file=sys.stderr)
+
+
 def _has_terminal() -> bool:
     try:
         with open("/dev/tty"):
@@ -366,8 +388,9 @@ def _has_terminal() -> bool:
 async def terminal_approver(request: ApprovalRequest) -> Decision:
     """`exec --approval ask`: the question on the terminal (stderr), the answer from it."""
     what = f"run `{sanitize(request.title)}` {sanitize(request.detail)}" if request.kind == "shell" \
+        else f"call MCP tool {sanitize(request.title)} with these arguments" if request.kind == "mcp" \
         else f"apply a patch ({sanitize(request.title)})"
-    if request.kind == "patch":
+    if request.kind in ("patch", "mcp"):
         print(sanitize(request.detail), file=sys.stderr)
     prompt = f"rivulet: {what}? [y]es / [a]lways / [n]o / [s]top: "
     answer = await asyncio.to_thread(_read_tty, prompt)

@@ -79,6 +79,7 @@ def slash_commands(app: RivuletApp) -> list[Command]:
                set_cmds.choose_approval, "POLICY"),
         _slash(app, "Sandbox", "Where shell commands run: workspace-write, read-only, off", "sandbox",
                set_cmds.choose_sandbox, "MODE"),
+        Command("MCP servers", "The MCP servers: their state, tools and errors", app.action_mcp, "mcp"),
         _slash(app, "Help", "Every command, with what it does", "help", _help),
         Command("Quit", "Leave rivulet (the session is saved)", app.exit, "quit"),
     ]

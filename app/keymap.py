@@ -18,10 +18,11 @@ def known_binding_ids() -> set[str]:
     from rivulet.widgets.composer import Composer
     from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
     from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
+    from rivulet.widgets.mcp_panel import McpScreen
     from rivulet.widgets.search import SearchBar
 
     classes = [RivuletApp, Composer, SearchBar, ApprovalScreen, DiffScreen, InspectorScreen, RawItemScreen,
-               ChoiceScreen]
+               ChoiceScreen, McpScreen]
     return {b.id for cls in classes for b in cls.BINDINGS if isinstance(b, Binding) and b.id}
 
 

@@ -28,6 +28,7 @@ from rivulet.app.handlers.live_panes import LivePanes
 from rivulet.app.handlers.notes import Notes
 from rivulet.app.handlers.turn_status import TurnStatus
 from rivulet.app.keymap import apply_keymap
+from rivulet.app.mcp_wiring import McpWiring, show_mcp, start_for_app, wiring_for_app
 from rivulet.app.model_commands import learn_windows, refresh_model_status
 from rivulet.app.palette import RivuletCommands
 from rivulet.app.paste_guard import install as install_paste_guard
@@ -49,6 +50,7 @@ from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
 from rivulet.widgets.inspector import InspectorScreen, RawItemScreen, compaction_rows, notes_for_inspector
+from rivulet.widgets.mcp_panel import McpScreen
 from rivulet.widgets.safe import SafeNotify
 from rivulet.widgets.search import SearchBar
 from rivulet.widgets.status import StatusLine
@@ -107,6 +109,7 @@ class RivuletApp(SafeNotify, App[None]):
         self.replay = replay  # the name of a recording being replayed: the app plays it at once
         self.prompt_history = prompt_history  # prompts sent in this workspace, across sessions
         self.model_windows: dict[str, int] = {}  # context windows the server reported (/model)
+        self.mcp = McpWiring([])  # the MCP servers (from the settings when the app builds its tools)
         # The bus's handlers, by family; each owns the state its events change.
         self.live_panes = LivePanes(self)
         self.commits = Commits(self)
@@ -148,10 +151,12 @@ class RivuletApp(SafeNotify, App[None]):
             self.transport.on_fallback = lambda text: self.bus.publish(b.Notice(text))
         if self.tools is None and self.tool_settings is not None:
             policy = ApprovalPolicy(self.settings.approval, self.ask_approval)
-            self.tools = AgentTools(self.tool_settings, policy, self.bus)
+            self.mcp = wiring_for_app(self)
+            self.tools = AgentTools(self.tool_settings, policy, self.bus, mcp=self.mcp.manager)
         history = self.session.history if self.session is not None else None
         self.conversation = Conversation(self.settings, self.transport, self.bus, history=history, tools=self.tools,
                                          session=self.session_writer)
+        start_for_app(self)  # in the background: the UI does not wait for the servers
         if self.prompt_history is not None:
             self._composer.load_history(self.prompt_history)
         if isinstance(self.tools, AgentTools) and self.tools.settings.shell:
@@ -180,6 +185,7 @@ class RivuletApp(SafeNotify, App[None]):
         await self.bridge.handle(event)
 
     async def on_unmount(self) -> None:
+        await self.mcp.aclose()  # every server it started: nothing survives the app
         await self.bus.close()
         await self.transport.aclose()
         if self.session_writer is not None:
@@ -230,7 +236,7 @@ class RivuletApp(SafeNotify, App[None]):
     def action_interrupt(self) -> None:
         if self.screen is self.screen_stack[0] and self._composer.close_completion():
             return  # Esc closes the completion popup, and does nothing else
-        if isinstance(self.screen, (DiffScreen, InspectorScreen, RawItemScreen)):  # Esc closes a view first
+        if isinstance(self.screen, (DiffScreen, InspectorScreen, RawItemScreen, McpScreen)):  # Esc closes a view
             self.screen.dismiss()
             return
         if self.focused is self._search:
@@ -273,6 +279,9 @@ class RivuletApp(SafeNotify, App[None]):
         notes = notes_for_inspector(self.notes.protocol_notes, self.notes.server_errors)
         notes += compaction_rows(self.conversation.history.compactions, after=len(notes))
         self.push_screen(InspectorScreen(list(self.conversation.history.entries), notes))
+
+    def action_mcp(self) -> None:
+        show_mcp(self)
 
     def open_raw_item(self, key: str) -> None:
         """Jump from a transcript entry to its raw committed item."""

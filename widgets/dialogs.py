@@ -3,7 +3,8 @@
 The approval question shows exactly what will happen: the whole command (every line,
 numbered and scrollable) with control, invisible and bidi characters made visible and
 a warning when there are any, its directory and time limit; for a patch, every file and
-the full diff. The buttons stay on screen at 80x24: the question scrolls, they do not.
+the full diff; for an MCP tool, its server, its name and its arguments as indented JSON.
+The buttons stay on screen at 80x24: the question scrolls, they do not.
 """
 
 from __future__ import annotations
@@ -89,6 +90,17 @@ class ApprovalScreen(ModalScreen[Decision]):
             if r.sandbox:
                 meta += f" · {r.sandbox}"
             body = numbered(shown)
+        elif r.kind == "mcp":
+            # The arguments come as indented JSON, hidden characters already shown as codes
+            # by the core (which says so in `reason`).
+            what = f"Call this MCP tool? ({_plural(r.detail.count(chr(10)) + 1, 'line')} of arguments)"
+            meta = f"server {r.server or '?'} · tool {r.tool or '?'}"
+            if r.destructive:
+                meta += " · the server marks it destructive"
+            elif r.read_only:
+                meta += " · the server marks it read-only"
+            shown, hidden = r.detail, []
+            body = numbered(shown)
         else:
             files = r.files or [r.title]
             shown, hidden = reveal("\n".join(files))
@@ -110,10 +122,15 @@ class ApprovalScreen(ModalScreen[Decision]):
                                   "codes.", style="bold"), classes="approval-warning", id="approval-hidden-content")
             if meta:
                 yield Static(safe_text(meta), id="approval-meta")
-            if r.reason:
+            if r.reason and r.kind == "mcp":  # the core's warning about hidden characters
+                yield Static(safe_text(f"⚠ The arguments hold {r.reason.split(': ', 1)[-1]}: shown below as "
+                                       "␛, \\u… codes. Read them before you allow the call.", "bold"),
+                             classes="approval-warning", id="approval-hidden")
+            elif r.reason:
                 yield Static(safe_text("why: " + r.reason, "italic"), id="approval-reason")
             with VerticalScroll(id="approval-detail"):
-                yield Static(body, id="approval-command" if r.kind == "shell" else "approval-patch")
+                yield Static(body, id={"shell": "approval-command", "mcp": "approval-arguments"}.get(r.kind,
+                                                                                                   "approval-patch"))
             with Horizontal(id="approval-buttons"):
                 # Short labels: all four fit whole at 80 columns.
                 yield Button("Yes (y)", id="yes", variant="success", compact=True)

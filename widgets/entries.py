@@ -49,10 +49,31 @@ def heading_of(summary: str) -> str | None:
     return None
 
 
+# Function names of MCP tools (`server__tool`) -> (server, the server's tool name), filled
+# in by the app as servers become ready, so a call shows as "server · tool".
+MCP_LABELS: dict[str, tuple[str, str]] = {}
+
+
+# The configured servers' names: a call of one before its server is ready (a resumed
+# session's) still shows as "server · tool", with the tool's function-name part.
+MCP_SERVERS: set[str] = set()
+
+
+def remember_mcp_tool(name: str, server: str, tool: str) -> None:
+    MCP_LABELS[name] = (server, tool)
+
+
 def call_title(item: Item) -> str:
     kind = item.get("type", "call")
     name = item.get("name") or {"shell_call": "shell", "local_shell_call": "shell",
                                 "apply_patch_call": "apply_patch"}.get(kind, kind)
+    label = MCP_LABELS.get(name) if kind == "function_call" and isinstance(name, str) else None
+    if label is not None:
+        return sanitize(f"{label[0]} · {label[1]}")
+    if kind == "function_call" and isinstance(name, str):
+        server = next((s for s in MCP_SERVERS if name.startswith(f"{s}__") and len(name) > len(s) + 2), None)
+        if server is not None:
+            return sanitize(f"{server} · {name[len(server) + 2:]}")
     return sanitize(str(name))
 
 
@@ -77,7 +98,23 @@ def output_text(item: Item) -> str:
     out = item.get("output")
     if isinstance(out, str):
         return out
+    if isinstance(out, list) and all(isinstance(p, dict) for p in out):
+        return "\n".join(_part_text(p) for p in out)  # an MCP result: text and images
     return json.dumps(out, indent=2, ensure_ascii=False)
+
+
+def _part_text(part: dict[str, Any]) -> str:
+    """One content part of an output, as a line (an image's data is not text to show)."""
+    if part.get("type") == "input_text":
+        return str(part.get("text") or "")
+    if part.get("type") == "input_image":
+        url = str(part.get("image_url") or "")
+        if not url.startswith("data:"):
+            return "[image]"
+        data = url.split(",", 1)[-1]
+        size = len(data) * 3 // 4 - data[-2:].count("=")  # the decoded size, without decoding
+        return f"[image {url[5:].split(';', 1)[0]}, {size:,} bytes]"
+    return json.dumps(part, ensure_ascii=False)
 
 
 class TranscriptEntry(Vertical):

@@ -140,7 +140,11 @@ class McpServer:
             raise
         except BaseException as exc:  # anything a server can do to us: it just failed
             if self.state != "failed":
-                self.fail(describe_error(exc))
+                why = describe_error(exc)
+                # A server that exits at start says why on stderr, where the SDK's
+                # "Connection closed" does not: its last line goes with the error.
+                last = next((line.strip() for line in reversed(self.stderr_tail().splitlines()) if line.strip()), "")
+                self.fail(f"{why} (its stderr ends: {last[:160]})" if last and self.state == "starting" else why)
             log.debug("MCP server %s failed", self.name, exc_info=True)
         finally:
             self.session = None

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rivulet.core.config import config_path
-from rivulet.core.errors import ConfigError, register_secret
+from rivulet.core.errors import ConfigError, one_line, register_secret
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _STDIO_KEYS = {"command", "args", "env", "cwd"}
@@ -149,50 +148,73 @@ def parse_servers(raw: Any) -> list[McpServerConfig]:
 
 
 # ---- editing the file (for `rivulet mcp add/remove`) ------------------------------------
+# tomlkit edits the document in place: the user's comments, order and layout stay as they were.
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path) -> Any:
+    import tomlkit
+
     if not path.exists():
-        return {}
+        return tomlkit.document()
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot update config file {path}: {exc}") from None
+        return tomlkit.parse(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # tomlkit's parse errors are ValueErrors
+        raise ConfigError(f"cannot update config file {path}: {one_line(str(exc))}") from None
 
 
-def _write(path: Path, data: dict[str, Any]) -> None:
-    import tomli_w
+def _write(path: Path, doc: Any) -> None:
+    import tomlkit
 
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it may hold an api_key
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(tomli_w.dumps(data))
+        f.write(tomlkit.dumps(doc))
     tmp.replace(path)
+
+
+def _as_toml(table: dict[str, Any]) -> Any:
+    """A server's table; its env and headers as inline tables (one line each)."""
+    import tomlkit
+
+    out = tomlkit.table()
+    for key, value in table.items():
+        if isinstance(value, dict):
+            inline = tomlkit.inline_table()
+            inline.update(value)
+            value = inline
+        out[key] = value
+    return out
 
 
 def add_server(name: str, table: dict[str, Any], path: Path | None = None) -> McpServerConfig:
     """Add or replace `[mcp_servers.NAME]`, keeping every other setting of the file.
     The table is checked first: a bad one changes nothing."""
+    import tomlkit
+
     server = parse_server(name, table)
     path = path or config_path()
-    data = _read(path)
-    servers = data.setdefault("mcp_servers", {})
+    doc = _read(path)
+    if "mcp_servers" not in doc:
+        doc["mcp_servers"] = tomlkit.table(is_super_table=True)  # no bare [mcp_servers] header
+    servers = doc["mcp_servers"]
     if not isinstance(servers, dict):
         raise ConfigError(f"cannot update config file {path}: mcp_servers is not a table")
-    servers[name] = table
-    _write(path, data)
+    if name in servers:
+        del servers[name]
+    servers[name] = _as_toml(table)
+    _write(path, doc)
     return server
 
 
 def remove_server(name: str, path: Path | None = None) -> bool:
     """Remove `[mcp_servers.NAME]`; False when there was none (the file is left as it was)."""
     path = path or config_path()
-    data = _read(path)
-    servers = data.get("mcp_servers")
+    doc = _read(path)
+    servers = doc.get("mcp_servers")
     if not isinstance(servers, dict) or name not in servers:
         return False
     del servers[name]
     if not servers:
-        del data["mcp_servers"]
-    _write(path, data)
+        del doc["mcp_servers"]
+    _write(path, doc)
     return True

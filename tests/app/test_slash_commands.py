@@ -261,6 +261,10 @@ async def test_diff_and_inspect_open_their_views():
         await until(pilot, lambda: not isinstance(app.screen, DiffScreen), "closed")
         await command(pilot, "/inspect")
         await until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, InspectorScreen), "closed")
+        await command(pilot, "/mcp")
+        await until(pilot, lambda: type(app.screen).__name__ == "McpScreen", "the MCP servers view")
 
 
 async def test_theme_by_name_and_a_wrong_name_is_refused():
@@ -379,7 +383,7 @@ async def test_the_palette_runs_the_same_commands(monkeypatch):
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the model picker, as /model opens it")
         titles = [c.title for c in slash_commands(app)]
-        assert len(titles) == len(set(titles)) == 16
+        assert len(titles) == len(set(titles)) == 17
 
 
 async def test_after_a_model_switch_the_old_models_encrypted_reasoning_is_not_sent():
