@@ -15,7 +15,7 @@ from platformdirs import user_config_dir, user_data_dir
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
-from rivulet.core.errors import ConfigError, register_secret
+from rivulet.core.errors import ConfigError, one_line, register_secret
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -234,23 +234,34 @@ def is_loopback(url: str) -> bool:
     return host in ("localhost", "::1") or host.startswith("127.")
 
 
-def save_setting(name: str, value: Any) -> None:
-    """Remember one top-level setting in the config file, keeping everything else in it."""
-    import tomllib
+def read_config_document(path: Path) -> Any:
+    """The config file as a tomlkit document (empty when there is none): edited in place,
+    the user's comments, order and layout stay as they were."""
+    import tomlkit
 
-    import tomli_w
+    if not path.exists():
+        return tomlkit.document()
+    try:
+        return tomlkit.parse(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # tomlkit's parse errors are ValueErrors
+        raise ConfigError(f"cannot update config file {path}: {one_line(str(exc))}") from None
 
-    path = config_path()
-    data: dict[str, Any] = {}
-    if path.exists():
-        try:
-            data = tomllib.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"cannot update config file {path}: {exc}") from None
-    data[name] = value
+
+def write_config_document(path: Path, doc: Any) -> None:
+    import tomlkit
+
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it may hold an api_key
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(tomli_w.dumps(data))
+        f.write(tomlkit.dumps(doc))
     tmp.replace(path)
+
+
+def save_setting(name: str, value: Any) -> None:
+    """Remember one top-level setting in the config file, keeping everything else in it
+    (comments and layout too)."""
+    path = config_path()
+    doc = read_config_document(path)
+    doc[name] = value
+    write_config_document(path, doc)

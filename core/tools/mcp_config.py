@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rivulet.core.config import config_path
-from rivulet.core.errors import ConfigError, one_line, register_secret
+from rivulet.core.config import config_path, read_config_document, write_config_document
+from rivulet.core.errors import ConfigError, register_secret
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _STDIO_KEYS = {"command", "args", "env", "cwd"}
@@ -150,28 +150,6 @@ def parse_servers(raw: Any) -> list[McpServerConfig]:
 # ---- editing the file (for `rivulet mcp add/remove`) ------------------------------------
 # tomlkit edits the document in place: the user's comments, order and layout stay as they were.
 
-def _read(path: Path) -> Any:
-    import tomlkit
-
-    if not path.exists():
-        return tomlkit.document()
-    try:
-        return tomlkit.parse(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:  # tomlkit's parse errors are ValueErrors
-        raise ConfigError(f"cannot update config file {path}: {one_line(str(exc))}") from None
-
-
-def _write(path: Path, doc: Any) -> None:
-    import tomlkit
-
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it may hold an api_key
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(tomlkit.dumps(doc))
-    tmp.replace(path)
-
-
 def _as_toml(table: dict[str, Any]) -> Any:
     """A server's table; its env and headers as inline tables (one line each)."""
     import tomlkit
@@ -193,7 +171,7 @@ def add_server(name: str, table: dict[str, Any], path: Path | None = None) -> Mc
 
     server = parse_server(name, table)
     path = path or config_path()
-    doc = _read(path)
+    doc = read_config_document(path)
     if "mcp_servers" not in doc:
         doc["mcp_servers"] = tomlkit.table(is_super_table=True)  # no bare [mcp_servers] header
     servers = doc["mcp_servers"]
@@ -202,19 +180,19 @@ def add_server(name: str, table: dict[str, Any], path: Path | None = None) -> Mc
     if name in servers:
         del servers[name]
     servers[name] = _as_toml(table)
-    _write(path, doc)
+    write_config_document(path, doc)
     return server
 
 
 def remove_server(name: str, path: Path | None = None) -> bool:
     """Remove `[mcp_servers.NAME]`; False when there was none (the file is left as it was)."""
     path = path or config_path()
-    doc = _read(path)
+    doc = read_config_document(path)
     servers = doc.get("mcp_servers")
     if not isinstance(servers, dict) or name not in servers:
         return False
     del servers[name]
     if not servers:
         del doc["mcp_servers"]
-    _write(path, doc)
+    write_config_document(path, doc)
     return True

@@ -83,3 +83,21 @@ def test_every_source_package_is_in_the_wheel():
         for init in (ROOT / folder).rglob("__init__.py"):
             rel = init.parent.relative_to(ROOT / folder).parts
             assert ".".join((name, *rel)) in listed, f"{init.parent} is not in [tool.setuptools] packages"
+
+
+def test_a_remembered_setting_keeps_the_rest_of_the_file_as_written(tmp_path, monkeypatch):
+    """Switching the theme writes config.toml: the user's comments, order and other
+    tables must survive (a load-and-dump would drop the comments)."""
+    from rivulet.core.config import save_setting
+
+    path = tmp_path / "config.toml"
+    text = ('# my settings\nmodel = "gpt-5"  # the one I use\ntheme = "rivulet-dark"\n\n'
+            '[mcp_servers.docs]  # docs server\ncommand = "docs-mcp"\n')
+    path.write_text(text)
+    monkeypatch.setenv("RIVULET_CONFIG", str(path))
+    save_setting("theme", "rivulet-light")
+    assert path.read_text() == text.replace('theme = "rivulet-dark"', 'theme = "rivulet-light"')
+    save_setting("notify", "bell")
+    written = path.read_text()
+    assert "# my settings" in written and "# the one I use" in written and "# docs server" in written
+    assert load_settings().notify == "bell"
