@@ -40,7 +40,10 @@ from rivulet.core.protocol.ws_transport import FallbackTransport
 from rivulet.core.turn.conversation import Conversation, Transport
 from rivulet.core.turn.tool_api import ToolRouter
 from rivulet.core.errors import ConfigError, RivuletError
+from rivulet.app.attach_ui import AttachAndEdit
 from rivulet.app.copying import copy_commands, last_answer
+from rivulet.core.turn.attachments import Attachment
+from rivulet.widgets.attachment_chips import AttachmentChips
 from rivulet.app.keymap import apply_keymap
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
@@ -116,7 +119,7 @@ class RivuletCommands(Provider):
             yield DiscoveryHit(name, callback, help=help_text)
 
 
-class RivuletApp(SafeNotify, App[None]):
+class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
     CSS_PATH = str(STYLESHEET)
     TITLE = "rivulet"
     COMMANDS = App.COMMANDS | {RivuletCommands}
@@ -145,6 +148,7 @@ class RivuletApp(SafeNotify, App[None]):
         session_writer: SessionWriter | None = None,
         replay: str | None = None,
         prompt_history: PromptHistory | None = None,
+        images: list[Attachment] | None = None,
     ) -> None:
         super().__init__()
         # The crash report may quote model or server text: plain, sanitised, redacted.
@@ -172,6 +176,7 @@ class RivuletApp(SafeNotify, App[None]):
         self._rules_shown: set[str] = set()
         self.server_errors: list[RivuletError] = []  # with their whole bodies, for the inspector
         self.prompt_history = prompt_history  # prompts sent in this workspace, across sessions
+        self._images = images  # --image files: held for the first message
 
     # ---- layout ---------------------------------------------------------------------
 
@@ -188,6 +193,7 @@ class RivuletApp(SafeNotify, App[None]):
         yield Static("↓ new output below · ctrl+end: follow", id="below-hint")
         yield StatusLine(self.settings.model, id="status")
         yield SearchBar(id="search")
+        yield AttachmentChips(id="chips")
         yield Composer(id="composer")
         yield Footer(compact=True)
 
@@ -218,6 +224,7 @@ class RivuletApp(SafeNotify, App[None]):
         history = self.session.history if self.session is not None else None
         self.conversation = Conversation(self.settings, self.transport, self.bus, history=history, tools=self.tools,
                                          session=self.session_writer)
+        self.setup_attachments(self._images)
         if self.session is not None:
             self.call_after_refresh(self._rebuild_transcript)
         if self.replay:
@@ -329,18 +336,21 @@ class RivuletApp(SafeNotify, App[None]):
             self.notify("A turn is running: press Esc to interrupt it first.", severity="warning")
             message.composer.restore(message.text)
             return
+        taken = self.take_prompt(message.text)
+        if taken is None:
+            return
         self._transcript.follow()  # a new message: back to the bottom
-        self.run_turn(message.text)
+        self.run_turn(*taken)
 
-    def run_turn(self, prompt: str) -> None:
+    def run_turn(self, prompt: str, attachments: list[Attachment] | None = None) -> None:
         assert self.conversation is not None
-        self.turn_worker = self._turn(prompt)
+        self.turn_worker = self._turn(prompt, attachments or [])
 
     @work(group="turn", exclusive=True, exit_on_error=False)
-    async def _turn(self, prompt: str) -> None:
+    async def _turn(self, prompt: str, attachments: list[Attachment]) -> None:
         assert self.conversation is not None
         try:
-            await self.conversation.run_turn(prompt)
+            await self.conversation.run_turn(prompt, attachments)
         except RivuletError:
             pass  # published on the bus as ErrorOccurred; the handler shows it
         except asyncio.CancelledError:
@@ -359,6 +369,8 @@ class RivuletApp(SafeNotify, App[None]):
             return
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.turn_worker.cancel()
+            return
+        self.escape_to_edit()
 
     async def _interrupted(self) -> None:
         """Esc: history keeps what was committed. If the server committed nothing this
@@ -388,6 +400,7 @@ class RivuletApp(SafeNotify, App[None]):
             if entry.item_id == f"user-{event.turn_id}":
                 entry.remove()
         self._composer.restore(event.taken_back)
+        self.give_back_attachments()
         self._status.note = "Interrupted before anything was committed: your message is back in the composer"
         self._status.refresh_line()
 
