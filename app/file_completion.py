@@ -87,3 +87,28 @@ class FileCompletion:
         if not paths:
             return None
         return FileMatch((cursor[0], start), (cursor[0], end), query, paths)
+
+    def find(self, text: str, cursor: tuple[int, int]):  # -> Trigger | None (widgets.completion)
+        """The completion popup's provider interface."""
+        from rivulet.widgets.completion import Completion, Trigger
+
+        found = self.matches(text, cursor)
+        if found is None:
+            return None
+        entries = [Completion(insertion(path), path, _kind(self.workspace / path)) for path in found.paths]
+        return Trigger(found.start, found.end, found.query, entries)
+
+
+def _kind(path: Path) -> str:
+    """The popup's hint beside a path: an image, or the file's size."""
+    from rivulet.app.attach_refs import size_text
+
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as f:
+            head = f.read(16)
+    except OSError:
+        return ""
+    from rivulet.core.turn.attachments import image_mime
+
+    return f"image · {size_text(size)}" if image_mime(head) else size_text(size)
