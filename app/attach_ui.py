@@ -16,6 +16,7 @@ from textual.widgets import TextArea
 from rivulet.app.attach_refs import Limits
 from rivulet.app.composer_attach import ComposerAttachments
 from rivulet.app.edit_resend import EscEsc, can_edit, edit_message
+from rivulet.app.file_completion import FileCompletion
 from rivulet.core.turn.attachments import Attachment, AttachmentError
 from rivulet.widgets.attachment_chips import AttachmentChips
 from rivulet.widgets.inspector import InspectorScreen
@@ -36,6 +37,10 @@ class AttachAndEdit:
         self._esc = EscEsc()
         self._chips = self.screen.query_one(AttachmentChips)
         self._composer.paste_filter = self._paste_filter
+        # The completion popup (widgets/completion.py) asks providers; ours offers files.
+        add_provider = getattr(self._composer, "add_completion_provider", None)
+        if add_provider is not None:
+            add_provider(FileCompletion(workspace))
         self.refresh_chips()
 
     def refresh_chips(self: Any) -> None:

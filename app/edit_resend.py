@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from rivulet.core.sanitize import sanitize
 from rivulet.core.turn.rewind import RewindError, rewind
 from rivulet.widgets.entries import ToolCallEntry, TranscriptEntry, entry_for
 from rivulet.widgets.frozen_entries import FrozenEntries
@@ -62,8 +61,7 @@ async def edit_message(app: RivuletApp, turn_id: int | None = None) -> bool:
     app._composer.restore(draft.prompt)
     app.attachments.held = list(draft.attachments)
     app.refresh_chips()
-    app._status.note = sanitize("Editing your message: Enter sends it as a new turn "
-                                "(the old version stays in the session file)")
+    app._status.note = "Editing"  # short: the status line gives its left end way first
     app._status.refresh_line()
     app._composer.focus()
     return True

@@ -23,6 +23,7 @@ class _Handler(BaseHTTPRequestHandler):
         inputs = request.get("input") or []
         prompt = _text(inputs[-1]) if inputs else ""
         self.server.prompts.append(prompt)
+        self.server.bodies.append(request)
         s = _Script()
         s.start()
         if self.server.reasoning:
@@ -64,6 +65,7 @@ class StreamServer:
     def __init__(self) -> None:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.prompts = []
+        self._server.bodies = []  # every request body, as sent
         self._server.answer = echo
         self._server.words_per_second = 0
         self._server.reasoning = ""
@@ -76,6 +78,10 @@ class StreamServer:
     @property
     def prompts(self) -> list[str]:
         return self._server.prompts
+
+    @property
+    def bodies(self) -> list[dict[str, Any]]:
+        return self._server.bodies
 
     def answer_with(self, make, words_per_second: int = 0, reasoning: str = "") -> None:
         """make(prompt) -> the answer's text; streamed one word per delta at this rate
