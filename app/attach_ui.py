@@ -44,7 +44,8 @@ class AttachAndEdit:
         self.refresh_chips()
 
     def refresh_chips(self: Any) -> None:
-        self._chips.show(self.attachments.chips(self._composer.text))
+        key = (self.settings.keymap or {}).get("composer.detach", "ctrl+l")  # as the user remapped it
+        self._chips.show(self.attachments.chips(self._composer.text), key)
 
     def on_text_area_changed(self: Any, event: TextArea.Changed) -> None:
         if event.text_area is self._composer:

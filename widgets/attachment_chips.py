@@ -33,7 +33,7 @@ class AttachmentChips(Static):
         self.chips: list[Chip] = []
         self.display = False
 
-    def show(self, chips: list[Chip], remove_key: str = "ctrl+x") -> None:
+    def show(self, chips: list[Chip], remove_key: str = "ctrl+l") -> None:
         if chips == self.chips and self.display == bool(chips):
             return
         self.chips = list(chips)
