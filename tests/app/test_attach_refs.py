@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rivulet.app.attach_refs import (Limits, attach_image, attachments_in, find_refs, pasted_image_path,
-                                     unescape)
+from rivulet.app.attach_refs import Limits, attach_image, attachments_in, find_refs, pasted_image_path, unescape
 from rivulet.core.turn.attachments import AttachmentError
 
 PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
