@@ -216,3 +216,41 @@ async def test_the_inspector_edits_from_an_earlier_message(tmp_path):
         await pilot.press("enter")
         await until(pilot, lambda: len(server.requests) == 3)
         assert [m["content"][0]["text"] for m in server.requests[2]["input"]] == ["one"]
+
+
+async def test_hostile_file_names_are_shown_sanitised_and_never_as_markup(tmp_path):
+    name = "evil[bold]\x1b[31m\u202e.txt"
+    (tmp_path / name).write_text("x")
+    server = GatedServer(answer("ok", "r1"))
+    app = make(server, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.query_one(Composer).load_text(f'read @"{name}"')
+        await until(pilot, lambda: "evil" in chip_text(app), "the chip")
+        chip = app.query_one(AttachmentChips).render()
+        assert "[bold]" in chip.plain and "\x1b" not in chip.plain and "\u202e" not in chip.plain
+        await pilot.press("enter")
+        await until(pilot, lambda: app.query(UserEntry))
+        lines = [w.render() for w in app.query_one(UserEntry).query("Static")]
+        assert "[bold]" in lines[1].plain and "\x1b" not in lines[1].plain and "\u202e" not in lines[1].plain
+
+
+async def test_a_resumed_session_shows_what_was_attached(tmp_path, monkeypatch):
+    from rivulet.core.store.session import open_for_resume
+
+    (tmp_path / "a.txt").write_text("alpha")
+    (tmp_path / "shot.png").write_bytes(PNG)
+    server = GatedServer(answer("seen", "r1"))
+    writer = LazySessionWriter(model="gpt-5.1-codex", base_url="http://test.invalid/v1", directory=tmp_path / "s")
+    app = make(server, tmp_path, session_writer=writer)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.query_one(Composer).load_text("look @a.txt @shot.png")
+        await pilot.press("enter")
+        await until(pilot, lambda: server.requests and not app.turn_worker.is_running)
+    path = writer.path
+    writer2, session = open_for_resume(path, load_session(path))
+    app = make(GatedServer(answer("x", "r2")), tmp_path, session=session, session_writer=writer2)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.query(UserEntry), "the resumed transcript")
+        lines = [str(w.render()) for w in app.query_one(UserEntry).query("Static")]
+        assert lines == ["look @a.txt @shot.png", "[file a.txt (5 bytes)]",
+                         f"[image shot.png (image/png, {len(PNG)} bytes)]"]
