@@ -72,14 +72,14 @@ class AttachAndEdit:
             self._composer.restore(new)
         self.refresh_chips()
 
-    def take_prompt(self: Any, text: str) -> tuple[str, list[Attachment]] | None:
+    def take_prompt(self: Any, text: str, typed: str | None = None) -> tuple[str, list[Attachment]] | None:
         """The sent text as a prompt and attachments, or None (the error shown in one
-        line, the text back in the composer)."""
+        line, what was typed back in the composer)."""
         try:
             taken = self.attachments.take(text)
         except AttachmentError as exc:
             self.notify(exc.message, severity="error", timeout=8)
-            self._composer.restore(text)
+            self._composer.restore(text if typed is None else typed)
             return None
         self.refresh_chips()
         return taken

@@ -4,7 +4,8 @@ It answers while the cursor is in an `@partial` token (an `@` at the start of a 
 or after a space, then no space up to the cursor), and offers the workspace's files
 (`list_files`: tracked and untracked, never what .gitignore hides) best first by
 `rank`. Picking one inserts `@path ` (quoted when the path has a space), and typing
-goes on; the file is attached when the message is sent (see attach_refs).
+goes on; the file is attached when the message is sent (see attach_refs). A token
+that already is a whole path gets no popup, so Enter after `@notes.txt` sends.
 
 The file list is read at most every few seconds: `git ls-files` on every keystroke
 would make typing lag in a large repository.
@@ -83,7 +84,10 @@ class FileCompletion:
         if found is None:
             return None
         start, end, query = found
-        paths = rank(query, self.files(), limit=MAX_ENTRIES)
+        files = self.files()
+        if query in files:
+            return None  # a whole path typed (or picked): Enter sends, it does not pick again
+        paths = rank(query, files, limit=MAX_ENTRIES)
         if not paths:
             return None
         return FileMatch((cursor[0], start), (cursor[0], end), query, paths)

@@ -42,6 +42,7 @@ def test_matches_rank_the_workspace_files_and_reread_them_only_now_and_then(tmp_
     assert "app/cli_new.py" in provider.matches("@cli", (0, 4)).paths  # ... then read again
     assert len(reads) == 2
     assert provider.matches("@zzzz", (0, 5)) is None
+    assert provider.matches("@app/cli.py", (0, 11)) is None  # a whole path: nothing left to pick
     assert provider.matches("plain text", (0, 5)) is None
 
 
