@@ -60,7 +60,9 @@ def test_a_bad_attachment_is_one_line_and_keeps_the_prompt(term, server):
 
 
 def test_image_flag_shows_its_chip_before_the_first_message(term, server):
-    start_chat(term, server, "--image", "shot.png")
+    """Also: --instructions adds to the workspace's AGENTS.md in the chat."""
+    (term.home / "work" / "AGENTS.md").write_text("house rule\n")
+    start_chat(term, server, "--image", "shot.png", "--instructions", "be brief")
     term.wait("shot.png · 67 B", what="the --image chip")
     term.send("C-l")
     term.wait(lambda s: "shot.png · 67 B" not in s, what="the chip to go")
@@ -68,6 +70,7 @@ def test_image_flag_shows_its_chip_before_the_first_message(term, server):
     term.send("Enter")
     term.wait("ECHO[hello]END", what="the answer")
     assert user_parts(server.bodies[0]) == [{"type": "input_text", "text": "hello"}]
+    assert server.bodies[0]["instructions"] == "# AGENTS.md\n\nhouse rule\n\nbe brief"
 
 
 def test_esc_esc_on_an_empty_composer_edits_the_last_message(term, server):
