@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from rivulet.app.cli import build_parser, cli_images, settings_for
