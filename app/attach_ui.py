@@ -45,12 +45,20 @@ class AttachAndEdit:
 
     def refresh_chips(self: Any) -> None:
         key = (self.settings.keymap or {}).get("composer.detach", "ctrl+l")  # as the user remapped it
-        self._chips.show(self.attachments.chips(self._composer.text), key)
+        composer = self._composer
+        row, col = composer.cursor_location
+        text = composer.text
+        cursor = sum(len(line) + 1 for line in text.split("\n")[:row]) + col
+        self._chips.show(self.attachments.chips(text, cursor), key)
 
     def on_text_area_changed(self: Any, event: TextArea.Changed) -> None:
         if event.text_area is self._composer:
             self._esc.reset()
             self.refresh_chips()
+
+    def on_text_area_selection_changed(self: Any, event: TextArea.SelectionChanged) -> None:
+        if event.text_area is self._composer:
+            self.refresh_chips()  # the cursor left a token: its error chip may show now
 
     def _paste_filter(self: Any, text: str) -> bool:
         problem = self.attachments.paste(text)

@@ -37,11 +37,15 @@ class ComposerAttachments:
 
     # ---- the chip row -------------------------------------------------------------------
 
-    def chips(self, text: str) -> list[Chip]:
+    def chips(self, text: str, cursor: int | None = None) -> list[Chip]:
+        """The chip row for `text`. A token the cursor is in is still being typed: it
+        gets no error chip yet (`@notes.t` is no file until the `xt` comes)."""
         out = [Chip(a.path, a.kind, size_text(a.size)) for a in self.held]
         seen = {a.path for a in self.held}
         for ref in find_refs(text):
             chip = self._preview(ref.path)
+            if chip is not None and chip.kind == "error" and cursor is not None and ref.start < cursor <= ref.end:
+                continue
             if chip is not None and chip.label not in seen:
                 seen.add(chip.label)
                 out.append(chip)

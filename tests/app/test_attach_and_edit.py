@@ -254,3 +254,16 @@ async def test_a_resumed_session_shows_what_was_attached(tmp_path, monkeypatch):
         lines = [str(w.render()) for w in app.query_one(UserEntry).query("Static")]
         assert lines == ["look @a.txt @shot.png", "[file a.txt (5 bytes)]",
                          f"[image shot.png (image/png, {len(PNG)} bytes)]"]
+
+
+async def test_a_token_being_typed_gets_no_error_chip_until_the_cursor_leaves_it(tmp_path):
+    (tmp_path / "notes.txt").write_text("n")
+    app = make(GatedServer(answer("ok", "r1")), tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"read @notes.t")
+        await pilot.pause()
+        assert chip_text(app) == ""  # not a file yet, but not an error either: still typing
+        await pilot.press("x", "t")
+        await until(pilot, lambda: "notes.txt · 1 B" in chip_text(app), "the chip")
+        await pilot.press("backspace", "backspace", "space")
+        await until(pilot, lambda: "✗ notes.t · no such file" in chip_text(app), "the error chip once past it")
