@@ -267,3 +267,28 @@ async def test_a_token_being_typed_gets_no_error_chip_until_the_cursor_leaves_it
         await until(pilot, lambda: "notes.txt · 1 B" in chip_text(app), "the chip")
         await pilot.press("backspace", "backspace", "space")
         await until(pilot, lambda: "✗ notes.t · no such file" in chip_text(app), "the error chip once past it")
+
+
+async def test_editing_a_message_that_was_frozen_rebuilds_the_transcript(tmp_path):
+    from rivulet.widgets.frozen_entries import FrozenEntries
+
+    turns = 26  # 52 entries: the oldest are frozen lines, no longer widgets
+    server = GatedServer(*[answer(f"A{n}", f"r{n}") for n in range(1, turns + 2)])
+    app = make(server, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for n in range(1, turns + 1):
+            app.query_one(Composer).load_text(f"Q{n}")
+            await pilot.press("enter")
+            await until(pilot, lambda n=n: len(server.requests) == n and not app.turn_worker.is_running, f"turn {n}")
+        await until(pilot, lambda: app.query(FrozenEntries), "the frozen block")
+        assert not [e for e in app.query(UserEntry) if e.item_id == "user-2"]  # frozen
+        await app.run_action("inspect")
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        await pilot.press("down", "down", "e")  # rows: Q1, A1, Q2
+        await until(pilot, lambda: app.query_one(Composer).text == "Q2", "the draft")
+        await until(pilot, lambda: [e.item_id for e in app.query(TranscriptEntry)] == ["user-1", "m_r1"],
+                    "the rebuilt transcript")
+        assert not app.query(FrozenEntries)
+        await pilot.press("enter")
+        await until(pilot, lambda: len(server.requests) == turns + 1)
+        assert [m["content"][0]["text"] for m in server.requests[-1]["input"]] == ["Q1", "A1", "Q2"]
