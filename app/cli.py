@@ -13,22 +13,27 @@ from typing import Any
 
 from rivulet.app.demo_server import DEMO_MODEL, DemoServer
 from rivulet.app.doctor import add_doctor_parser
-from rivulet.core.tools.router import AgentTools
-from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision, deny_all
-from rivulet.core.turn.bus import BusEvent, EventBus, Notice
 from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, safe_url
-from rivulet.core.tools.router import tool_settings
-from rivulet.core.turn.conversation import Conversation
-from rivulet.core.store.lazy_session import LazySessionWriter
 from rivulet.core.errors import ConfigError, RivuletError, redact
-from rivulet.core.tools.environ_scrub import scrub_own_environ
-from rivulet.core.safe_log import install_log_filter
-from rivulet.core.tools.shell import SECRET_ENV
-from rivulet.core.sanitize import sanitize
-from rivulet.core.store.session import (Session, SessionError, SessionWriter, find_session, list_sessions, load_session,
-                                  open_for_resume, sessions_dir)
 from rivulet.core.protocol.transports import make_transport
-
+from rivulet.core.safe_log import install_log_filter
+from rivulet.core.sanitize import sanitize
+from rivulet.core.store.lazy_session import LazySessionWriter
+from rivulet.core.store.session import (
+    Session,
+    SessionError,
+    find_session,
+    list_sessions,
+    load_session,
+    open_for_resume,
+    sessions_dir,
+)
+from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision, deny_all
+from rivulet.core.tools.environ_scrub import scrub_own_environ
+from rivulet.core.tools.router import AgentTools, tool_settings
+from rivulet.core.tools.shell import SECRET_ENV
+from rivulet.core.turn.bus import BusEvent, EventBus, Notice
+from rivulet.core.turn.conversation import Conversation
 
 APPROVALS = ["ask", "auto-edit", "auto", "never-ask"]
 

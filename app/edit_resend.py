@@ -13,9 +13,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from rivulet.app.resume import mount_history
 from rivulet.core.turn.rewind import RewindError, rewind
-from rivulet.widgets.entries import ToolCallEntry, TranscriptEntry, entry_for
-from rivulet.widgets.frozen_entries import FrozenEntries
+from rivulet.widgets.entries import TranscriptEntry
 
 if TYPE_CHECKING:
     from rivulet.app.tui import RivuletApp
@@ -84,25 +84,4 @@ async def rebuild(app: RivuletApp) -> None:
     assert app.conversation is not None
     transcript = app._transcript
     await transcript.remove_children(list(transcript.children))
-    entries = app.conversation.history.entries
-    from rivulet.core import items as it
-
-    outputs = {it.call_id(e.item): e.item for e in entries if it.is_output(e.item)}
-    called = {it.call_id(e.item) for e in entries if it.is_call(e.item)}
-    shown = [e for e in entries if not (it.is_output(e.item) and it.call_id(e.item) in called)]
-    from rivulet.widgets.frozen_entries import KEEP_ENTRIES
-
-    old, recent = shown[: max(0, len(shown) - KEEP_ENTRIES)], shown[max(0, len(shown) - KEEP_ENTRIES):]
-    if old:
-        frozen = FrozenEntries(id="frozen-entries")
-        await transcript.mount(frozen)
-        for entry in old:
-            frozen.add(entry.key or f"item-{entry.seq}", entry.item, outputs.get(it.call_id(entry.item)))
-    widgets = []
-    for entry in recent:
-        widget = entry_for(entry.item, entry.key or f"item-{entry.seq}")
-        if isinstance(widget, ToolCallEntry):
-            widget.output = outputs.get(it.call_id(entry.item))
-        widgets.append(widget)
-    await transcript.mount_all(widgets)
-    transcript.follow()
+    await mount_history(app, app.conversation.history.entries)

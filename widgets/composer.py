@@ -14,8 +14,8 @@ keys behind it have been seen, and sends only if none came with it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from textual import events
 from textual.binding import Binding
@@ -54,7 +54,7 @@ class Composer(TextArea):
 
     @dataclass
     class Submitted(Message):
-        composer: "Composer"
+        composer: Composer
         text: str
 
     def __init__(self, **kwargs) -> None:

@@ -16,14 +16,14 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.message import Message
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
 from rivulet.core import items as it
-from rivulet.core.turn.history import HistoryEntry
 from rivulet.core.sanitize import sanitize
+from rivulet.core.turn.history import HistoryEntry
 from rivulet.widgets.entries import reasoning_raw, reasoning_summary
 
 from .safe import safe_text
@@ -114,7 +114,8 @@ class InspectorScreen(ModalScreen[None]):
         super().__init__()
         self.committed = len(entries)
         self.entries = entries + (notes or [])
-        self._search = [json.dumps(e.item, ensure_ascii=False).lower() for e in entries]
+        # Notes too: zipped with the entries below, a shorter list left them out of the table.
+        self._search = [json.dumps(e.item, ensure_ascii=False).lower() for e in self.entries]
         self.shown: list[HistoryEntry] = []
 
     def compose(self) -> ComposeResult:
@@ -142,7 +143,7 @@ class InspectorScreen(ModalScreen[None]):
         table = self.query_one(DataTable)
         table.clear()
         self.shown = []
-        for entry, text in zip(self.entries, self._search):
+        for entry, text in zip(self.entries, self._search, strict=True):
             if isinstance(kind, str) and entry.item.get("type") != kind:
                 continue
             if query and query not in text:

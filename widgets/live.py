@@ -19,8 +19,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 
-from rivulet.core.tools.patch_format import JsonStringField, PatchParser
 from rivulet.core.sanitize import sanitize
+from rivulet.core.tools.patch_format import JsonStringField, PatchParser
 
 from .entries import call_title, heading_of
 from .frozen import FrozenMarkdown
