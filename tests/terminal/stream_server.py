@@ -14,16 +14,28 @@ from rivulet.app.demo_server import _Script, _text
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
+    server: _Server
     protocol_version = "HTTP/1.1"
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
+        """`GET /v1/models`: the models a test set (none set: 404, as many servers do)."""
+        models = self.server.models
+        body = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in models]}
+                          if models and self.path.rstrip("/").endswith("/models")
+                          else {"error": {"message": "not found"}}).encode()
+        self.send_response(200 if models else 404)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         request = json.loads(self.rfile.read(length) or b"{}")
+        self.server.bodies.append(request)
         inputs = request.get("input") or []
         prompt = _text(inputs[-1]) if inputs else ""
         self.server.prompts.append(prompt)
-        self.server.bodies.append(request)
         s = _Script()
         s.start()
         if self.server.reasoning:
@@ -66,6 +78,7 @@ class StreamServer:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.prompts = []
         self._server.bodies = []  # every request body, as sent
+        self._server.models = []  # what GET /models lists
         self._server.answer = echo
         self._server.words_per_second = 0
         self._server.reasoning = ""
@@ -83,6 +96,9 @@ class StreamServer:
     def bodies(self) -> list[dict[str, Any]]:
         return self._server.bodies
 
+    def list_models(self, *models: str) -> None:
+        self._server.models = list(models)
+
     def answer_with(self, make, words_per_second: int = 0, reasoning: str = "") -> None:
         """make(prompt) -> the answer's text; streamed one word per delta at this rate
         (0: as fast as it can), after a reasoning summary if one is given."""
@@ -91,7 +107,7 @@ class StreamServer:
         self._server.reasoning = reasoning
 
 
-    def start(self) -> "StreamServer":
+    def start(self) -> StreamServer:
         self._thread.start()
         return self
 
