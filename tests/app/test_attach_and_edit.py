@@ -7,9 +7,10 @@ import json
 
 import pytest
 from conftest import empty_config, settings
-from streams import completed, created, message, message_events
+from helpers.images import PNG
+from helpers.streams import completed, created, message, message_events
+from helpers.tui import GatedServer, until
 from textual import events
-from tui_helpers import GatedServer, until
 
 from rivulet.app.tui import RivuletApp
 from rivulet.core.store.lazy_session import LazySessionWriter
@@ -19,9 +20,6 @@ from rivulet.widgets.attachment_chips import AttachmentChips
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.entries import TranscriptEntry, UserEntry
 from rivulet.widgets.inspector import InspectorScreen
-
-PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
-       b"\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
 
 
 @pytest.fixture(autouse=True)

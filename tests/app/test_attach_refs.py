@@ -7,12 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers.images import PNG
 
 from rivulet.app.attach_refs import Limits, attach_image, attachments_in, find_refs, pasted_image_path, unescape
 from rivulet.core.turn.attachments import AttachmentError
 
-PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
-       b"\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
 LIMITS = Limits(text_max_bytes=1000, image_max_bytes=1000)
 
 

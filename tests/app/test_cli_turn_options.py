@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from helpers.images import PNG
 
 from rivulet.app.cli import build_parser, cli_images, settings_for
 from rivulet.core.turn.attachments import AttachmentError
-
-PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
-       b"\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
 
 
 @pytest.fixture

@@ -14,16 +14,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 from conftest import empty_config, settings
-from test_exec_e2e import aimock, rivulet  # noqa: F401  (the module-scoped server fixture)
-from tui_helpers import until
+from helpers.aimock import rivulet
+from helpers.images import PNG
+from helpers.tui import until
 
 from rivulet.app.tui import RivuletApp
 from rivulet.core.protocol.transports import make_transport
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.entries import TranscriptEntry
-
-PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
-       b"\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
 
 
 class Recorder:
@@ -66,7 +64,7 @@ class Recorder:
 
 
 @pytest.fixture
-def recorder(aimock) -> Iterator[Recorder]:  # noqa: F811
+def recorder(aimock) -> Iterator[Recorder]:
     rec = Recorder(aimock)
     try:
         yield rec

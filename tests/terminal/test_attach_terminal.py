@@ -3,11 +3,10 @@ path, a bad attachment's one line, Esc Esc on an empty composer."""
 
 from __future__ import annotations
 
+from helpers.images import PNG
+
 from .conftest import RIVULET, chat_ready
 from .test_input import composer_lines
-
-PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
-       b"\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
 
 
 def start_chat(term, server, *extra: str):
