@@ -59,7 +59,10 @@ async def edit_message(app: RivuletApp, turn_id: int | None = None) -> bool:
         return False
     await drop_cut_entries(app, draft.turn_id)
     app._composer.restore(draft.prompt)
-    app.attachments.held = list(draft.attachments)
+    held = app.attachments.held  # anything already held (a pasted image) stays, after the draft's
+    app.attachments.held = []
+    for attachment in [*draft.attachments, *held]:
+        app.attachments.hold(attachment)
     app.refresh_chips()
     app._status.note = "Editing"  # short: the status line gives its left end way first
     app._status.refresh_line()
