@@ -87,3 +87,25 @@ def test_esc_esc_on_an_empty_composer_edits_the_last_message(term, server):
     term.wait("ECHO[second question]END", what="the new answer")
     assert [m["role"] for m in server.bodies[1]["input"]] == ["user"]  # the old turn was cut
     assert user_parts(server.bodies[1]) == [{"type": "input_text", "text": "second question"}]
+
+
+def test_the_at_popup_offers_workspace_files_and_tab_inserts_one(term, server):
+    work = term.home / "work"
+    (work / ".gitignore").write_text("build/\n")
+    (work / "build").mkdir()
+    (work / "build" / "notes-copy.txt").write_text("ignored")
+    (work / "docs").mkdir()
+    (work / "docs" / "release-notes.md").write_text("# notes\n")
+    start_chat(term, server)
+    term.type("summarise @nots")
+    screen = term.wait("docs/release-notes.md", what="the popup")
+    assert "notes.txt" in screen and "build/notes-copy.txt" not in screen  # .gitignore honoured
+    rows = screen.splitlines()
+    first = next(i for i, r in enumerate(rows) if "notes.txt" in r or "release-notes" in r)
+    assert "notes.txt" in rows[first]  # the file name match ranks first
+    term.send("Tab")
+    term.wait(lambda s: composer_lines(s) == ["summarise @notes.txt"], what="the pick in the composer")
+    term.wait("notes.txt · 24 B", what="the chip")
+    term.send("Enter")
+    term.wait("[file notes.txt (24 bytes)]", what="the sent attachment")
+    assert user_parts(server.bodies[0])[1]["text"].startswith('<file path="notes.txt">')
