@@ -7,6 +7,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
+from rivulet.widgets.attachment_chips import AttachmentChips
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.safe import safe_text
 from rivulet.widgets.search import SearchBar
@@ -29,6 +30,7 @@ def chat_layout(banner: str, model: str, *, demo: bool = False) -> ComposeResult
     yield Static("↓ new output below · ctrl+end: follow", id="below-hint")
     yield StatusLine(model, id="status")
     yield SearchBar(id="search")
+    yield AttachmentChips(id="chips")
     yield Composer(id="composer")
     yield Footer(compact=True)
 

@@ -65,6 +65,15 @@ def _add_global_options(parser: argparse.ArgumentParser, top: bool) -> None:
         group.add_argument(*flags, **kwargs, **({} if top else {"default": argparse.SUPPRESS}))
 
 
+def _add_turn_options(parser: argparse.ArgumentParser, top: bool = False) -> None:
+    """What the chat and `exec` both take for their first message."""
+    extra = {} if top else {"default": argparse.SUPPRESS}
+    parser.add_argument("--instructions", metavar="TEXT", help="instructions for the model, added after the "
+                        "project's AGENTS.md files and the configured instructions", **extra)
+    parser.add_argument("-i", "--image", metavar="PATH", action="append",
+                        help="attach an image (PNG, JPEG, GIF, WebP) to the first message; repeatable", **extra)
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -79,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "Without a command: the chat.")
     parser.add_argument("--version", action="version", version=f"rivulet {_version()}")
     _add_global_options(parser, top=True)
+    _add_turn_options(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -89,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex = command("exec", "run one turn headless and print the answer")
     ex.add_argument("prompt", help="the user message ('-' reads it from standard input)")
     ex.add_argument("--json", action="store_true", help="print one JSON object per line for every event")
-    ex.add_argument("--instructions", help="system instructions for the model")
+    _add_turn_options(ex)
     ex.add_argument("--patch-tool", choices=["auto", "custom", "function", "off"],
                     help="offer apply_patch as a freeform custom tool, a JSON function, or not at all "
                     "(auto: custom on OpenAI's API, function elsewhere)")
@@ -99,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("id", nargs="?", help="session id (or a unique prefix of it), or the path of its file")
     rs.add_argument("--last", action="store_true", help="the most recent session started in this directory "
                     "that has a message")
+    _add_turn_options(rs)
     ss = command("sessions", "list saved sessions: this directory's first")
     ss.add_argument("--all", action="store_true", help="every session, from every directory")
     exp = command("export", "write a session as Markdown or JSON")
@@ -237,10 +248,14 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[S
     """Settings, and the embedded demo server with --demo (or, in the chat, when there
     is neither a key nor a URL: the chat's banner says it is the demo; a headless run
     would print scripted answers as if they were real, so it asks for --demo instead)."""
-    settings = load_settings(base_url=args.base_url, model=args.model, instructions=getattr(args, "instructions", None),
+    settings = load_settings(base_url=args.base_url, model=args.model,
                              approval=args.approval, workspace=args.workspace,
                              patch_tool=getattr(args, "patch_tool", None), transport=args.transport,
                              strict_protocol=getattr(args, "strict", None))
+    flag = getattr(args, "instructions", None)
+    if flag:  # adds to the configured instructions (which come after AGENTS.md)
+        joined = f"{settings.instructions}\n\n{flag}" if settings.instructions else flag
+        settings = settings.model_copy(update={"instructions": joined})
     # Commands the model writes must not find the key in /proc/<our pid>/environ.
     scrub_own_environ([v for k, v in os.environ.items() if k in SECRET_ENV] +
                       ([settings.api_key.get_secret_value()] if settings.api_key is not None else []))
@@ -267,10 +282,11 @@ def run_tui(args: argparse.Namespace) -> int:
     try:
         tools = tool_settings(settings)
         parse_servers(settings.mcp_servers)  # a bad [mcp_servers] table: one line before the app starts
+        images = cli_images(args, settings)
         session, writer, cancelled = _session_for(args, settings)
     except ConfigError as exc:
         return _fail(exc.message, 2)
-    except (SessionError, OSError) as exc:
+    except (SessionError, OSError, RivuletError) as exc:
         if demo is not None:
             demo.stop()
         return _fail(getattr(exc, "message", str(exc)))
@@ -282,7 +298,7 @@ def run_tui(args: argparse.Namespace) -> int:
 
     prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
     app = RivuletApp(settings, make_transport(settings), tool_settings=tools, demo=demo is not None,
-                     session=session, session_writer=writer, prompt_history=prompts)
+                     session=session, session_writer=writer, prompt_history=prompts, images=images)
     try:
         app.run()
     finally:
@@ -293,6 +309,19 @@ def run_tui(args: argparse.Namespace) -> int:
     if path is not None and app.return_code == 0:
         print(f"To resume this session: rivulet resume {path.stem}")
     return app.return_code or 0  # Textual sets 1 when the app died of an exception
+
+
+def cli_images(args: argparse.Namespace, settings: Settings) -> list:
+    """`--image PATH`s as attachments (read now: a bad one is one line before anything starts)."""
+    from pathlib import Path
+
+    from rivulet.app.attach_refs import Limits, attach_image
+
+    workspace = Path(settings.workspace or os.getcwd()).expanduser()
+    limits = Limits(settings.attach_max_bytes, settings.image_max_bytes)
+    # A relative path is the shell's (where the user typed it), not the workspace's.
+    return [attach_image(str(Path(path).expanduser().absolute()), workspace, limits)
+            for path in getattr(args, "image", None) or []]
 
 
 def run_exec_command(args: argparse.Namespace) -> int:
@@ -323,6 +352,12 @@ async def run_exec(args: argparse.Namespace) -> int:
         mcp = McpWiring.from_settings(settings)
     except ConfigError as exc:
         return _fail(exc.message, 2)
+    try:
+        images = cli_images(args, settings)
+    except RivuletError as exc:
+        if demo is not None:
+            demo.stop()
+        return _fail(exc.message)
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
     bus = EventBus()
     reader_gone = asyncio.Event()
@@ -336,7 +371,7 @@ async def run_exec(args: argparse.Namespace) -> int:
     conversation = Conversation(settings, transport, bus, tools=tools, session=writer)
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
     mcp.start(tools, conversation, notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
-    turn = asyncio.ensure_future(conversation.run_turn(prompt))
+    turn = asyncio.ensure_future(conversation.run_turn(prompt, images))
     gone = asyncio.ensure_future(reader_gone.wait())
     try:
         await asyncio.wait([turn, gone], return_when=asyncio.FIRST_COMPLETED)

@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Markdown
 
+from rivulet.app.attach_ui import AttachAndEdit
 from rivulet.app.bus_bridge import BusBatch, BusBridge
 from rivulet.app.chat_screen import DEMO_WELCOME, ChatScreen, chat_layout
 from rivulet.app.commands import slash_commands
@@ -44,6 +45,7 @@ from rivulet.core.terminal import notify
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.tools.router import AgentTools, ToolSettings
 from rivulet.core.turn import bus as b
+from rivulet.core.turn.attachments import Attachment
 from rivulet.core.turn.conversation import Conversation, Transport
 from rivulet.core.turn.tool_api import ToolRouter
 from rivulet.themes import STYLESHEET, THEMES
@@ -59,7 +61,7 @@ from rivulet.widgets.transcript import Transcript
 __all__ = ["BusBatch", "RivuletApp"]
 
 
-class RivuletApp(SafeNotify, App[None]):
+class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
     CSS_PATH = str(STYLESHEET)
     TITLE = "rivulet"
     COMMANDS = App.COMMANDS | {RivuletCommands}
@@ -88,6 +90,7 @@ class RivuletApp(SafeNotify, App[None]):
         session_writer: SessionWriter | None = None,
         replay: str | None = None,
         prompt_history: PromptHistory | None = None,
+        images: list[Attachment] | None = None,
     ) -> None:
         super().__init__()
         install_paste_guard()  # pasted text never becomes key presses (app/paste_guard.py)
@@ -108,6 +111,7 @@ class RivuletApp(SafeNotify, App[None]):
         self.session_writer = session_writer
         self.replay = replay  # the name of a recording being replayed: the app plays it at once
         self.prompt_history = prompt_history  # prompts sent in this workspace, across sessions
+        self._images = images  # --image files: held for the first message
         self.model_windows: dict[str, int] = {}  # context windows the server reported (/model)
         self.mcp = McpWiring([])  # the MCP servers (from the settings when the app builds its tools)
         # The bus's handlers, by family; each owns the state its events change.
@@ -159,6 +163,7 @@ class RivuletApp(SafeNotify, App[None]):
         start_for_app(self)  # in the background: the UI does not wait for the servers
         if self.prompt_history is not None:
             self._composer.load_history(self.prompt_history)
+        self.setup_attachments(self._images)
         if isinstance(self.tools, AgentTools) and self.tools.settings.shell:
             self._status.sandbox = self.tools.sandbox.describe()
         if self.session is not None:
@@ -215,18 +220,21 @@ class RivuletApp(SafeNotify, App[None]):
             self.notify("A turn is running: press Esc to interrupt it first.", severity="warning")
             message.composer.restore(message.text)
             return
+        taken = self.take_prompt(text, message.text)
+        if taken is None:
+            return
         self._transcript.follow()  # a new message: back to the bottom
-        self.run_turn(text)
+        self.run_turn(*taken)
 
-    def run_turn(self, prompt: str) -> None:
+    def run_turn(self, prompt: str, attachments: list[Attachment] | None = None) -> None:
         assert self.conversation is not None
-        self.turn_worker = self._turn(prompt)
+        self.turn_worker = self._turn(prompt, attachments or [])
 
     @work(group="turn", exclusive=True, exit_on_error=False)
-    async def _turn(self, prompt: str) -> None:
+    async def _turn(self, prompt: str, attachments: list[Attachment]) -> None:
         assert self.conversation is not None
         try:
-            await self.conversation.run_turn(prompt)
+            await self.conversation.run_turn(prompt, attachments)
         except RivuletError:
             pass  # published on the bus as ErrorOccurred; the handler shows it
         except asyncio.CancelledError:
@@ -247,6 +255,8 @@ class RivuletApp(SafeNotify, App[None]):
             return
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.turn_worker.cancel()
+            return
+        self.escape_to_edit()
 
     async def _interrupted(self) -> None:
         """Esc: history keeps what was committed (the conversation decides whether the

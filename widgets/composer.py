@@ -18,6 +18,7 @@ them, Up/Down/Tab/Enter act on it (see that module for the provider interface).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import events
@@ -44,6 +45,8 @@ class Composer(TextArea):
         Binding("up", "recall(-1)", "Previous prompt", id="composer.previous", show=False),
         Binding("down", "recall(1)", "Next prompt", id="composer.next", show=False),
         Binding("ctrl+g", "edit_externally", "Editor", id="composer.editor", show=False),
+        # The last attachment chip above the composer goes (ctrl+x is TextArea's cut).
+        Binding("ctrl+l", "app.detach_last", "Detach", id="composer.detach", show=False),
         # The transcript scrolls from here: typing never leaves the composer. The shift
         # variants are for terminals that keep plain PageUp for their own scrollback.
         Binding("pageup,shift+pageup", "app.scroll_transcript('page_up')", "Scroll", id="transcript.page_up"),
@@ -73,6 +76,8 @@ class Composer(TextArea):
         self._flush_queued = False
         # A PromptHistory: sent prompts kept across sessions (TextArea's `history` is its undo).
         self.prompt_store = None
+        # Called with each paste; True when it took the paste (an image path attached).
+        self.paste_filter: Callable[[str], bool] | None = None
         self.completion_providers: list[CompletionProvider] = []
         self.popup = CompletionPopup(classes="completion")
         self.popup.on_pick = self._picked
@@ -147,6 +152,9 @@ class Composer(TextArea):
     def _on_paste(self, event: events.Paste) -> None:
         self._flush_typed()
         self._settle(event.time)  # then TextArea's own handler inserts the text
+        if self.paste_filter is not None and self.paste_filter(event.text):
+            event.prevent_default()
+            event.stop()
 
     def _flush_typed(self) -> None:
         self._flush_queued = False

@@ -16,6 +16,7 @@ from textual.widgets import Collapsible, Markdown, Static
 from rivulet.core import items as it
 from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.patch_format import PatchError, PatchParser
+from rivulet.core.turn.attachments import describe_content, placeholder
 
 from .frozen import FrozenMarkdown
 from .patch_view import patch_text, render_patch
@@ -134,9 +135,20 @@ class TranscriptEntry(Vertical):
             open_raw(self.item_id)
 
 
+def user_view(item: Item) -> tuple[str, list[str]]:
+    """A user message as its prompt and one line per attachment (a file's name and
+    size, an image's name, type and size: never the file's text nor base64)."""
+    pieces = describe_content(item)
+    prompt = "".join(p.text for p in pieces if p.kind == "text")
+    return sanitize(prompt), [sanitize(placeholder(p)) for p in pieces if p.kind != "text"]
+
+
 class UserEntry(TranscriptEntry):
     def compose(self) -> ComposeResult:
-        yield Static(Text(sanitize(it.message_text(item=self.item) or "")), markup=False)
+        prompt, attached = user_view(self.item)
+        yield Static(Text(prompt), markup=False)
+        for line in attached:
+            yield Static(Text(line), markup=False, classes="attached")
 
 
 class AssistantEntry(TranscriptEntry):

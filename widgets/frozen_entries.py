@@ -23,7 +23,7 @@ from textual.theme import Theme
 from rivulet.core import items as it
 from rivulet.core.sanitize import sanitize
 
-from .entries import call_body, call_title, heading_of, output_text, reasoning_summary, shell_command
+from .entries import call_body, call_title, heading_of, output_text, reasoning_summary, shell_command, user_view
 from .frozen import PrerenderedBlocks, markdown, render_lines
 
 KEEP_ENTRIES = 40  # history entries kept as widgets; older ones are frozen
@@ -47,7 +47,9 @@ def entry_renderable(item: Item, output: Item | None, theme: Theme) -> Renderabl
     kind = item.get("type")
     muted = Style(color=theme.foreground, dim=True)
     if kind == "message" and item.get("role") == "user":
-        text = sanitize(it.message_text(item) or "")
+        text, attached = user_view(item)
+        if attached:
+            text = "\n".join([text, *attached])
         if text.startswith("<turn_aborted>"):
             return Text("⏹ turn interrupted — the model was told on the next turn", style=muted + Style(italic=True))
         # Full width on the surface colour, as the UserEntry widget draws it.

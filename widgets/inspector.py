@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
@@ -117,12 +119,20 @@ class InspectorScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "dismiss", "Close", id="inspector.close"),
         Binding("ctrl+f", "focus_search", "Search", id="inspector.search"),
+        Binding("e", "edit_here", "Edit from here", id="inspector.edit"),
     ]
+
+    @dataclass
+    class EditRequested(Message):
+        """Edit and resend the user message of this turn (sent to the app)."""
+
+        turn_id: int
 
     def __init__(self, entries: list[HistoryEntry], notes: list[HistoryEntry] | None = None) -> None:
         super().__init__()
         self.committed = len(entries)
         self.entries = entries + (notes or [])
+        # Notes too: zipped with the entries below, a shorter list left them out of the table.
         self._search = [json.dumps(e.item, ensure_ascii=False).lower() for e in self.entries]
         self.shown: list[HistoryEntry] = []
 
@@ -131,8 +141,8 @@ class InspectorScreen(ModalScreen[None]):
         with Vertical(id="inspector"):
             notes = len(self.entries) - self.committed
             extra = f" · {notes} notes, errors and compacted items" if notes else ""
-            yield Static(Text(f"History: {self.committed} committed items{extra}  (enter: raw JSON · esc: close)",
-                              style="bold"))
+            yield Static(Text(f"History: {self.committed} committed items{extra}  (enter: raw JSON · "
+                              "e on a user message: edit from there · esc: close)", style="bold"))
             with Horizontal(id="inspector-filters"):
                 yield Input(placeholder="search text…", id="inspector-search")
                 yield Select([(safe_text(k), k) for k in kinds], prompt="every type", id="inspector-type",
@@ -174,6 +184,19 @@ class InspectorScreen(ModalScreen[None]):
         seq = int(event.row_key.value or 0)
         entry = next(e for e in self.entries if e.seq == seq)
         self.app.push_screen(RawItemScreen(entry))
+
+    def action_edit_here(self) -> None:
+        """The highlighted row, if it is a message of the user's that began a turn:
+        history goes back to before it and it goes to the composer."""
+        table = self.query_one(DataTable)
+        if self.focused is not table or not 0 <= table.cursor_row < len(self.shown):
+            return
+        key = self.shown[table.cursor_row].key or ""
+        if not (key.startswith("user-") and key[5:].isdigit()):
+            self.notify("Only a message you sent can be edited", severity="warning", markup=False)
+            return
+        self.dismiss()
+        self.app.post_message(self.EditRequested(int(key[5:])))
 
     def action_focus_search(self) -> None:
         self.query_one("#inspector-search", Input).focus()

@@ -82,6 +82,7 @@ class TurnStatus:
             if entry.item_id == f"user-{event.turn_id}":
                 entry.remove()
         self.app._composer.restore(event.taken_back)
+        self.app.give_back_attachments()  # what it attached is held again
         self.app._status.note = "Interrupted before anything was committed: your message is back in the composer"
         self.app._status.refresh_line()
 

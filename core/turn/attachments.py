@@ -54,11 +54,11 @@ def image_mime(data: bytes) -> str | None:
 
 
 def _size(n: int) -> str:
-    for unit in ("bytes", "KiB", "MiB"):
-        if n < 1024 or unit == "MiB":
-            return f"{n} {unit}" if unit == "bytes" else f"{n / 1024:.1f} {unit}"
-        n = n / 1024  # type: ignore[assignment]
-    return str(n)
+    if n < 1024:
+        return f"{n} bytes"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KiB"
+    return f"{n / 1024 / 1024:.1f} MiB"
 
 
 def _shown_path(path: Path, workspace: Path) -> str:

@@ -1,0 +1,109 @@
+"""The app's side of attachments and edit-and-resend, as a mixin of the App.
+
+It owns the chip row (kept in step with the composer's text), the paste of an image
+path, the detach key, turning a sent text into a prompt and its attachments, and the
+Esc-Esc / inspector entry points of edit and resend (see edit_resend).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import TextArea
+
+from rivulet.app.attach_refs import Limits
+from rivulet.app.composer_attach import ComposerAttachments
+from rivulet.app.edit_resend import EscEsc, can_edit, edit_message
+from rivulet.app.file_completion import FileCompletion
+from rivulet.core.turn.attachments import Attachment, AttachmentError
+from rivulet.widgets.attachment_chips import AttachmentChips
+from rivulet.widgets.inspector import InspectorScreen
+
+
+class AttachAndEdit:
+    """Mixed into RivuletApp (which provides settings, tool_settings, _composer, ...)."""
+
+    attachments: ComposerAttachments
+    _chips: AttachmentChips
+
+    def setup_attachments(self: Any, images: list[Attachment] | None) -> None:
+        settings = self.settings
+        workspace = self.tool_settings.workspace if self.tool_settings is not None else None
+        workspace = Path(workspace or settings.workspace or os.getcwd()).expanduser()
+        self.attachments = ComposerAttachments(workspace, Limits(settings.attach_max_bytes, settings.image_max_bytes),
+                                               images)
+        self._esc = EscEsc()
+        self._chips = self.screen.query_one(AttachmentChips)
+        self._composer.paste_filter = self._paste_filter
+        # The completion popup (widgets/completion.py) asks providers; ours offers files.
+        add_provider = getattr(self._composer, "add_completion_provider", None)
+        if add_provider is not None:
+            add_provider(FileCompletion(workspace))
+        self.refresh_chips()
+
+    def refresh_chips(self: Any) -> None:
+        key = (self.settings.keymap or {}).get("composer.detach", "ctrl+l")  # as the user remapped it
+        composer = self._composer
+        row, col = composer.cursor_location
+        text = composer.text
+        cursor = sum(len(line) + 1 for line in text.split("\n")[:row]) + col
+        self._chips.show(self.attachments.chips(text, cursor), key)
+
+    def on_text_area_changed(self: Any, event: TextArea.Changed) -> None:
+        if event.text_area is self._composer:
+            self._esc.reset()
+            self.refresh_chips()
+
+    def on_text_area_selection_changed(self: Any, event: TextArea.SelectionChanged) -> None:
+        if event.text_area is self._composer:
+            self.refresh_chips()  # the cursor left a token: its error chip may show now
+
+    def _paste_filter(self: Any, text: str) -> bool:
+        problem = self.attachments.paste(text)
+        if problem is None:
+            return False
+        if problem:
+            self.notify(problem, severity="error")
+        else:
+            self.refresh_chips()
+        return True
+
+    def action_detach_last(self: Any) -> None:
+        text = self._composer.text
+        new = self.attachments.remove_last(text)
+        if new is None:
+            self.notify("Nothing is attached")
+            return
+        if new != text:
+            self._composer.restore(new)
+        self.refresh_chips()
+
+    def take_prompt(self: Any, text: str, typed: str | None = None) -> tuple[str, list[Attachment]] | None:
+        """The sent text as a prompt and attachments, or None (the error shown in one
+        line, what was typed back in the composer)."""
+        try:
+            taken = self.attachments.take(text)
+        except AttachmentError as exc:
+            self.notify(exc.message, severity="error", timeout=8)
+            self._composer.restore(text if typed is None else typed)
+            return None
+        self.refresh_chips()
+        return taken
+
+    def give_back_attachments(self: Any) -> None:
+        self.attachments.give_back()
+        self.refresh_chips()
+
+    def escape_to_edit(self: Any) -> None:
+        """An Esc nothing else wanted: the second one, on an empty composer, edits the
+        last message."""
+        if not can_edit(self) or self._composer.text or self.focused is not self._composer:
+            self._esc.reset()
+            return
+        if self._esc.press():
+            self.run_worker(edit_message(self), group="edit", exclusive=True)
+
+    def on_inspector_screen_edit_requested(self: Any, message: InspectorScreen.EditRequested) -> None:
+        self.run_worker(edit_message(self, message.turn_id), group="edit", exclusive=True)
