@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from rivulet.app.cli import _session_for
+from rivulet.app.launch import _session_for
 
 from rivulet.core import items as it
 from rivulet.core.turn.history import History
