@@ -139,7 +139,7 @@ class RivuletApp(SafeNotify, App[None]):
         tools: ToolRouter | None = None,
         tool_settings: ToolSettings | None = None,
         demo: bool = False,
-        frame_interval: float = 1 / 60,
+        frame_interval: float | None = None,
         remember_theme: bool = True,
         session: Session | None = None,
         session_writer: SessionWriter | None = None,
@@ -154,7 +154,7 @@ class RivuletApp(SafeNotify, App[None]):
         self.tools = tools
         self.tool_settings = tool_settings  # with these, the app builds the agent tools itself
         self.demo = demo
-        self.frame_interval = frame_interval
+        self.frame_interval = frame_interval or 1 / settings.stream_fps  # the text commit tick
         self.remember_theme = remember_theme
         self.live: dict[str, LivePane] = {}
         self.show_raw_reasoning = False
@@ -222,8 +222,9 @@ class RivuletApp(SafeNotify, App[None]):
             self.call_after_refresh(self._rebuild_transcript)
         if self.replay:
             self.call_after_refresh(self.run_turn, f"(replay of {self.replay})")
-        self.set_interval(self.frame_interval, self._frame)
-        self.set_interval(1.0, self._second)
+        # Both ticks run only while needed (a live pane; a running turn): idle costs nothing.
+        self._frame_timer = self.set_interval(self.frame_interval, self._frame, pause=True)
+        self._second_timer = self.set_interval(1.0, self._second, pause=True)
         self._status.refresh_line()
         self._composer.focus()
         if self.demo and self.session is None:
@@ -433,6 +434,7 @@ class RivuletApp(SafeNotify, App[None]):
 
     async def _frame(self) -> None:
         if not self.live:
+            self._frame_timer.pause()
             return
         heading = None
         for pane in list(self.live.values()):
@@ -450,6 +452,8 @@ class RivuletApp(SafeNotify, App[None]):
         if status.state in ("working", "retrying"):
             status.elapsed = int(time.monotonic() - self._turn_started)
             status.refresh_line()
+        else:
+            self._second_timer.pause()
 
     # ---- bus events ---------------------------------------------------------------------
 
@@ -477,6 +481,7 @@ class RivuletApp(SafeNotify, App[None]):
                 pane = live_pane_for(item, item_id, self.show_raw_reasoning)
                 self.live[item_id] = pane
                 await transcript.mount(pane)
+                self._frame_timer.resume()
             case b.ItemProgressed(item_id=item_id, event=name):
                 pane = self.live.get(item_id or "")
                 if isinstance(pane, LiveOther):
@@ -507,6 +512,8 @@ class RivuletApp(SafeNotify, App[None]):
                 for pane in self._transcript.query(".discarded"):
                     await pane.remove()
                 self._turn_started = time.monotonic()
+                self._second_timer.reset()
+                self._second_timer.resume()
                 status.state, status.elapsed, status.heading, status.retry, status.note = "working", 0, None, None, None
                 status.refresh_line()
             case b.ResponseStarted(attempt=attempt):
