@@ -504,7 +504,6 @@ BASE_ENV.update({"TERM": "xterm-256color", "COLORTERM": "truecolor", "LANG": "C.
 class Rivulet(Peer):
     name = "rivulet"
     extra_env: dict[str, str] = {}
-    launcher: list[str] | None = None  # instead of .venv/bin/rivulet (--frame-hz)
     ready = r"Send"  # the composer's binding in the footer: drawn once the composer has focus
 
     def __init__(self, tmp: Path, base_url: str, extra: list[str] | None = None, prefix: list[str] | None = None):
@@ -522,7 +521,7 @@ class Rivulet(Peer):
         return env
 
     def argv(self) -> list[str]:
-        base = self.prefix or self.launcher or [str(VENV_BIN / "rivulet")]
+        base = self.prefix or [str(VENV_BIN / "rivulet")]
         return base + ["--workspace", str(self.tmp / "ws")] + self.extra
 
     def help_argv(self) -> list[list[str]]:
@@ -718,8 +717,8 @@ def wall_median(argv: list[str], env: dict[str, str], runs: int) -> tuple[float 
 
 
 def write_long_session(path: Path, turns: int, cwd: str) -> str:
-    """A rivulet session file of `turns` question/answer pairs (JSONL, as core/session.py reads it)."""
-    from rivulet.core.session import FORMAT
+    """A rivulet session file of `turns` question/answer pairs (JSONL, as core/store/session.py reads it)."""
+    from rivulet.core.store.session import FORMAT
 
     answer = "".join(MARKDOWN_BLOCKS)  # ~2 kB of Markdown per answer
     now = time.time() - turns
@@ -936,8 +935,8 @@ def main() -> None:
     ap.add_argument("--profile", help="run only rivulet's 200/s turn under cProfile, writing this file")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                     help="an environment variable for rivulet only (to try a lever, e.g. TEXTUAL_FPS=30)")
-    ap.add_argument("--frame-hz", type=float, help="rivulet's text commit tick (its frame_interval), set from "
-                    "outside through the constructor's default, to try that lever without editing the app")
+    ap.add_argument("--frame-hz", type=float, help="rivulet's text commit tick, its stream_fps setting "
+                    "(RIVULET_STREAM_FPS)")
     ap.add_argument("--floor-app", help=argparse.SUPPRESS)
     ap.add_argument("--floor-preload", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -948,13 +947,10 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="live_bench."))
     Rivulet.extra_env = dict(e.split("=", 1) for e in args.env)
     if args.frame_hz:
-        Rivulet.launcher = [str(VENV_BIN / "python"), "-c",
-                            "import sys, rivulet.app.tui as t, rivulet.app.cli as c; "
-                            f"t.RivuletApp.__init__.__kwdefaults__['frame_interval'] = 1 / {args.frame_hz}; "
-                            "sys.argv[0] = 'rivulet'; c.main()"]
+        Rivulet.extra_env["RIVULET_STREAM_FPS"] = f"{args.frame_hz:g}"  # the stream_fps setting
     server = BenchServer()
     notes = [f"rivulet ran with {' '.join(args.env)}"] if args.env else []
-    notes += [f"rivulet's commit tick set to {args.frame_hz:g} Hz from outside"] if args.frame_hz else []
+    notes += [f"rivulet's stream_fps set to {args.frame_hz:g}"] if args.frame_hz else []
     notes += [f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; other agents may be "
              "running: compare ratios, not seconds"]
     try:
