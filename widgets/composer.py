@@ -14,6 +14,7 @@ keys behind it have been seen, and sends only if none came with it.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from textual import events
@@ -27,6 +28,9 @@ from textual.widgets import TextArea
 BURST = 0.025
 # How long an Enter waits for keys of its burst that are still on their way.
 SETTLE = 0.03
+# The cursor blinks this long after the last key (or focus), then stays lit: a blink is
+# two screen updates a second, which would be all an idle chat costs.
+BLINK_FOR = 10.0
 
 
 class Composer(TextArea):
@@ -65,6 +69,17 @@ class Composer(TextArea):
         self._flush_queued = False
         # A PromptHistory: sent prompts kept across sessions (TextArea's `history` is its undo).
         self.prompt_store = None
+        self._blink_since = time.monotonic()
+
+    def _restart_blink(self) -> None:
+        self._blink_since = time.monotonic()
+        super()._restart_blink()
+
+    def _toggle_cursor_blink_visible(self) -> None:
+        if self._cursor_visible and time.monotonic() - self._blink_since > BLINK_FOR:
+            self._pause_blink(visible=True)  # TextArea's own: the timer stops, the cursor shows
+            return
+        super()._toggle_cursor_blink_visible()
 
     def load_history(self, store) -> None:
         self.prompt_store = store

@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Segments of a message kept as live Markdown widgets (the newest); older ones are
-# frozen into lines. Two cover more than a screen, so the freeze happens off-screen.
+# Segments of a committed message kept as Markdown widgets (the newest); older ones
+# are frozen into lines. Two cover more than a screen. (The live pane renders all of
+# its text as lines: see widgets/live.py.)
 LIVE_SEGMENTS = 2
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
