@@ -41,19 +41,15 @@ def _add_global_options(parser: argparse.ArgumentParser, top: bool) -> None:
 
 
 class _Version(argparse.Action):
-    """`--version`, looked up only when asked for (reading package metadata costs time)."""
+    """`--version`: the number kept in rivulet.app (reading package metadata costs ~50 ms)."""
 
     def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
-        from importlib.metadata import PackageNotFoundError, version
+        from rivulet.app import VERSION
 
-        try:
-            number = version("rivulet")
-        except PackageNotFoundError:
-            number = "unknown"
-        print(f"rivulet {number}")
+        print(f"rivulet {VERSION}")
         parser.exit()
 
 

@@ -36,7 +36,6 @@ from rivulet.core.terminal import notify
 from rivulet.core.store.prompt_history import PromptHistory
 from rivulet.core.sanitize import sanitize
 from rivulet.core.store.session import Session, SessionWriter
-from rivulet.core.protocol.ws_transport import FallbackTransport
 from rivulet.core.turn.conversation import Conversation, Transport
 from rivulet.core.turn.tool_api import ToolRouter
 from rivulet.core.errors import ConfigError, RivuletError
@@ -208,7 +207,7 @@ class RivuletApp(SafeNotify, App[None]):
         self.theme = self.settings.theme if self.settings.theme in self.available_themes else THEMES[0].name
         self._themes_ready = True  # from now on a theme change is the user's, and remembered
         self.bus.subscribe(self._bridge)
-        if isinstance(self.transport, FallbackTransport):
+        if hasattr(self.transport, "on_fallback"):  # a FallbackTransport (not imported: see transports.py)
             self.transport.on_fallback = lambda text: self.bus.publish(b.Notice(text))
         if self.tools is None and self.tool_settings is not None:
             policy = ApprovalPolicy(self.settings.approval, self.ask_approval)

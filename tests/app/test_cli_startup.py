@@ -40,3 +40,12 @@ def test_a_bad_argument_is_an_argparse_error_without_heavy_imports():
     proc = run("--no-such-flag")
     assert "unrecognized arguments: --no-such-flag" in proc.stderr
     assert "LOADED  EXIT 2" in proc.stderr
+
+
+def test_the_version_printed_is_the_installed_package_version():
+    from importlib.metadata import version
+
+    from rivulet.app import VERSION
+
+    assert version("rivulet") == VERSION
+    assert run("--version").stdout.strip() == f"rivulet {VERSION}"
