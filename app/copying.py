@@ -5,8 +5,9 @@ says which was used."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 from textual.app import App
 
@@ -41,7 +42,8 @@ def copy_commands(app: App, answer: str) -> list[tuple[str, str, Callable[[], An
     if not answer:
         return []
     cmds: list[tuple[str, str, Callable[[], Any]]] = [
-        ("Copy last answer", "Its Markdown source, to the clipboard", partial(copy_text, app, answer, "the last answer"))]
+        ("Copy last answer", "Its Markdown source, to the clipboard",
+         partial(copy_text, app, answer, "the last answer"))]
     for n, (lang, code) in enumerate(code_blocks(answer), 1):
         # The language is model text, and the palette parses its labels as markup:
         # only a plain name gets through.

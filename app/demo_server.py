@@ -167,10 +167,10 @@ def _text(item: dict[str, Any]) -> str:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
+    server: _Server
     protocol_version = "HTTP/1.1"
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         if self.path.rstrip("/") not in ("/v1/responses", "/responses"):
             self._json(404, {"error": {"message": f"no route {self.path}", "code": "not_found"}})
             return
@@ -226,7 +226,7 @@ class DemoServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_port}/v1"
 
-    def start(self) -> "DemoServer":
+    def start(self) -> DemoServer:
         self._thread.start()
         return self
 

@@ -16,7 +16,6 @@ from rivulet.core.store.session import Session
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.safe import SafeNotify
 
-
 SESSION_HEADER = f"{'STARTED':16}  {'ID':22}  {'SIZE':21}  MODEL  FIRST PROMPT"
 
 

@@ -103,7 +103,7 @@ async def test_code_block_language_cannot_inject_palette_markup():
     from streams import completed, created, message, message_events
     from tui_helpers import GatedServer, make_app, until
 
-    from rivulet.app.tui import RivuletCommands
+    from rivulet.app.palette import RivuletCommands
 
     text = "```py[/]thon [b]x[/b]\nprint(1)\n```\n"
     server = GatedServer([created(), *message_events("m1", text), completed([message("m1", text)])])
@@ -112,7 +112,7 @@ async def test_code_block_language_cannot_inject_palette_markup():
         await pilot.press(*"hi", "enter")
         await until(pilot, lambda: app.last_answer() == text, "the answer")
         provider = RivuletCommands(app.screen)
-        names = [name for name, _, _ in provider._commands()]
+        names = [cmd.title for cmd in provider._commands()]
     assert "Copy code block 1 (python)" in names
 
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from rivulet.app.tui import Transcript
+from rivulet.widgets.transcript import Transcript
 from rivulet.core.turn import bus as b
 from rivulet.widgets.entries import AssistantEntry
 from rivulet.widgets.frozen import FrozenMarkdown, MarkdownTail

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from rivulet.app.handlers.turn_status import TurnStatus
 from rivulet.app.tui import RivuletApp
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.live import LiveMessage
@@ -23,7 +24,7 @@ ANSWER = ("Here is the plan:\n\n1. Read the **stream**\n2. Commit on done\n\n```
 def _isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
     # Elapsed seconds would make "Working (Ns" depend on the machine's speed.
-    monkeypatch.setattr(RivuletApp, "_second", lambda self: None)
+    monkeypatch.setattr(TurnStatus, "second", lambda self: None)
     # A blinking cursor is on or off depending on when the screenshot falls.
     init = Composer.__init__
 

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from rivulet.app.demo_server import DemoServer
-from rivulet.app.tui import RivuletApp, Transcript
+from rivulet.app.tui import RivuletApp
+from rivulet.widgets.transcript import Transcript
 from rivulet.core.tools.builtin import BuiltinTools
 from rivulet.core.turn.bus import TurnCompleted
 from rivulet.core.config import Settings
@@ -224,6 +225,9 @@ async def test_hostile_model_text_never_reaches_the_terminal():
         await pilot.press(*"x", "enter")
         await server.reached.wait()
         await until(pilot, lambda: any(isinstance(p, LiveMessage) and p.shown for p in app.live.values()), "live text")
+        # The live pane renders its Markdown asynchronously: wait for the visible code.
+        await until(pilot, lambda: "␛]52;c;cHduZWQ=" in app.export_screenshot().replace("&#160;", " "),
+                    "the escape shown as a visible code")
         live_svg = app.export_screenshot()
         server.release()
         await until(pilot, lambda: done, "turn completion")

@@ -55,7 +55,7 @@ class Composer(TextArea):
 
     @dataclass
     class Submitted(Message):
-        composer: "Composer"
+        composer: Composer
         text: str
 
     def __init__(self, **kwargs) -> None:

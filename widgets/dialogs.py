@@ -17,8 +17,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from rivulet.core.tools.approval import ApprovalRequest, Decision
 from rivulet.core.sanitize import reveal, sanitize
+from rivulet.core.tools.approval import ApprovalRequest, Decision
 
 from .safe import safe_text
 
@@ -117,7 +117,8 @@ class ApprovalScreen(ModalScreen[Decision]):
             with Horizontal(id="approval-buttons"):
                 # Short labels: all four fit whole at 80 columns.
                 yield Button("Yes (y)", id="yes", variant="success", compact=True)
-                yield Button("Always (a)", id="always", variant="primary", compact=True, tooltip="Yes, for this session")
+                yield Button("Always (a)", id="always", variant="primary", compact=True,
+                             tooltip="Yes, for this session")
                 yield Button("No (n)", id="no", variant="warning", compact=True, tooltip="No, and continue the turn")
                 yield Button("Stop (s)", id="stop", variant="error", compact=True, tooltip="No, and stop the turn")
 

@@ -14,8 +14,8 @@ from textual.containers import Vertical
 from textual.widgets import Collapsible, Markdown, Static
 
 from rivulet.core import items as it
-from rivulet.core.tools.patch_format import PatchError, PatchParser
 from rivulet.core.sanitize import sanitize
+from rivulet.core.tools.patch_format import PatchError, PatchParser
 
 from .frozen import FrozenMarkdown
 from .patch_view import patch_text, render_patch

@@ -20,8 +20,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
 from rivulet.core import items as it
-from rivulet.core.turn.history import HistoryEntry
 from rivulet.core.sanitize import sanitize
+from rivulet.core.turn.history import HistoryEntry
 from rivulet.widgets.entries import reasoning_raw, reasoning_summary
 
 from .safe import safe_text
@@ -133,7 +133,7 @@ class InspectorScreen(ModalScreen[None]):
         table = self.query_one(DataTable)
         table.clear()
         self.shown = []
-        for entry, text in zip(self.entries, self._search):
+        for entry, text in zip(self.entries[: self.committed], self._search, strict=True):  # notes: not searched
             if isinstance(kind, str) and entry.item.get("type") != kind:
                 continue
             if query and query not in text:

@@ -12,8 +12,8 @@ import json
 
 from rich.text import Text
 
-from rivulet.core.tools.patch_format import OpKind, PatchParser
 from rivulet.core.sanitize import sanitize
+from rivulet.core.tools.patch_format import OpKind, PatchParser
 
 _MARK = {OpKind.ADD: ("A", "green"), OpKind.DELETE: ("D", "red"), OpKind.UPDATE: ("M", "yellow")}
 _LINE = {"+": "green", "-": "red", " ": ""}

@@ -29,15 +29,15 @@ async def test_ticks_run_only_while_a_turn_streams():
     app = make_app(server)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        assert not running(app._frame_timer) and not running(app._second_timer)  # idle from the start
+        assert not running(app.frame_timer) and not running(app.second_timer)  # idle from the start
         await pilot.press(*"hi", "enter")
         await server.reached.wait()
         await until(pilot, lambda: any(isinstance(p, LiveMessage) for p in app.live.values()), "the live pane")
-        assert running(app._frame_timer) and running(app._second_timer)
+        assert running(app.frame_timer) and running(app.second_timer)
         server.release()
         await until(pilot, lambda: app._status.state == "idle" and not app.live, "the turn's end")
-        await until(pilot, lambda: not running(app._frame_timer), "the frame tick to stop")
-        await until(pilot, lambda: not running(app._second_timer), "the status tick to stop", rounds=300)
+        await until(pilot, lambda: not running(app.frame_timer), "the frame tick to stop")
+        await until(pilot, lambda: not running(app.second_timer), "the status tick to stop", rounds=300)
         assert "second line" in app.last_answer()
 
 

@@ -1,0 +1,46 @@
+"""The chat's main screen and its layout."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Static
+
+from rivulet.widgets.composer import Composer
+from rivulet.widgets.safe import safe_text
+from rivulet.widgets.search import SearchBar
+from rivulet.widgets.status import StatusLine
+from rivulet.widgets.transcript import Transcript
+
+DEMO_WELCOME = (
+    "This is the built-in **demo**: answers come from a scripted local server, not a model. "
+    "Type anything and press Enter, ask *what time is it?* to see a tool call, or *make a file* to see "
+    "a patch stream, ask for your approval and apply (it adds `rivulet-demo.txt` here). "
+    "Set `OPENAI_API_KEY` (or pass `--base-url`) to talk to a real server."
+)
+
+
+def chat_layout(banner: str, model: str, *, demo: bool = False) -> ComposeResult:
+    """Banner, transcript, status line, search bar, composer and footer, top to bottom.
+    The app composes these into its ChatScreen (so they exist before App.on_mount)."""
+    yield Static(safe_text(banner), id="banner", classes="demo" if demo else "")
+    yield Transcript(id="transcript")
+    yield Static("↓ new output below · ctrl+end: follow", id="below-hint")
+    yield StatusLine(model, id="status")
+    yield SearchBar(id="search")
+    yield Composer(id="composer")
+    yield Footer(compact=True)
+
+
+class ChatScreen(Screen):
+    """The chat's screen. Typing always goes to the composer: a click on a transcript
+    entry (a "Thought" toggle, say) or a Tab would otherwise focus that entry, and the
+    keys typed next would vanish there."""
+
+    AUTO_FOCUS = "#composer"
+
+    def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
+        if widget is not None and any(isinstance(node, Transcript) for node in widget.ancestors):
+            return
+        super().set_focus(widget, scroll_visible, from_app_focus)

@@ -1,0 +1,114 @@
+"""Item started → deltas → live ended or discarded: the live panes, and the frame tick
+that flushes their buffers (the screen changes at most once per frame, however fast
+deltas arrive)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rivulet.core.turn import bus as b
+from rivulet.widgets.live import LiveOther, LivePane, LiveReasoning, live_pane_for
+
+if TYPE_CHECKING:
+    from rivulet.app.bus_bridge import Handler
+    from rivulet.app.tui import RivuletApp
+
+
+class LivePanes:
+    def __init__(self, app: RivuletApp) -> None:
+        self.app = app
+        self.live: dict[str, LivePane] = {}  # item id → its pane, while the item streams
+        self.show_raw_reasoning = False
+
+    def routes(self) -> dict[type, Handler]:
+        return {
+            b.ItemStarted: self.started,
+            b.ItemDelta: self.delta,
+            b.ItemPart: self.part,
+            b.ItemProgressed: self.progressed,
+            b.ItemLiveEnded: self.live_ended,
+            b.ItemDiscarded: self.discarded,
+            b.TurnStarted: self.turn_started,
+            b.TurnCompleted: self.turn_completed,
+        }
+
+    async def started(self, event: b.ItemStarted) -> None:
+        pane = live_pane_for(event.item, event.item_id, self.show_raw_reasoning)
+        self.live[event.item_id] = pane
+        await self.app._transcript.mount(pane)
+        self.app.frame_timer.resume()
+
+    async def delta(self, event: b.ItemDelta) -> None:
+        pane = self.live.get(event.item_id)
+        if pane is not None and not pane.has_class("live-ended"):
+            pane.add_delta(event.kind, event.delta)
+
+    async def part(self, event: b.ItemPart) -> None:
+        pane = self.live.get(event.item_id)
+        if pane is not None:
+            pane.add_part(event.kind, event.index)
+
+    async def progressed(self, event: b.ItemProgressed) -> None:
+        pane = self.live.get(event.item_id or "")
+        if isinstance(pane, LiveOther):
+            pane.set_status(event.event.rsplit(".", 1)[-1])
+
+    async def live_ended(self, event: b.ItemLiveEnded) -> None:
+        # A later item was added while this one streamed: its pane stops growing;
+        # its Item Done still replaces it with the committed entry.
+        pane = self.live.get(event.item_id)
+        if pane is not None:
+            await pane.flush(force=True)
+            pane.add_class("live-ended")
+
+    async def discarded(self, event: b.ItemDiscarded) -> None:
+        pane = self.live.pop(event.item_id, None)
+        if pane is not None:
+            await pane.flush(force=True)
+            await pane.close()
+            pane.mark_discarded(event.reason)
+
+    async def turn_started(self, _: b.TurnStarted) -> None:
+        await self._remove_discarded()
+
+    async def turn_completed(self, _: b.TurnCompleted) -> None:
+        await self._remove_discarded()
+
+    async def _remove_discarded(self) -> None:
+        for pane in self.app._transcript.query(".discarded"):
+            await pane.remove()
+
+    def take(self, item_id: str) -> LivePane | None:
+        """The item is done: its pane leaves the live set (the commit replaces it)."""
+        return self.live.pop(item_id, None)
+
+    async def discard_all(self, reason: str) -> None:
+        """The turn stopped: every live pane shows what it got, marked `reason`."""
+        for pane in list(self.live.values()):
+            await pane.flush(force=True)
+            await pane.close()
+            pane.mark_discarded(reason)
+        self.live.clear()
+
+    def toggle_raw_reasoning(self) -> bool:
+        self.show_raw_reasoning = not self.show_raw_reasoning
+        for pane in self.live.values():
+            if isinstance(pane, LiveReasoning):
+                pane.show_raw = self.show_raw_reasoning
+        return self.show_raw_reasoning
+
+    async def frame(self) -> None:
+        """The frame tick: flush every live pane, and keep the status line's heading."""
+        if not self.live:
+            self.app.frame_timer.pause()  # resumed when a pane goes live
+            return
+        heading = None
+        for pane in list(self.live.values()):
+            if pane.is_mounted:
+                await pane.flush()
+            if isinstance(pane, LiveReasoning):
+                heading = pane.heading or heading
+        status = self.app._status
+        if heading and heading != status.heading:
+            status.heading = heading
+            status.refresh_line()

@@ -1,0 +1,62 @@
+"""What the server and the session tell the user on the side: protocol deviations
+(kept for the inspector, one dim line per kind), server errors with their whole
+bodies, notices, and a session file that can no longer be written."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import Static
+
+from rivulet.core.errors import RivuletError
+from rivulet.core.sanitize import sanitize
+from rivulet.core.turn import bus as b
+
+if TYPE_CHECKING:
+    from rivulet.app.bus_bridge import Handler
+    from rivulet.app.tui import RivuletApp
+
+
+class Notes:
+    def __init__(self, app: RivuletApp) -> None:
+        self.app = app
+        self.protocol_notes: list[b.ProtocolDeviation] = []  # every deviation the server showed
+        self.server_errors: list[RivuletError] = []  # with their whole bodies
+        self._rules_shown: set[str] = set()
+        self._unsaved_warned = False
+
+    def routes(self) -> dict[type, Handler]:
+        return {
+            b.ProtocolDeviation: self.deviation,
+            b.Notice: self.notice,
+            b.Retrying: self.retrying,
+            b.ErrorOccurred: self.error,
+            b.TurnStarted: self.check_session_file,
+            b.ItemCompleted: self.check_session_file,
+        }
+
+    async def deviation(self, note: b.ProtocolDeviation) -> None:
+        """A tolerated deviation: never a modal, the chat goes on."""
+        self.protocol_notes.append(note)
+        if note.rule in self._rules_shown:
+            return
+        self._rules_shown.add(note.rule)
+        line = Text(f"protocol note · {note.rule}: {sanitize(note.detail)}  (ctrl+o lists every note)",
+                    style="dim italic")
+        await self.app._transcript.mount(Static(line, classes="protocol-note"))
+
+    async def notice(self, event: b.Notice) -> None:
+        self.app.notify(sanitize(event.text), severity="warning", timeout=8)
+
+    async def retrying(self, event: b.Retrying) -> None:
+        self.server_errors.append(event.error)
+
+    async def error(self, event: b.ErrorOccurred) -> None:
+        self.server_errors.append(event.error)
+
+    async def check_session_file(self, _: b.BusEvent) -> None:
+        writer = self.app.session_writer
+        if writer is not None and writer.failed and not self._unsaved_warned:
+            self._unsaved_warned = True
+            self.app.notify(sanitize(writer.failed), severity="error", timeout=15)

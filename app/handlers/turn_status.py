@@ -1,0 +1,115 @@
+"""The turn's progress in the status line: working, retrying, usage, failed, done; the
+turn's diff; and an undone turn's prompt going back to the composer."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from rivulet.core.sanitize import sanitize
+from rivulet.core.turn import bus as b
+from rivulet.widgets.entries import ErrorEntry, TranscriptEntry
+
+if TYPE_CHECKING:
+    from rivulet.app.bus_bridge import Handler
+    from rivulet.app.tui import RivuletApp
+
+
+class TurnStatus:
+    def __init__(self, app: RivuletApp) -> None:
+        self.app = app
+        self.started_at = 0.0
+        self.turn_diff = ""  # the unified diff of what the current/last turn changed
+
+    def routes(self) -> dict[type, Handler]:
+        return {
+            b.TurnStarted: self.turn_started,
+            b.ItemStarted: self.item_started,
+            b.ResponseStarted: self.response_started,
+            b.Retrying: self.retrying,
+            b.UsageUpdated: self.usage,
+            b.TurnDiffUpdated: self.diff,
+            b.ErrorOccurred: self.error,
+            b.TurnInterrupted: self.taken_back,
+            b.TurnCompleted: self.turn_completed,
+        }
+
+    async def turn_started(self, _: b.TurnStarted) -> None:
+        self.turn_diff = ""
+        self.started_at = time.monotonic()
+        self.app.second_timer.reset()  # runs (from now, each second) until the turn is over
+        status = self.app._status
+        status.state, status.elapsed, status.heading, status.retry, status.note = "working", 0, None, None, None
+        status.refresh_line()
+
+    async def item_started(self, _: b.ItemStarted) -> None:
+        status = self.app._status
+        if status.state == "retrying":  # the retry streams: no longer reconnecting
+            status.state, status.retry = "working", None
+            status.refresh_line()
+
+    async def response_started(self, event: b.ResponseStarted) -> None:
+        if event.attempt == 1:
+            status = self.app._status
+            status.retry = None
+            status.state = "working"
+            status.refresh_line()
+
+    async def retrying(self, event: b.Retrying) -> None:
+        status = self.app._status
+        status.state, status.retry = "retrying", (event.attempt, event.max_attempts)
+        status.refresh_line()
+        self.app.notify(f"{event.error.message} — retrying in {event.delay:.1f}s", severity="warning", timeout=4)
+
+    async def usage(self, event: b.UsageUpdated) -> None:
+        self.app._status.set_usage(event.usage)
+
+    async def diff(self, event: b.TurnDiffUpdated) -> None:
+        self.turn_diff = event.diff
+
+    async def error(self, event: b.ErrorOccurred) -> None:
+        error = event.error
+        await self.app._transcript.mount(ErrorEntry(f"{error.kind}: {error.message}"))
+        status = self.app._status
+        status.state, status.note, status.retry = "failed", f"Failed: {error.message}", None
+        status.refresh_line()
+
+    async def taken_back(self, event: b.TurnInterrupted) -> None:
+        """The conversation undid an interrupted turn that committed nothing: its entry
+        goes, and the prompt is back in the composer."""
+        if event.taken_back is None:
+            return
+        for entry in self.app._transcript.query(TranscriptEntry):
+            if entry.item_id == f"user-{event.turn_id}":
+                entry.remove()
+        self.app._composer.restore(event.taken_back)
+        self.app._status.note = "Interrupted before anything was committed: your message is back in the composer"
+        self.app._status.refresh_line()
+
+    async def turn_completed(self, event: b.TurnCompleted) -> None:
+        status = self.app._status
+        status.state = "idle"
+        took = int(time.monotonic() - self.started_at)
+        status.note = f"Stopped: {sanitize(event.stopped)}" if event.stopped else f"Done in {took}s"
+        if self.turn_diff:
+            status.note += " · ctrl+t: turn diff"
+        status.heading = status.retry = None
+        status.refresh_line()
+        self.app.alert("rivulet: turn finished", status.note)
+
+    def interrupted(self) -> None:
+        """Esc stopped the turn's worker: history keeps what was committed."""
+        status = self.app._status
+        status.note = "Interrupted: what was committed is kept"
+        status.state = "idle"
+        status.heading = status.retry = None
+        status.refresh_line()
+
+    def second(self) -> None:
+        """The 1 s tick: the elapsed time of a running turn."""
+        status = self.app._status
+        if status.state in ("working", "retrying"):
+            status.elapsed = int(time.monotonic() - self.started_at)
+            status.refresh_line()
+        else:
+            self.app.second_timer.pause()
