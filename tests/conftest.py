@@ -9,14 +9,18 @@ from typing import Any
 import httpx
 import pytest
 
-from rivulet.core.protocol import recordings
 from rivulet.core.config import Settings
+from rivulet.core.protocol import recordings
 from rivulet.core.protocol.sse_transport import SseTransport
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "fixtures" / "real"
 CAPTURE_FILES = sorted(p for p in REAL.rglob("*") if p.suffix in (".sse", ".jsonl"))
 RECORDINGS = [rec for path in CAPTURE_FILES for rec in recordings.load(path)]
+
+
+# The aimock fixture (a real Responses server) for every test that asks for it.
+pytest_plugins = ["helpers.aimock"]
 
 
 def recording(name: str) -> recordings.Recording:
@@ -61,7 +65,7 @@ def serving(*bodies: bytes | list[bytes], requests: list[httpx.Request] | None =
 @pytest.fixture(autouse=True)
 def _answer_approvals_at_once(monkeypatch):
     """Pilot answers the approval dialog the moment it shows: no grace period in tests
-    (tests/test_notify_copy_history.py tests the grace period itself)."""
+    (tests/app/test_notify_copy_history.py tests the grace period itself)."""
     from rivulet.widgets.dialogs import ApprovalScreen
 
     monkeypatch.setattr(ApprovalScreen, "GRACE", 0.0)

@@ -105,7 +105,7 @@ class InspectorScreen(ModalScreen[None]):
         super().__init__()
         self.committed = len(entries)
         self.entries = entries + (notes or [])
-        self._search = [json.dumps(e.item, ensure_ascii=False).lower() for e in entries]
+        self._search = [json.dumps(e.item, ensure_ascii=False).lower() for e in self.entries]
         self.shown: list[HistoryEntry] = []
 
     def compose(self) -> ComposeResult:

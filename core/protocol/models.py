@@ -10,15 +10,15 @@ beats the table of known models below, and the `context_window` setting beats bo
 from __future__ import annotations
 
 import fnmatch
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from rivulet.core.config import Settings, safe_url
-from rivulet.core.errors import RivuletError, error_from_body, one_line
+from rivulet.core.errors import RivuletError
 from rivulet.core.protocol.endpoint import endpoint
+from rivulet.core.protocol.json_request import JsonRequestError, request_json
 
 
 class ModelsError(RivuletError):
@@ -137,31 +137,14 @@ def parse_models(data: Any) -> list[ModelInfo]:
 async def fetch_models(settings: Settings, client: httpx.AsyncClient | None = None,
                        timeout: float = 20.0) -> list[ModelInfo]:
     """`GET {base_url}/models`. Raises a one-line RivuletError on any failure."""
-    url = endpoint(settings.base_url, "models")
-    where = safe_url(url)
-    own = client is None
-    client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=settings.connect_timeout))
     try:
-        response = await client.get(url, headers={**settings.auth_headers(), "Accept": "application/json"})
-        body = response.content
-    except httpx.TimeoutException as exc:
-        raise ModelsError(f"timed out asking {where} for its models: {type(exc).__name__}") from None
-    except httpx.TransportError as exc:
-        raise ModelsError(f"cannot ask {where} for its models: {exc or type(exc).__name__}") from None
-    finally:
-        if own:
-            await client.aclose()
-    if response.status_code >= 400:
-        reason = error_from_body(response.status_code, body).message
-        raise ModelsError(f"{where}: HTTP {response.status_code}: {reason}")
-    try:
-        data = json.loads(body)
-    except ValueError:
-        raise ModelsError(f"{where} did not answer with JSON: {one_line(body.decode('utf-8', 'replace'))!r}") from None
+        data = await request_json(settings, "GET", "models", what="its models", client=client, timeout=timeout)
+    except JsonRequestError as exc:
+        raise ModelsError(exc.message) from None
     try:
         return parse_models(data)
     except ModelsError as exc:
-        raise ModelsError(f"{where}: {exc.message}") from None
+        raise ModelsError(f"{safe_url(endpoint(settings.base_url, 'models'))}: {exc.message}") from None
 
 
 async def list_models(settings: Settings, client: httpx.AsyncClient | None = None,

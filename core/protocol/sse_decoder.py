@@ -4,7 +4,7 @@ Why not httpx-sse's decoder: it decodes every chunk to str and parses line by li
 in Python, which alone costs about as much as parsing the JSON. This one splits a
 chunk's complete events with `bytes.split` and hands the JSON parser the raw bytes
 (pydantic parses UTF-8 itself), so no text is decoded twice. httpx-sse stays as the
-reference it is tested against (tests/test_sse_decoder.py).
+reference it is tested against (tests/core/protocol/test_sse_decoder.py).
 
 Follows the WHATWG event-stream rules the client needs: lines end in CRLF, LF or CR;
 a blank line dispatches; `:` lines are comments; one space after `field:` is dropped;

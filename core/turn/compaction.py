@@ -18,7 +18,6 @@ failure changes nothing and raises one RivuletError line.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
@@ -28,8 +27,9 @@ import httpx
 
 from rivulet.core import items as it
 from rivulet.core.config import Settings, safe_url
-from rivulet.core.errors import RivuletError, error_from_body, one_line
+from rivulet.core.errors import RivuletError
 from rivulet.core.protocol.endpoint import endpoint
+from rivulet.core.protocol.json_request import JsonRequestError, request_json
 from rivulet.core.protocol.models import context_window, tokens_in_context
 from rivulet.core.turn.bus import Notice
 from rivulet.core.turn.history import Compaction
@@ -116,29 +116,14 @@ async def _server(conv: Conversation, client: httpx.AsyncClient | None) -> Compa
     instructions = conv.project.combined(s.instructions)
     if instructions:
         body["instructions"] = instructions
-    url = endpoint(s.base_url, "responses/compact")
-    where = safe_url(url)
-    own = client is None
-    client = client or httpx.AsyncClient(timeout=httpx.Timeout(s.idle_timeout, connect=s.connect_timeout))
+    where = safe_url(endpoint(s.base_url, "responses/compact"))
     try:
-        response = await client.post(url, json=body, headers={**s.auth_headers(), "Accept": "application/json"})
-    except httpx.TimeoutException as exc:
-        raise CompactionError(f"compaction at {where} timed out: {type(exc).__name__}") from None
-    except httpx.TransportError as exc:
-        raise CompactionError(f"compaction at {where} failed: {exc or type(exc).__name__}") from None
-    finally:
-        if own:
-            await client.aclose()
-    if response.status_code >= 400:
-        error = CompactionError(f"{where}: HTTP {response.status_code}: "
-                                f"{error_from_body(response.status_code, response.content).message}")
-        error.missing = response.status_code in (404, 405, 501)  # type: ignore[attr-defined]
-        raise error
-    try:
-        data = json.loads(response.content)
-    except ValueError:
-        raise CompactionError(f"{where} did not answer with JSON: "
-                              f"{one_line(response.content.decode('utf-8', 'replace'))!r}") from None
+        data = await request_json(s, "POST", "responses/compact", what="a compaction", body=body, client=client,
+                                  timeout=s.idle_timeout)
+    except JsonRequestError as exc:
+        error = CompactionError(exc.message)
+        error.missing = exc.status in (404, 405, 501)  # type: ignore[attr-defined]
+        raise error from None
     output = data.get("output") if isinstance(data, dict) else None
     if not isinstance(output, list) or not output or not all(isinstance(i, dict) for i in output):
         raise CompactionError(f"{where} answered without a list of output items; nothing was compacted")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 from conftest import empty_config, settings
-from streams import completed, created, message, message_events
-from tui_helpers import GatedServer, make_app, until
+from helpers.streams import completed, created, message, message_events
+from helpers.tui import GatedServer, make_app, until
 
 from rivulet.app.tui import RivuletApp
 from rivulet.widgets.live import LiveMessage

@@ -11,11 +11,11 @@ import sys
 
 import httpx
 import pytest
+from helpers.aimock import start_aimock
+from helpers.peers import free_port, start_peer, stop_peer
 from mcp_helpers import SERVER, stdio_table
 from openai.types.responses import response_input_item_param as sdk
-from peer_helpers import free_port, start_peer, stop_peer
 from pydantic import TypeAdapter
-from test_agent_e2e import _start_aimock
 
 from rivulet.core.config import Settings
 from rivulet.core.protocol.sse_transport import SseTransport
@@ -52,7 +52,7 @@ def _fixtures() -> dict:
 def model(tmp_path_factory):
     fixture = tmp_path_factory.mktemp("aimock") / "mcp.json"
     fixture.write_text(json.dumps(_fixtures()))
-    proc, url = _start_aimock(fixture)
+    proc, url = start_aimock(fixture)
     yield url
     stop_peer(proc)
 

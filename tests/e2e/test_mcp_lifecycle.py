@@ -11,8 +11,8 @@ import sys
 import time
 
 import pytest
+from helpers.peers import free_port
 from mcp_helpers import alive, descendants, marks, stdio_table, wait_for
-from peer_helpers import free_port
 
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.tools.mcp_client import McpManager

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from conftest import settings
+from helpers.calls import custom_call, custom_call_events, fn_call
+from helpers.streams import completed, created, ev, message, message_events
+from helpers.tui import GatedServer
+
 from rivulet.app.tui import RivuletApp
 from rivulet.core.tools.router import ToolSettings
-
-from conftest import settings
-from streams import completed, created, ev, message, message_events
-from test_agent_tools import custom_call, custom_call_events, fn_call
-from tui_helpers import GatedServer
 
 
 def shell_turn(command: str, workdir: str | None = None, timeout_ms: int | None = None,

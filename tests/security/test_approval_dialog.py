@@ -7,14 +7,12 @@ stay on screen at 80x24."""
 from __future__ import annotations
 
 import pytest
+from agent_helpers import agent_app, answer, patch_turn, shell_turn
+from conftest import empty_config
+from helpers.tui import GatedServer, until
+from hostile import screen_output
 
 from rivulet.widgets.dialogs import ApprovalScreen
-
-from conftest import empty_config
-
-from agent_helpers import agent_app, answer, patch_turn, shell_turn
-from hostile import screen_output
-from tui_helpers import GatedServer, until
 
 
 @pytest.fixture(autouse=True)
@@ -108,7 +106,7 @@ async def test_hidden_characters_in_a_patch_are_flagged(tmp_path):
     server = GatedServer(patch_turn(patch), answer())
     app = agent_app(server, tmp_path)
     async with app.run_test(size=(200, 30)) as pilot:
-        screen = await _ask(app, pilot)
+        await _ask(app, pilot)
         _, plain = screen_output(app)
         await pilot.press("n")
     assert "⚠ The list of files holds invisible characters" in plain

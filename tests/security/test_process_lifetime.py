@@ -11,14 +11,13 @@ import subprocess
 import time
 
 import pytest
-
-from rivulet.core.tools.router import AgentTools, ToolSettings
-from rivulet.core.tools.approval import ApprovalPolicy
-from rivulet.core.tools.sandbox import probe
-
+from helpers.calls import fn_call
 from hostile import RIVULET, HostileServer, rivulet_env
-from test_agent_tools import fn_call
 from test_secrets import _shell_then_answer
+
+from rivulet.core.tools.approval import ApprovalPolicy
+from rivulet.core.tools.router import AgentTools, ToolSettings
+from rivulet.core.tools.sandbox import probe
 
 MODES = ["off", "workspace-write"]
 
@@ -156,7 +155,7 @@ def test_sandboxed_commands_die_with_rivulet(tmp_path, markers, how):
 @pytest.mark.parametrize("mode", MODES)
 async def test_detached_children_die_when_the_app_quits_mid_command(tmp_path, markers, mode):
     from agent_helpers import agent_app, answer, shell_turn
-    from tui_helpers import GatedServer, until
+    from helpers.tui import GatedServer, until
 
     m = markers()
     kw = {"sandbox": mode} if mode != "off" else {}

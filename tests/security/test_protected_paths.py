@@ -7,19 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from rivulet.core.tools.router import AgentTools, ToolSettings
-from rivulet.core.tools.approval import ApprovalPolicy, Decision
-from rivulet.core.config import Settings
-from rivulet.core.tools.router import tool_settings
-from rivulet.widgets.dialogs import ApprovalScreen
-
-from conftest import empty_config
-
 from agent_helpers import agent_app, answer, patch_turn
+from conftest import empty_config
+from helpers.calls import Scripted, custom_call
+from helpers.tui import GatedServer, until
 from hostile import screen_output
-from test_agent_tools import Scripted, custom_call
-from tui_helpers import GatedServer, until
+
+from rivulet.core.config import Settings
+from rivulet.core.tools.approval import ApprovalPolicy, Decision
+from rivulet.core.tools.router import AgentTools, ToolSettings, tool_settings
+from rivulet.widgets.dialogs import ApprovalScreen
 
 
 def _add(path: str, text: str) -> str:

@@ -9,20 +9,19 @@ import shutil
 import socket
 import tempfile
 import threading
+from pathlib import Path
 
 import pytest
-from pathlib import Path
+from conftest import settings
+from helpers.calls import Scripted, fn_call
+from helpers.tui import GatedServer
+from hostile import screen_output
 
 from rivulet.app.tui import RivuletApp
 from rivulet.core.tools import sandbox as sb
-from rivulet.core.tools.router import AgentTools, ToolSettings
 from rivulet.core.tools.approval import ApprovalPolicy, Decision
+from rivulet.core.tools.router import AgentTools, ToolSettings
 from rivulet.core.turn.bus import EventBus, Notice
-
-from conftest import settings
-from hostile import screen_output
-from test_agent_tools import Scripted, fn_call
-from tui_helpers import GatedServer
 
 
 def _call(command: str, **extra) -> dict:

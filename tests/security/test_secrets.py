@@ -11,19 +11,19 @@ import os
 import subprocess
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from conftest import empty_config
+from helpers.calls import fn_call, fn_call_response
+from helpers.streams import body, completed, created, message, message_events
+from hostile import RIVULET, HostileServer, rivulet_env
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
-from rivulet.core.tools.router import AgentTools, ToolSettings
-from rivulet.core.tools.approval import ApprovalPolicy
-from rivulet.core.turn.bus import EventBus, ToolOutputDelta
 from rivulet.core.config import Settings, load_settings
 from rivulet.core.errors import ApiError, ConfigError, error_from_body
-
-from conftest import empty_config
-
-from hostile import RIVULET, HostileServer, rivulet_env
-from streams import body, completed, created, message, message_events
-from test_agent_tools import fn_call, fn_call_response
+from rivulet.core.tools.approval import ApprovalPolicy
+from rivulet.core.tools.router import AgentTools, ToolSettings
+from rivulet.core.turn.bus import EventBus, ToolOutputDelta
 
 KEY = "zz-live-0123456789abcdefghijKLMNOP"  # no known prefix: only masking by value can catch it
 
@@ -70,7 +70,7 @@ def test_the_configured_key_is_masked_by_value_in_errors():
 def test_other_providers_keys_in_an_error_body_are_redacted(leaked):
     error = error_from_body(400, json.dumps({"error": {"message": f"upstream said: invalid key {leaked} (retry)"}}))
     assert leaked not in error.message and leaked[:10] not in error.message
-    assert "upstream said: invalid key [redacted] (retry)" == error.message
+    assert error.message == "upstream said: invalid key [redacted] (retry)"
 
 
 def _shell_then_answer(command: str):

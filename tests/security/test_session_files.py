@@ -8,13 +8,12 @@ import os
 import subprocess
 import sys
 
-from rivulet.app.launch import _session_for
-
-from rivulet.core import items as it
-from rivulet.core.turn.history import History
-from rivulet.core.store.session import SessionWriter, load_session, sessions_dir
-
 from conftest import settings
+
+from rivulet.app.launch import _session_for
+from rivulet.core import items as it
+from rivulet.core.store.session import SessionWriter, load_session, sessions_dir
+from rivulet.core.turn.history import History
 
 HOLDER = """
 import sys

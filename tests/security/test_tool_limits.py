@@ -7,14 +7,12 @@ from __future__ import annotations
 import json
 import tracemalloc
 
-from rivulet.core.tools.router import AgentTools, ToolSettings
-from rivulet.core.tools.approval import ApprovalPolicy
-from rivulet.core.config import Settings
-from rivulet.core.tools.router import tool_settings
-
 from conftest import empty_config
+from helpers.calls import custom_call, fn_call
 
-from test_agent_tools import custom_call, fn_call
+from rivulet.core.config import Settings
+from rivulet.core.tools.approval import ApprovalPolicy
+from rivulet.core.tools.router import AgentTools, ToolSettings, tool_settings
 
 
 async def test_huge_arguments_are_refused_without_being_parsed(tmp_path):

@@ -11,17 +11,16 @@ import sys
 
 import httpx
 import pytest
+from conftest import empty_config, settings, transport_for
+from helpers.streams import body, completed, created, message, message_events, reasoning, reasoning_events
+from helpers.tui import GatedServer, until
+from hostile import ESCAPES, HOSTILE, RIVULET, HostileServer, Tmux, assert_clean, rivulet_env, screen_output
 
 from rivulet.app.picker import SessionPicker
 from rivulet.app.tui import RivuletApp
-from rivulet.core.turn import bus as b
 from rivulet.core.store.session import SessionWriter, list_sessions, load_session
+from rivulet.core.turn import bus as b
 from rivulet.widgets.entries import ReasoningEntry
-
-from conftest import empty_config, settings, transport_for
-from hostile import ESCAPES, HOSTILE, RIVULET, HostileServer, Tmux, assert_clean, rivulet_env, screen_output
-from streams import body, completed, created, message, message_events, reasoning, reasoning_events
-from tui_helpers import GatedServer, until
 
 
 @pytest.fixture(autouse=True)
@@ -127,7 +126,7 @@ async def test_notices_and_toasts_never_parse_markup(tmp_path):
 
 
 async def test_the_resume_picker_shows_session_text_as_text(tmp_path):
-    writer, meta = SessionWriter.create(model="m [/b] " + ESCAPES["osc2"], base_url="u", directory=tmp_path / "s")
+    writer, _meta = SessionWriter.create(model="m [/b] " + ESCAPES["osc2"], base_url="u", directory=tmp_path / "s")
     writer.observe("append", type("E", (), {"seq": 0, "key": "u", "segment": 0, "time": 0.0,
                                             "item": {"type": "message", "role": "user",
                                                      "content": [{"type": "input_text", "text": "[/b] " + HOSTILE}]}})())
@@ -245,6 +244,7 @@ def test_in_a_real_terminal_nothing_hostile_is_written(tmp_path):
 
 async def test_the_approval_dialog_shows_markup_and_escapes_as_text(tmp_path):
     from agent_helpers import agent_app, answer, shell_turn
+
     from rivulet.widgets.dialogs import ApprovalScreen
 
     turn = shell_turn("echo [/b] " + HOSTILE, justification="why [/i] " + HOSTILE)

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from rivulet.core.tools.patch_format import PatchError, parse_patch
 from rivulet.core.tools.patch_apply import apply_plan, plan_patch
+from rivulet.core.tools.patch_format import PatchError, parse_patch
 
 
 def _apply(ws, patch: str) -> None:

@@ -14,10 +14,10 @@ from rivulet.app.demo_server import _Script, _text
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
+    server: _Server
     protocol_version = "HTTP/1.1"
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         request = json.loads(self.rfile.read(length) or b"{}")
         inputs = request.get("input") or []
@@ -85,7 +85,7 @@ class StreamServer:
         self._server.reasoning = reasoning
 
 
-    def start(self) -> "StreamServer":
+    def start(self) -> StreamServer:
         self._thread.start()
         return self
 

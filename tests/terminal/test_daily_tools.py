@@ -22,7 +22,7 @@ def test_find_goes_to_matches_and_esc_returns_to_the_composer(term, server):
     start_chat(term, server)
     for prompt, end in (("one", "zebra"), ("two", "THE-END"), ("three", "last answer")):
         term.send(prompt, "Enter")
-        term.wait(lambda s: "Done in" in s and end in s, what=f"answer to {prompt}")
+        term.wait(lambda s, end=end: "Done in" in s and end in s, what=f"answer to {prompt}")
     assert "zebra" not in term.screen()
     term.send("C-f")
     term.wait("find in the transcript", what="the search line")
@@ -99,8 +99,8 @@ def test_find_reaches_old_frozen_entries(term, server):
     """Past the newest 40 entries, history is frozen into pre-rendered lines; find
     still goes there."""
     from rivulet.core import items as it
-    from rivulet.core.turn.history import History
     from rivulet.core.store.session import SessionWriter
+    from rivulet.core.turn.history import History
 
     work = term.home / "work"
     store = term.home / ".local" / "share" / "rivulet" / "sessions"

@@ -39,7 +39,7 @@ class Terminal:
             raise RuntimeError(f"tmux {' '.join(args)}: {proc.stderr.strip()}")
         return proc.stdout
 
-    def start(self, argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> "Terminal":
+    def start(self, argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> Terminal:
         """Run argv in a new tmux session of the terminal's size. The pane stays after
         the program ends, so its last screen and exit status can be read."""
         full_env = {**base_env(self.home), **(env or {})}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import empty_config
-from tui_helpers import GatedServer, make_app, until
+from helpers.tui import GatedServer, make_app, until
 
 from rivulet.widgets import composer as composer_module
 from rivulet.widgets.composer import Composer

@@ -1,0 +1,50 @@
+"""One JSON request to the server beside the stream (`GET /models`, `POST
+/responses/compact`): the auth headers, a timeout, and every failure as one line that
+names the endpoint (never the key)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from rivulet.core.config import Settings, safe_url
+from rivulet.core.errors import RivuletError, error_from_body, one_line
+from rivulet.core.protocol.endpoint import endpoint
+
+
+class JsonRequestError(RivuletError):
+    kind = "request_error"
+    status: int | None = None  # the HTTP status, when the server answered
+
+
+async def request_json(settings: Settings, method: str, path: str, *, what: str, body: Any = None,
+                       client: httpx.AsyncClient | None = None, timeout: float = 20.0) -> Any:
+    """`method {base_url}/{path}` and its parsed JSON. `what` says what was asked
+    ("its models"), for the error lines. Raises JsonRequestError."""
+    url = endpoint(settings.base_url, path)
+    where = safe_url(url)
+    own = client is None
+    client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=settings.connect_timeout))
+    headers = {**settings.auth_headers(), "Accept": "application/json"}
+    try:
+        response = await client.request(method, url, json=body, headers=headers)
+        content = response.content
+    except httpx.TimeoutException as exc:
+        raise JsonRequestError(f"timed out asking {where} for {what}: {type(exc).__name__}") from None
+    except httpx.TransportError as exc:
+        raise JsonRequestError(f"cannot ask {where} for {what}: {exc or type(exc).__name__}") from None
+    finally:
+        if own:
+            await client.aclose()
+    if response.status_code >= 400:
+        error = JsonRequestError(f"{where}: HTTP {response.status_code}: "
+                                 f"{error_from_body(response.status_code, content).message}")
+        error.status = response.status_code
+        raise error
+    try:
+        return json.loads(content)
+    except ValueError:
+        raise JsonRequestError(f"{where} did not answer with JSON: "
+                               f"{one_line(content.decode('utf-8', 'replace'))!r}") from None

@@ -1,0 +1,88 @@
+"""`rivulet sessions` and `resume --last` see this directory's conversations first,
+and only conversations that have a message."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from rivulet.core import items as it
+from rivulet.core.store.lazy_session import LazySessionWriter
+from rivulet.core.store.session import SessionWriter, list_sessions
+from rivulet.core.turn.history import History
+
+
+def make_session(folder: Path, cwd: Path, prompt: str | None, created: float) -> str:
+    writer, meta = SessionWriter.create(model="m", base_url="u", cwd=str(cwd), directory=folder)
+    if prompt is not None:
+        History(observers=[writer.observe]).append(it.user_message(prompt), key="user-1")
+    writer.close()
+    # Distinct creation times, oldest first, whatever the clock's resolution.
+    lines = meta.path.read_text().splitlines()
+    lines[0] = lines[0].replace(f'"created":{meta.created}', f'"created":{created}')
+    meta.path.write_text("\n".join(lines) + "\n")
+    return meta.id
+
+
+def cli(*args: str, sessions: Path, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "RIVULET_"))}
+    env.update({"RIVULET_SESSIONS_DIR": str(sessions), "RIVULET_CONFIG": os.devnull})
+    return subprocess.run([sys.executable, "-m", "rivulet.app", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=120)
+
+
+def test_sessions_lists_this_directory_with_a_header(tmp_path):
+    store, here, there = tmp_path / "s", tmp_path / "here", tmp_path / "there"
+    here.mkdir(), there.mkdir()
+    mine = make_session(store, here, "asked here", 1000)
+    other = make_session(store, there, "asked there", 2000)
+    proc = cli("sessions", sessions=store, cwd=here)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == f"Sessions in {store}, started in {here}"
+    assert lines[1].startswith("STARTED") and "FIRST PROMPT" in lines[1]
+    assert mine in lines[2] and other not in proc.stdout
+    assert lines[-1] == "1 more from other directories: rivulet sessions --all"
+
+
+def test_sessions_all_lists_this_directory_first(tmp_path):
+    store, here, there = tmp_path / "s", tmp_path / "here", tmp_path / "there"
+    here.mkdir(), there.mkdir()
+    mine = make_session(store, here, "asked here", 1000)
+    other = make_session(store, there, "asked there", 2000)  # newer, but from elsewhere
+    proc = cli("sessions", "--all", sessions=store, cwd=here)
+    lines = proc.stdout.splitlines()
+    assert mine in lines[2] and other in lines[3]
+
+
+def test_resume_last_skips_empty_sessions_and_other_directories(tmp_path):
+    from rivulet.app.launch import last_session_here
+
+    store, here, there = tmp_path / "s", tmp_path / "here", tmp_path / "there"
+    here.mkdir(), there.mkdir()
+    wanted = make_session(store, here, "the real one", 1000)
+    make_session(store, here, None, 2000)  # newer but empty (an old version wrote these)
+    make_session(store, there, "elsewhere", 3000)  # newest, another directory
+    found = last_session_here(list_sessions(store), str(here))
+    assert found is not None and found.meta.id == wanted
+
+
+def test_resume_last_with_nothing_here_is_a_clear_error(tmp_path):
+    store, here, there = tmp_path / "s", tmp_path / "here", tmp_path / "there"
+    here.mkdir(), there.mkdir()
+    make_session(store, here, None, 1000)
+    make_session(store, there, "elsewhere", 2000)
+    proc = cli("resume", "--last", sessions=store, cwd=here)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "no session with a message was started in" in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_a_session_file_appears_with_the_first_record_only(tmp_path):
+    writer = LazySessionWriter(model="m", base_url="u", cwd=str(tmp_path), directory=tmp_path / "s")
+    assert not (tmp_path / "s").exists() or not list((tmp_path / "s").iterdir())
+    History(observers=[writer.observe]).append(it.user_message("hello"), key="user-1")
+    writer.close()
+    files = list((tmp_path / "s").glob("*.jsonl"))
+    assert len(files) == 1 and writer.path == files[0] and "hello" in files[0].read_text()

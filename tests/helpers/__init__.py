@@ -1,0 +1,1 @@
+"""Helpers shared by tests across the tree (tests/ is on sys.path; see pyproject)."""

@@ -1,0 +1,72 @@
+"""Driving the app in tests: a server whose stream pauses at a gate, and waiting helpers."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+from conftest import settings, transport_for
+
+from rivulet.app.tui import RivuletApp
+from rivulet.core.protocol.recordings import sse_body
+
+
+class GatedServer:
+    """Serves scripted responses (lists of payloads); a response may stop at `gate_at`
+    until `release()`, so a test can look at the screen mid-stream."""
+
+    def __init__(self, *responses: list[str], gate_at: dict[int, int] | None = None) -> None:
+        self.responses = list(responses)
+        self.gate_at = gate_at or {}
+        self.requests: list[dict[str, Any]] = []
+        self.reached = asyncio.Event()
+        self.gate = asyncio.Event()
+
+    def release(self) -> None:
+        self.gate.set()
+
+    def handler(self, request: httpx.Request) -> httpx.Response:
+        import json
+
+        n = len(self.requests)
+        self.requests.append(json.loads(request.content))
+        payloads = self.responses[min(n, len(self.responses) - 1)]
+        cut = self.gate_at.get(n)
+
+        async def body():
+            if cut is None:
+                yield sse_body(payloads)
+                return
+            yield sse_body(payloads[:cut])
+            self.reached.set()
+            await self.gate.wait()
+            if payloads[cut:]:
+                yield sse_body(payloads[cut:])
+
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body())
+
+    def transport(self, **kw: Any):
+        return transport_for(self.handler, **kw)
+
+
+def make_app(server: GatedServer, **kw: Any) -> RivuletApp:
+    kw.setdefault("remember_theme", False)
+    s = settings(model="gpt-5.1-codex")
+    return RivuletApp(s, server.transport(), **kw)
+
+
+async def until(pilot, predicate, what: str = "condition", rounds: int = 400) -> None:
+    """Let the app run until `predicate()` holds (a bounded number of frames, no timing)."""
+    for _ in range(rounds):
+        if predicate():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def follow_up_payloads(text: str, rid: str = "r2") -> list[str]:
+    """A second response that only answers with `text`."""
+    from helpers.streams import completed, created, message, message_events
+
+    return [created(rid), *message_events(f"m_{rid}", text), completed([message(f"m_{rid}", text)], rid)]
