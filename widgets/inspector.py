@@ -133,7 +133,7 @@ class InspectorScreen(ModalScreen[None]):
         table = self.query_one(DataTable)
         table.clear()
         self.shown = []
-        for entry, text in zip(self.entries[: self.committed], self._search, strict=True):  # notes: not searched
+        for entry, text in zip(self.entries, self._search, strict=True):
             if isinstance(kind, str) and entry.item.get("type") != kind:
                 continue
             if query and query not in text:
