@@ -28,10 +28,6 @@ from .patch_view import render_patch
 from .segmenter import Segmenter
 
 PARTIAL_LINE_TICKS = 3  # show a partial line after it waited this many ticks
-# The live message's open segment is rendered again on every frame: kept small, a frame
-# stays cheap. Finished segments are rendered once.
-LIVE_SOFT_LIMIT = 1_500
-LIVE_HARD_LIMIT = 6_000
 # The live message grows by this many lines at a time (blank until written): most new
 # lines then cost a repaint of the tail, not a layout pass and a scroll of the screen
 # (200 deltas/s: 0.55 CPU s/s with steps of 1 line, 0.48 with 8; benchmarks/README.md).
@@ -111,7 +107,7 @@ class LiveMessage(LivePane):
 
     def __init__(self, item: dict[str, Any], item_id: str) -> None:
         super().__init__(item, item_id)
-        self.segmenter = Segmenter(soft_limit=LIVE_SOFT_LIMIT, hard_limit=LIVE_HARD_LIMIT)
+        self.segmenter = Segmenter()
         self._frozen = FrozenMarkdown(classes="segment")
         self._tail = MarkdownTail(step=LIVE_HEIGHT_STEP, classes="segment")
 

@@ -37,7 +37,10 @@ class _Fence:
 
 
 class Segmenter:
-    def __init__(self, soft_limit: int = 6_000, hard_limit: int = 24_000) -> None:
+    # The live pane renders its open segment again on every frame: small segments keep a
+    # frame cheap. A committed message is cut the same way, so the segments the live pane
+    # froze are re-used (render cache) and look the same once committed.
+    def __init__(self, soft_limit: int = 1_500, hard_limit: int = 6_000) -> None:
         self.soft_limit = soft_limit
         self.hard_limit = hard_limit
         self.size = 0  # characters in the open segment
