@@ -250,7 +250,7 @@ def render(report: Report) -> str:
 
 
 async def run_doctor(args: argparse.Namespace) -> int:
-    from rivulet.app.cli import _fail, settings_for
+    from rivulet.app.launch import _fail, settings_for
 
     try:
         settings, demo = settings_for(args)
