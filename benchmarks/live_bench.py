@@ -617,6 +617,7 @@ class Run:
             self.turn("mb1", 4000, markdown_deltas(4000, 256), settle=4.0)
             # Idle again, once a blinking cursor would have stopped (GTK's default: 10 s
             # after the last key): what an untouched chat costs.
+            self.wait_quiet()  # the 1 MB answer may still be rendering
             time.sleep(max(0.0, 11.0 - (time.monotonic() - self.proc.last_write)))
             self.idle("idle_late")
         finally:
