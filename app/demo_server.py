@@ -143,6 +143,10 @@ def script_for(request: dict[str, Any]) -> list[dict[str, Any]]:
     elif last.get("type") == "custom_tool_call_output":
         s.message(f"`apply_patch` answered:\n\n```\n{last.get('output')}\n```\n\n"
                   "Press **ctrl+t** to see everything this turn changed, or **ctrl+o** for the history inspector.")
+    elif _text(last).startswith("Compact this conversation"):  # /compact's summary request
+        turns = sum(1 for i in inputs if i.get("type") == "message" and i.get("role") == "user") - 1
+        s.message(f"The user tried rivulet's demo over {turns} earlier message(s): scripted answers, "
+                  "no model. Nothing is pending.")
     else:
         prompt = _text(last).strip()
         offered = {t.get("name") for t in request.get("tools") or [] if isinstance(t, dict)}
@@ -166,9 +170,20 @@ def _text(item: dict[str, Any]) -> str:
     return "".join(str(p.get("text", "")) for p in content or [] if isinstance(p, dict))
 
 
+# What `GET /v1/models` lists (for /model), with windows as llama.cpp reports them.
+DEMO_MODELS = [{"id": DEMO_MODEL, "object": "model", "owned_by": "rivulet", "meta": {"n_ctx": 32_768}},
+               {"id": f"{DEMO_MODEL}-mini", "object": "model", "owned_by": "rivulet", "meta": {"n_ctx": 8_192}}]
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            self._json(200, {"object": "list", "data": DEMO_MODELS})
+        else:
+            self._json(404, {"error": {"message": f"no route {self.path}", "code": "not_found"}})
 
     def do_POST(self) -> None:
         if self.path.rstrip("/") not in ("/v1/responses", "/responses"):

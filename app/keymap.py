@@ -14,12 +14,14 @@ from rivulet.core.sanitize import sanitize
 def known_binding_ids() -> set[str]:
     """Every binding id a [keymap] table may name."""
     from rivulet.app.tui import RivuletApp
+    from rivulet.widgets.choice import ChoiceScreen
     from rivulet.widgets.composer import Composer
     from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
     from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
     from rivulet.widgets.search import SearchBar
 
-    classes = [RivuletApp, Composer, SearchBar, ApprovalScreen, DiffScreen, InspectorScreen, RawItemScreen]
+    classes = [RivuletApp, Composer, SearchBar, ApprovalScreen, DiffScreen, InspectorScreen, RawItemScreen,
+               ChoiceScreen]
     return {b.id for cls in classes for b in cls.BINDINGS if isinstance(b, Binding) and b.id}
 
 

@@ -208,6 +208,7 @@ def run_tui(args: argparse.Namespace) -> int:
     finally:
         if demo is not None:
             demo.stop()
+    writer = app.session_writer  # /new or /resume may have changed it
     path = writer.path if writer is not None else None
     if path is not None and app.return_code == 0:
         print(f"To resume this session: rivulet resume {path.stem}")

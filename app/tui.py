@@ -21,13 +21,16 @@ from textual.widgets import Markdown
 
 from rivulet.app.bus_bridge import BusBatch, BusBridge
 from rivulet.app.chat_screen import DEMO_WELCOME, ChatScreen, chat_layout
+from rivulet.app.commands import slash_commands
 from rivulet.app.copying import last_answer
 from rivulet.app.handlers.commits import Commits
 from rivulet.app.handlers.live_panes import LivePanes
 from rivulet.app.handlers.notes import Notes
 from rivulet.app.handlers.turn_status import TurnStatus
 from rivulet.app.keymap import apply_keymap
+from rivulet.app.model_commands import learn_windows, refresh_model_status
 from rivulet.app.palette import RivuletCommands
+from rivulet.app.slash import SlashCompletions, dispatch
 from rivulet.core.config import Settings, safe_url, save_setting
 from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.core.safe_log import SafeStream
@@ -43,7 +46,7 @@ from rivulet.core.turn.tool_api import ToolRouter
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
-from rivulet.widgets.inspector import InspectorScreen, RawItemScreen, notes_for_inspector
+from rivulet.widgets.inspector import InspectorScreen, RawItemScreen, compaction_rows, notes_for_inspector
 from rivulet.widgets.safe import SafeNotify
 from rivulet.widgets.search import SearchBar
 from rivulet.widgets.status import StatusLine
@@ -100,6 +103,7 @@ class RivuletApp(SafeNotify, App[None]):
         self.session_writer = session_writer
         self.replay = replay  # the name of a recording being replayed: the app plays it at once
         self.prompt_history = prompt_history  # prompts sent in this workspace, across sessions
+        self.model_windows: dict[str, int] = {}  # context windows the server reported (/model)
         # The bus's handlers, by family; each owns the state its events change.
         self.live_panes = LivePanes(self)
         self.commits = Commits(self)
@@ -158,7 +162,10 @@ class RivuletApp(SafeNotify, App[None]):
         # Both ticks run only while needed (a live pane; a running turn): idle costs nothing.
         self.frame_timer = self.set_interval(self.frame_interval, self.live_panes.frame, pause=True)
         self.second_timer = self.set_interval(1.0, self.turn_status.second, pause=True)
-        self._status.refresh_line()
+        self._composer.add_completion_provider(SlashCompletions(lambda: slash_commands(self)))
+        refresh_model_status(self)
+        if not self.replay:
+            self.run_worker(learn_windows(self), group="models", exit_on_error=False)
         self._composer.focus()
         if self.demo and self.session is None:
             self._transcript.mount(Markdown(DEMO_WELCOME, classes="entry", id="welcome"))
@@ -193,12 +200,15 @@ class RivuletApp(SafeNotify, App[None]):
 
     @on(Composer.Submitted)
     def _submit(self, message: Composer.Submitted) -> None:
+        text = dispatch(self, message.text)  # a slash command runs here, also during a turn
+        if text is None:
+            return
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.notify("A turn is running: press Esc to interrupt it first.", severity="warning")
             message.composer.restore(message.text)
             return
         self._transcript.follow()  # a new message: back to the bottom
-        self.run_turn(message.text)
+        self.run_turn(text)
 
     def run_turn(self, prompt: str) -> None:
         assert self.conversation is not None
@@ -216,6 +226,8 @@ class RivuletApp(SafeNotify, App[None]):
             raise
 
     def action_interrupt(self) -> None:
+        if self.screen is self.screen_stack[0] and self._composer.close_completion():
+            return  # Esc closes the completion popup, and does nothing else
         if isinstance(self.screen, (DiffScreen, InspectorScreen, RawItemScreen)):  # Esc closes a view first
             self.screen.dismiss()
             return
@@ -257,6 +269,7 @@ class RivuletApp(SafeNotify, App[None]):
         if self.conversation is None or isinstance(self.screen, (InspectorScreen, RawItemScreen)):
             return
         notes = notes_for_inspector(self.notes.protocol_notes, self.notes.server_errors)
+        notes += compaction_rows(self.conversation.history.compactions, after=len(notes))
         self.push_screen(InspectorScreen(list(self.conversation.history.entries), notes))
 
     def open_raw_item(self, key: str) -> None:

@@ -10,6 +10,10 @@ widget binds is run from its own key handler instead.
 A terminal that does not mark a paste sends its newlines as Enter. An Enter followed,
 within the same input burst, by more keys is such a newline: the Enter waits until the
 keys behind it have been seen, and sends only if none came with it.
+
+Completion (widgets/completion.py): providers added with `add_completion_provider`
+are asked on every edit whether they have choices at the cursor; while the popup shows
+them, Up/Down/Tab/Enter act on it (see that module for the provider interface).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
+
+from rivulet.widgets.completion import CompletionPopup, CompletionProvider
 
 # Keys parsed from one terminal read are stamped microseconds apart (a busy machine
 # may stretch that to milliseconds); a person cannot press another key this soon
@@ -70,6 +76,15 @@ class Composer(TextArea):
         # A PromptHistory: sent prompts kept across sessions (TextArea's `history` is its undo).
         self.prompt_store = None
         self._blink_since = time.monotonic()
+        self.completion_providers: list[CompletionProvider] = []
+        self.popup = CompletionPopup(classes="completion")
+        self.popup.on_pick = self._picked
+        self._trigger = None  # the Trigger the popup shows
+        self._closed_for: str | None = None  # Esc closed the popup for this text
+
+    def on_mount(self) -> None:
+        if self.parent is not None:  # the popup sits right above the composer
+            self.parent.mount(self.popup, before=self)
 
     def _restart_blink(self) -> None:
         self._blink_since = time.monotonic()
@@ -122,6 +137,14 @@ class Composer(TextArea):
             return
         self._flush_typed()
         self._settle(event.time)
+        if event.key in ("up", "down", "tab") and self._completion_open():
+            event.stop()
+            event.prevent_default()
+            if event.key == "tab":
+                self._accept_completion()
+            else:
+                self.popup.move(-1 if event.key == "up" else 1)
+            return
         if binding is None:
             return  # Textual goes on to TextArea's own handler
         event.stop()
@@ -151,10 +174,74 @@ class Composer(TextArea):
             self._pending_enter = None
             self.action_submit()
 
+    # ---- completion ---------------------------------------------------------------------
+
+    def add_completion_provider(self, provider: CompletionProvider) -> None:
+        self.completion_providers.append(provider)
+
+    def on_text_area_changed(self) -> None:
+        self.refresh_completion()
+
+    def on_text_area_selection_changed(self) -> None:
+        self.refresh_completion()
+
+    def refresh_completion(self) -> None:
+        """Ask the providers what fits the text at the cursor, and show it."""
+        text = self.text
+        trigger = None
+        if text != self._closed_for:
+            self._closed_for = None
+            cursor = self.cursor_location
+            for provider in self.completion_providers:
+                trigger = provider.find(text, cursor)
+                if trigger is not None:
+                    break
+        self._trigger = trigger
+        if trigger is not None and trigger.entries:
+            self.popup.show(trigger.entries)
+        elif self.popup.display:
+            self.popup.hide()
+
+    def _completion_open(self) -> bool:
+        if not self.completion_providers:
+            return False
+        self.refresh_completion()  # keys of a burst may have changed the text since the last edit event
+        return self.popup.is_open
+
+    def close_completion(self) -> bool:
+        """Esc: close the popup (until the text changes). False if it was not open."""
+        if not self.popup.is_open:
+            return False
+        self._closed_for = self.text
+        self.popup.hide()
+        return True
+
+    def _accept_completion(self, index: int | None = None):
+        """Put the highlighted (or the `index`th) entry in place of the trigger's span."""
+        trigger = self._trigger
+        entry = self.popup.current if index is None else self.popup.entries[index]
+        if trigger is None or entry is None:
+            return None
+        result = self.replace(entry.value, trigger.start, trigger.end)
+        self.move_cursor(result.end_location)
+        self._closed_for = self.text  # picked: no popup for the same text again
+        self.popup.hide()
+        return entry
+
+    def _picked(self, index: int) -> None:
+        """A click on an entry: inserted, as Tab does."""
+        if 0 <= index < len(self.popup.entries):
+            self._accept_completion(index)
+            self.focus()
+
     # ---- actions ------------------------------------------------------------------------
 
     def action_submit(self) -> None:
         self._flush_typed()
+        if self._completion_open():
+            entry = self._accept_completion()
+            if entry is None or not entry.submit:
+                return
         text = self.text
         if not text.strip():
             return
@@ -183,6 +270,7 @@ class Composer(TextArea):
         text = self._draft if self._recall == len(self.prompts) else self.prompts[self._recall]
         if self._recall == len(self.prompts):
             self._recall = None
+        self._closed_for = text  # a recalled `/command` opens no popup: Up goes on through history
         self.load_text(text)
         self.move_cursor(self.document.end)
 

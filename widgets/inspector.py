@@ -50,6 +50,11 @@ def describe(item: dict[str, Any]) -> str:
         text = f"{item.get('rule')}: {item.get('detail')}"
     elif kind == "server.error":
         text = f"{item.get('kind')}: {item.get('message')}"
+    elif kind == "compacted":
+        original = item.get("item")
+        what = describe(original) if isinstance(original, dict) else ""
+        text = f"compaction {item.get('compaction')} ({item.get('mode')}) replaced " \
+               f"{original.get('type') if isinstance(original, dict) else '?'}: {what}"
     else:
         text = str(item.get("status") or "")
     return sanitize(" ".join(text.split()))[:80]
@@ -70,6 +75,19 @@ def notes_for_inspector(deviations: list[Any], errors: list[Any]) -> list[Histor
     for n, entry in enumerate(notes, 1):
         entry.seq = -n  # negative: never the seq of a committed item
     return notes
+
+
+def compaction_rows(compactions: list[Any], after: int = 0) -> list[HistoryEntry]:
+    """What compaction took out of history (no longer sent), one row per replaced item,
+    numbered on from `after` notes (negative seqs, as notes)."""
+    rows: list[HistoryEntry] = []
+    for done in compactions:
+        for old in done.replaced:
+            rows.append(HistoryEntry({"type": "compacted", "compaction": done.number, "mode": done.mode,
+                                      "item": old.item}, key="note", time=old.time))
+    for n, entry in enumerate(rows, after + 1):
+        entry.seq = -n
+    return rows
 
 
 class RawItemScreen(ModalScreen[None]):
@@ -112,7 +130,7 @@ class InspectorScreen(ModalScreen[None]):
         kinds = sorted({str(e.item.get("type")) for e in self.entries})
         with Vertical(id="inspector"):
             notes = len(self.entries) - self.committed
-            extra = f" · {notes} protocol notes and errors" if notes else ""
+            extra = f" · {notes} notes, errors and compacted items" if notes else ""
             yield Static(Text(f"History: {self.committed} committed items{extra}  (enter: raw JSON · esc: close)",
                               style="bold"))
             with Horizontal(id="inspector-filters"):

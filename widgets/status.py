@@ -1,4 +1,7 @@
-"""The status line: working/elapsed, reasoning heading, retries, tokens and context."""
+"""The status line: working/elapsed, reasoning heading, retries; on the right the
+sandbox, the model and its reasoning effort, tokens used and the percent of the
+context window left (core `context_left`: the last response's usage against the
+window the app worked out from the setting, the server's report or the table)."""
 
 from __future__ import annotations
 
@@ -7,24 +10,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from rivulet.core.protocol.models import context_left
 from rivulet.core.sanitize import sanitize
-
-# Context windows of common models, in tokens (prefix match, longest first).
-CONTEXT_WINDOWS = {
-    "gpt-5": 400_000,
-    "gpt-4.1": 1_047_576,
-    "gpt-4o": 128_000,
-    "o4-mini": 200_000,
-    "o3": 200_000,
-    "gpt-oss": 131_072,
-}
-
-
-def context_window(model: str) -> int | None:
-    for prefix in sorted(CONTEXT_WINDOWS, key=len, reverse=True):
-        if model.startswith(prefix):
-            return CONTEXT_WINDOWS[prefix]
-    return None
 
 
 def _k(n: int) -> str:
@@ -32,25 +19,31 @@ def _k(n: int) -> str:
 
 
 class StatusLine(Static):
-    def __init__(self, model: str, **kwargs: Any) -> None:
+    def __init__(self, model: str, effort: str | None = None, window: int | None = None, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.model = model
+        self.effort = effort  # the reasoning effort sent (None: the server's default)
+        self.window = window  # the model's context window in tokens (None: unknown)
+        self.usage: dict[str, Any] | None = None  # the last response's: what the context holds
         self.state = "idle"  # idle | working | retrying | failed
         self.elapsed = 0
         self.heading: str | None = None
         self.retry: tuple[int, int] | None = None
         self.note: str | None = None
         self.total_tokens = 0
-        self.last_input = 0
         self.sandbox: str | None = None  # where shell commands run ("sandbox workspace-write", ...)
 
     def set_usage(self, usage: dict[str, Any] | None) -> None:
         if not usage:
             return
-        self.total_tokens += int(usage.get("total_tokens") or 0)
-        # The latest request's input is what the conversation now occupies.
-        self.last_input = int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
+        total = usage.get("total_tokens")
+        self.total_tokens += total if isinstance(total, int) and not isinstance(total, bool) else 0
+        self.usage = usage
         self.refresh_line()
+
+    def context_text(self) -> str | None:
+        left = context_left(self.usage, self.window)
+        return None if left is None else f"{left}% context left"
 
     def refresh_line(self) -> None:
         for cls in ("working", "retrying", "failed"):
@@ -66,12 +59,13 @@ class StatusLine(Static):
             left.append(sanitize(self.note))
         else:
             left.append("Ready")
-        right = [self.sandbox, self.model] if self.sandbox else [self.model]
+        model = sanitize(self.model) + (f" {self.effort}" if self.effort else "")
+        right = [self.sandbox, model] if self.sandbox else [model]
         if self.total_tokens:
             right.append(f"{_k(self.total_tokens)} tokens used")
-            window = context_window(self.model)
-            if window and self.last_input:
-                right.append(f"{max(0, 100 - 100 * self.last_input // window)}% context left")
+        context = self.context_text()
+        if context:
+            right.append(context)
         right_text = " • ".join(right)
         room = (self.size.width or 80) - 2 - len(right_text) - 3  # at least " · " between the sides
         left_text = " • ".join(left)

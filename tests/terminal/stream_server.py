@@ -17,9 +17,22 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
 
+    def do_GET(self) -> None:
+        """`GET /v1/models`: the models a test set (none set: 404, as many servers do)."""
+        models = self.server.models
+        body = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in models]}
+                          if models and self.path.rstrip("/").endswith("/models")
+                          else {"error": {"message": "not found"}}).encode()
+        self.send_response(200 if models else 404)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         request = json.loads(self.rfile.read(length) or b"{}")
+        self.server.bodies.append(request)
         inputs = request.get("input") or []
         prompt = _text(inputs[-1]) if inputs else ""
         self.server.prompts.append(prompt)
@@ -64,6 +77,8 @@ class StreamServer:
     def __init__(self) -> None:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.prompts = []
+        self._server.bodies = []  # every request body, as sent
+        self._server.models = []  # what GET /models lists
         self._server.answer = echo
         self._server.words_per_second = 0
         self._server.reasoning = ""
@@ -76,6 +91,13 @@ class StreamServer:
     @property
     def prompts(self) -> list[str]:
         return self._server.prompts
+
+    @property
+    def bodies(self) -> list[dict[str, Any]]:
+        return self._server.bodies
+
+    def list_models(self, *models: str) -> None:
+        self._server.models = list(models)
 
     def answer_with(self, make, words_per_second: int = 0, reasoning: str = "") -> None:
         """make(prompt) -> the answer's text; streamed one word per delta at this rate

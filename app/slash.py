@@ -1,0 +1,108 @@
+"""Slash commands in the composer: `/word [argument]` runs a command of the registry
+(app/commands.py) instead of being sent; `//text` sends `/text`; an unknown `/word`
+is named in one line and not sent. Typing `/` opens the completion popup
+(`SlashCompletions`, a provider for widgets/completion.py) over the same entries the
+command palette lists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from rivulet.widgets.completion import Completion, Trigger, fuzzy_rank
+
+_WORD = re.compile(r"/([^\s/][^\s]*)?")
+
+
+class SlashCommand(Protocol):
+    """What the slash side needs of a registry entry."""
+
+    slash: str | None
+    help: str
+    arg: str | None
+
+
+@dataclass(frozen=True)
+class Slash:
+    name: str
+    arg: str  # "" when none was given
+
+
+def parse(text: str) -> Slash | str | None:
+    """What the composer's text means: a command to run (Slash), text to send (a
+    `//`-escaped line comes back with one slash less), or None: send it as it is."""
+    if text.startswith("//"):
+        return text[1:]
+    if not text.startswith("/") or text.startswith("/ ") or text == "/":
+        return None
+    word, _, arg = text[1:].partition(" ")
+    if "\n" in word:
+        word, _, rest = word.partition("\n")
+        arg = rest + (" " + arg if arg else "")
+    return Slash(word, arg.strip())
+
+
+def find(commands: list[SlashCommand], name: str) -> SlashCommand | None:
+    for cmd in commands:
+        if cmd.slash == name:
+            return cmd
+    return None
+
+
+def unknown_message(name: str, commands: list[SlashCommand]) -> str:
+    import difflib
+
+    names = [c.slash for c in commands if c.slash]
+    near = difflib.get_close_matches(name, names, n=1)
+    hint = f" (did you mean /{near[0]}?)" if near else ""
+    return f"Unknown command /{name}{hint}: /help lists them; //text sends /text as a message. Nothing was sent."
+
+
+class SlashCompletions:
+    """The `/` completion provider: while the whole text is one `/word`, the commands
+    whose names match it fuzzily. Picking one with Enter runs it."""
+
+    def __init__(self, commands: Callable[[], list[SlashCommand]]) -> None:
+        self.commands = commands
+
+    def find(self, text: str, cursor: tuple[int, int]) -> Trigger | None:
+        if not _WORD.fullmatch(text):
+            return None
+        query = text[1:]
+        candidates = []
+        for cmd in self.commands():
+            if cmd.slash:
+                # Tab after a command that takes an argument leaves the cursor where it goes.
+                value = f"/{cmd.slash}" + (" " if cmd.arg else "")
+                label = f"/{cmd.slash}" + (f" [{cmd.arg}]" if cmd.arg else "")
+                candidates.append((cmd.slash, Completion(value, label, cmd.help, submit=True)))
+        return Trigger((0, 0), (0, len(text)), query, fuzzy_rank(query, candidates))
+
+
+def dispatch(app, text: str) -> str | None:  # type: ignore[no-untyped-def]
+    """The composer sent `text`: run the command it names and return None, or return
+    the text to send to the model."""
+    from rivulet.app.command_output import chat_widget
+    from rivulet.app.commands import slash_commands
+    from rivulet.core.sanitize import sanitize
+    from rivulet.widgets.composer import Composer
+
+    parsed = parse(text)
+    if not isinstance(parsed, Slash):
+        return text if parsed is None else parsed
+    commands = slash_commands(app)
+    cmd = find(commands, parsed.name)
+    if cmd is None or (parsed.arg and cmd.run_arg is None):
+        why = unknown_message(parsed.name, commands) if cmd is None else \
+            f"/{cmd.slash} takes no argument: nothing was run or sent"
+        app.notify(sanitize(why), severity="warning", markup=False)
+        chat_widget(app, Composer).restore(text)  # back, to be fixed
+        return None
+    if parsed.arg:
+        cmd.run_arg(parsed.arg)
+    else:
+        cmd.run()
+    return None
