@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from rivulet.app.paste_guard import install as install_paste_guard
 from rivulet.core.sanitize import sanitize
 from rivulet.core.store.session import Session
 from rivulet.themes import STYLESHEET, THEMES
@@ -34,6 +35,7 @@ class SessionPicker(SafeNotify, App[Path | None]):
 
     def __init__(self, sessions: list[Session], theme: str = "rivulet-dark") -> None:
         super().__init__()
+        install_paste_guard()
         self.sessions = sessions
         self._theme_name = theme
 

@@ -30,6 +30,7 @@ from rivulet.app.handlers.turn_status import TurnStatus
 from rivulet.app.keymap import apply_keymap
 from rivulet.app.model_commands import learn_windows, refresh_model_status
 from rivulet.app.palette import RivuletCommands
+from rivulet.app.paste_guard import install as install_paste_guard
 from rivulet.app.slash import SlashCompletions, dispatch
 from rivulet.core.config import Settings, safe_url, save_setting
 from rivulet.core.errors import ConfigError, RivuletError
@@ -86,6 +87,7 @@ class RivuletApp(SafeNotify, App[None]):
         prompt_history: PromptHistory | None = None,
     ) -> None:
         super().__init__()
+        install_paste_guard()  # pasted text never becomes key presses (app/paste_guard.py)
         # The crash report may quote model or server text: plain, sanitised, redacted.
         self.error_console = Console(file=SafeStream(sys.stderr), markup=False, highlight=False)
         self.settings = settings

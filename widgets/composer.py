@@ -25,7 +25,9 @@ from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
+from textual.widgets.text_area import Edit, EditResult
 
+from rivulet.core.sanitize import sanitize
 from rivulet.widgets.completion import CompletionPopup, CompletionProvider
 
 # Keys parsed from one terminal read are stamped microseconds apart (a busy machine
@@ -303,6 +305,18 @@ class Composer(TextArea):
             self.app.notify(f"The editor exited with status {code}: the draft is unchanged", severity="warning")
             return
         self.restore(text.removesuffix("\n"))
+
+    def edit(self, edit: Edit) -> EditResult:
+        """Every insertion (typed, pasted, completed, recalled) is shown and sent as
+        sanitised text: an escape sequence pasted from elsewhere would otherwise reach
+        the terminal raw when the composer draws it. What the user sees is what is sent."""
+        if edit.text and not edit.text.isprintable():
+            # A terminal pastes line ends as CR: they stay line ends, not ␍.
+            edit.text = sanitize(edit.text.replace("\r\n", "\n").replace("\r", "\n"))
+        return super().edit(edit)
+
+    def load_text(self, text: str) -> None:
+        super().load_text(sanitize(text.replace("\r\n", "\n").replace("\r", "\n")))
 
     def restore(self, text: str) -> None:
         """Put unsent text back (an interrupted turn that sent nothing)."""

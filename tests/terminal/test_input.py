@@ -77,3 +77,19 @@ def test_a_large_unmarked_paste_arrives_exactly(term, server):
     term.send("Enter")
     term.wait("]END", what="the end of the answer")
     assert server.prompts == [text]
+
+
+def test_a_pasted_escape_sequence_is_shown_and_sent_as_visible_text(term, server):
+    """Pasted text is not trusted either: drawn raw, an OSC 2 in it would retitle the
+    terminal (and worse sequences exist). The composer shows it as visible codes, and
+    sends what it shows."""
+    start_chat(term, server)
+    title_before = term.tmux("display-message", "-p", "-t", "t", "#{pane_title}")
+    term.paste("look \x1b]2;pwned\x07 here\x1b[2J", bracketed=True)
+    term.wait(lambda s: any("␛]2;pwned␇ here␛[2J" in line for line in composer_lines(s)),
+              what="the escape sequences as visible codes in the composer")
+    assert term.tmux("display-message", "-p", "-t", "t", "#{pane_title}") == title_before
+    assert "pwned" not in title_before
+    term.send("Enter")
+    term.wait("ECHO[look", what="the answer")
+    assert server.prompts == ["look ␛]2;pwned␇ here␛[2J"]
