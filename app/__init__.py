@@ -1,1 +1,6 @@
 """app"""
+
+# The version `rivulet --version` prints, without reading package metadata (which costs
+# more than the interpreter's start). tests/app/test_cli_startup.py keeps it equal to
+# pyproject.toml's.
+VERSION = "0.1.0"

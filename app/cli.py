@@ -1,40 +1,17 @@
-"""The `rivulet` command line."""
+"""The `rivulet` command line: the argument parser, and nothing heavier.
+
+`--help`, `--version` and argument errors cost only the interpreter's start: this
+module imports argparse alone, and `launch` (settings, pydantic, transports, the TUI)
+is imported only once a command runs.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
-import logging
-import os
 import sys
-from functools import partial
 from typing import Any
 
-from rivulet.app.demo_server import DEMO_MODEL, DemoServer
-from rivulet.app.doctor import add_doctor_parser
 from rivulet.app.mcp_cli import add_mcp_parser, split_command
-from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, safe_url
-from rivulet.core.errors import ConfigError, RivuletError, redact
-from rivulet.core.protocol.transports import make_transport
-from rivulet.core.safe_log import install_log_filter
-from rivulet.core.sanitize import sanitize
-from rivulet.core.store.lazy_session import LazySessionWriter
-from rivulet.core.store.session import (
-    Session,
-    SessionError,
-    find_session,
-    list_sessions,
-    load_session,
-    open_for_resume,
-    sessions_dir,
-)
-from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision, deny_all
-from rivulet.core.tools.environ_scrub import scrub_own_environ
-from rivulet.core.tools.router import AgentTools, tool_settings
-from rivulet.core.tools.shell import SECRET_ENV
-from rivulet.core.turn.bus import BusEvent, EventBus, Notice
-from rivulet.core.turn.conversation import Conversation
 
 APPROVALS = ["ask", "auto-edit", "auto", "never-ask"]
 
@@ -74,19 +51,23 @@ def _add_turn_options(parser: argparse.ArgumentParser, top: bool = False) -> Non
                         help="attach an image (PNG, JPEG, GIF, WebP) to the first message; repeatable", **extra)
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+class _Version(argparse.Action):
+    """`--version`: the number kept in rivulet.app (reading package metadata costs ~50 ms)."""
 
-    try:
-        return version("rivulet")
-    except PackageNotFoundError:
-        return "unknown"
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        from rivulet.app import VERSION
+
+        print(f"rivulet {VERSION}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rivulet", description="A terminal client for the OpenAI Responses API. "
                                      "Without a command: the chat.")
-    parser.add_argument("--version", action="version", version=f"rivulet {_version()}")
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
     _add_global_options(parser, top=True)
     _add_turn_options(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -103,7 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--patch-tool", choices=["auto", "custom", "function", "off"],
                     help="offer apply_patch as a freeform custom tool, a JSON function, or not at all "
                     "(auto: custom on OpenAI's API, function elsewhere)")
-    add_doctor_parser(command)
+    dr = command("doctor", "probe a server: what it supports, its deviations, the settings to use")
+    dr.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    dr.add_argument("--timeout", type=float, default=120.0, help="seconds allowed for each probe (default 120)")
     add_mcp_parser(command)
     rs = command("resume", "continue a saved session in the chat (a picker without an id)")
     rs.add_argument("id", nargs="?", help="session id (or a unique prefix of it), or the path of its file")
@@ -127,339 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     # `mcp add NAME -- CMD ARGS`: the server's command is kept away from our parser.
     head, server_argv = split_command(argv) if "mcp" in split_command(argv)[0] else (argv, [])
     args = build_parser().parse_args(head)
-    logging.basicConfig(level=(args.log_level or "WARNING").upper(), stream=sys.stderr,
-                        format="rivulet: %(levelname)s %(name)s: %(message)s")
-    install_log_filter()
-    if args.command == "exec":
-        sys.exit(run_exec_command(args))
-    if args.command == "sessions":
-        sys.exit(run_sessions(args))
-    if args.command == "export":
-        sys.exit(run_export(args))
-    if args.command == "replay":
-        sys.exit(run_replay(args))
-    if args.command == "mcp":
-        from rivulet.app.mcp_cli import run_mcp
+    args.server_argv = server_argv
+    from rivulet.app.launch import run
 
-        sys.exit(run_mcp(args, server_argv))
-    if args.command == "doctor":
-        from rivulet.app.doctor import run_doctor
-
-        sys.exit(asyncio.run(run_doctor(args)))
-    sys.exit(run_tui(args))
-
-
-def run_sessions(args: argparse.Namespace) -> int:
-    from rivulet.app.picker import SESSION_HEADER, session_line
-
-    here = os.getcwd()
-    sessions = list_sessions()
-    mine = [s for s in sessions if s.meta.cwd == here]
-    shown = mine + [s for s in sessions if s.meta.cwd != here] if args.all else mine
-    print(sanitize(f"Sessions in {sessions_dir()}" + ("" if args.all else f", started in {here}")))
-    if not shown:
-        print("(none)")
-    else:
-        print(SESSION_HEADER)
-        for session in shown:
-            print(session_line(session))
-    others = len(sessions) - len(mine)
-    if others and not args.all:
-        print(f"{others} more from other directories: rivulet sessions --all")
-    return 0
-
-
-def run_export(args: argparse.Namespace) -> int:
-    from rivulet.core.store.export import to_json, to_markdown
-
-    try:
-        session = load_session(find_session(args.id))
-    except SessionError as exc:
-        return _fail(exc.message)
-    text = to_markdown(session) if args.format == "md" else to_json(session)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
-    return 0
-
-
-def run_replay(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from rivulet.app.tui import RivuletApp
-    from rivulet.core.protocol.replay import ReplayTransport
-
-    try:
-        transport = ReplayTransport(Path(args.file), speed=args.speed)
-    except (OSError, ValueError, RivuletError) as exc:
-        return _fail(f"cannot replay {args.file}: {getattr(exc, 'message', exc)}")
-    settings = Settings(base_url="http://replay.invalid/v1", model=f"replay of {Path(args.file).name}",
-                        max_retries=0, max_follow_ups=max(0, len(transport.recordings) - 1), save_sessions=False)
-    app = RivuletApp(settings, transport, replay=Path(args.file).name)
-    app.run()
-    return app.return_code or 0
-
-
-def _session_for(args: argparse.Namespace, settings: Settings):
-    """(the resumed session or None, the writer) for the chat; a new file unless resuming."""
-    if args.command == "resume":
-        if args.id:
-            path = find_session(args.id)
-        else:
-            here = os.getcwd()
-            every = list_sessions()
-            # This directory's sessions first; --last only looks here, and skips empty ones.
-            sessions = [s for s in every if s.meta.cwd == here] + [s for s in every if s.meta.cwd != here]
-            if not sessions:
-                raise SessionError(f"no saved sessions in {sessions_dir()}")
-            if args.last:
-                last = last_session_here(every, here)
-                if last is None:
-                    raise SessionError(f"no session with a message was started in {here} "
-                                       "(rivulet sessions --all lists every one)")
-                path = last.meta.path
-            else:
-                from rivulet.app.picker import SessionPicker
-
-                path = SessionPicker(sessions, settings.theme).run()
-                if path is None:
-                    return None, None, True
-        writer, session = open_for_resume(path, load_session(path))  # locked elsewhere: a fork
-        return session, writer, False
-    if not settings.save_sessions:
-        return None, None, False
-    return None, LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url)), False
-
-
-def last_session_here(sessions: list[Session], here: str) -> Session | None:
-    """`resume --last`: the newest session started in this directory that has content."""
-    mine = [s for s in sessions if s.meta.cwd == here and len(s.history)]
-    return max(mine, key=lambda s: s.meta.created, default=None)
-
-
-def _fail(message: str, code: int = 1) -> int:
-    print(f"rivulet: error: {sanitize(redact(message))}", file=sys.stderr)
-    return code
-
-
-def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[Settings, DemoServer | None]:
-    """Settings, and the embedded demo server with --demo (or, in the chat, when there
-    is neither a key nor a URL: the chat's banner says it is the demo; a headless run
-    would print scripted answers as if they were real, so it asks for --demo instead)."""
-    settings = load_settings(base_url=args.base_url, model=args.model,
-                             approval=args.approval, workspace=args.workspace,
-                             patch_tool=getattr(args, "patch_tool", None), transport=args.transport,
-                             strict_protocol=getattr(args, "strict", None))
-    flag = getattr(args, "instructions", None)
-    if flag:  # adds to the configured instructions (which come after AGENTS.md)
-        joined = f"{settings.instructions}\n\n{flag}" if settings.instructions else flag
-        settings = settings.model_copy(update={"instructions": joined})
-    # Commands the model writes must not find the key in /proc/<our pid>/environ.
-    scrub_own_environ([v for k, v in os.environ.items() if k in SECRET_ENV] +
-                      ([settings.api_key.get_secret_value()] if settings.api_key is not None else []))
-    no_server = settings.api_key is None and settings.base_url == DEFAULT_BASE_URL
-    if args.demo or (no_server and not headless):
-        demo = DemoServer().start()
-        return settings.model_copy(update={"base_url": demo.base_url, "model": DEMO_MODEL}), demo
-    if no_server:
-        raise ConfigError("OPENAI_API_KEY is not set: set it, pass --base-url for a local server, "
-                          "or add --demo to try the built-in demo")
-    if settings.api_key is None and not is_loopback(settings.base_url):
-        raise ConfigError("OPENAI_API_KEY is not set (a key is needed for any server but a local one)")
-    return settings, None
-
-
-def run_tui(args: argparse.Namespace) -> int:
-    try:
-        settings, demo = settings_for(args)
-    except ConfigError as exc:
-        return _fail(exc.message, 2)
-    from rivulet.app.tui import RivuletApp
-    from rivulet.core.tools.mcp_config import parse_servers
-
-    try:
-        tools = tool_settings(settings)
-        parse_servers(settings.mcp_servers)  # a bad [mcp_servers] table: one line before the app starts
-        images = cli_images(args, settings)
-        session, writer, cancelled = _session_for(args, settings)
-    except ConfigError as exc:
-        return _fail(exc.message, 2)
-    except (SessionError, OSError, RivuletError) as exc:
-        if demo is not None:
-            demo.stop()
-        return _fail(getattr(exc, "message", str(exc)))
-    if cancelled:
-        if demo is not None:
-            demo.stop()
-        return 0
-    from rivulet.core.store.prompt_history import PromptHistory, history_file
-
-    prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
-    app = RivuletApp(settings, make_transport(settings), tool_settings=tools, demo=demo is not None,
-                     session=session, session_writer=writer, prompt_history=prompts, images=images)
-    try:
-        app.run()
-    finally:
-        if demo is not None:
-            demo.stop()
-    writer = app.session_writer  # /new or /resume may have changed it
-    path = writer.path if writer is not None else None
-    if path is not None and app.return_code == 0:
-        print(f"To resume this session: rivulet resume {path.stem}")
-    return app.return_code or 0  # Textual sets 1 when the app died of an exception
-
-
-def cli_images(args: argparse.Namespace, settings: Settings) -> list:
-    """`--image PATH`s as attachments (read now: a bad one is one line before anything starts)."""
-    from pathlib import Path
-
-    from rivulet.app.attach_refs import Limits, attach_image
-
-    workspace = Path(settings.workspace or os.getcwd()).expanduser()
-    limits = Limits(settings.attach_max_bytes, settings.image_max_bytes)
-    # A relative path is the shell's (where the user typed it), not the workspace's.
-    return [attach_image(str(Path(path).expanduser().absolute()), workspace, limits)
-            for path in getattr(args, "image", None) or []]
-
-
-def run_exec_command(args: argparse.Namespace) -> int:
-    """`rivulet exec`. A reader that goes away (`| head -1`) ends the run quietly."""
-    try:
-        return asyncio.run(run_exec(args))
-    except BrokenPipeError:
-        _quiet_stdout()
-        return 0
-
-
-def _quiet_stdout() -> None:
-    # Python flushes stdout once more at exit; on a closed pipe that would print an error.
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-
-
-async def run_exec(args: argparse.Namespace) -> int:
-    try:
-        settings, demo = settings_for(args, headless=True)
-    except ConfigError as exc:
-        return _fail(exc.message, 2)
-    from rivulet.app.mcp_wiring import McpWiring
-
-    try:
-        tools_settings = tool_settings(settings)
-        mcp = McpWiring.from_settings(settings)
-    except ConfigError as exc:
-        return _fail(exc.message, 2)
-    try:
-        images = cli_images(args, settings)
-    except RivuletError as exc:
-        if demo is not None:
-            demo.stop()
-        return _fail(exc.message)
-    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
-    bus = EventBus()
-    reader_gone = asyncio.Event()
-    if args.json:
-        bus.subscribe(partial(_print_json, reader_gone))
-    transport = make_transport(settings, lambda text: bus.publish(Notice(text)))
-    approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
-    tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus, mcp=mcp.manager)
-    writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url)) \
-        if settings.save_sessions else None
-    conversation = Conversation(settings, transport, bus, tools=tools, session=writer)
-    # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
-    mcp.start(tools, conversation, notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
-    turn = asyncio.ensure_future(conversation.run_turn(prompt, images))
-    gone = asyncio.ensure_future(reader_gone.wait())
-    try:
-        await asyncio.wait([turn, gone], return_when=asyncio.FIRST_COMPLETED)
-        if not turn.done():  # nobody reads the answer any more: stop the turn
-            turn.cancel()
-            await asyncio.gather(turn, return_exceptions=True)
-            raise BrokenPipeError
-        result = turn.result()
-    except RivuletError as exc:
-        await bus.close()
-        cut_answer = getattr(exc, "partial", None)
-        if cut_answer and not args.json:
-            print(sanitize(cut_answer))  # a cut answer is still the answer, shown as it is
-        return _fail(f"{exc.kind}: {exc.message}")
-    finally:
-        gone.cancel()
-        await mcp.aclose()
-        await transport.aclose()
-        if demo is not None:
-            demo.stop()
-        if writer is not None:
-            writer.close()
-    await bus.close()
-    if writer is not None and writer.failed:
-        print(f"rivulet: warning: {sanitize(writer.failed)}", file=sys.stderr)
-    if reader_gone.is_set():
-        raise BrokenPipeError
-    if not args.json:
-        print(sanitize(result.last_message or ""))
-        sys.stdout.flush()
-    if result.stopped:
-        print(f"rivulet: stopped: {sanitize(result.stopped)}", file=sys.stderr)
-    return 0
-
-
-def _warn_mcp(message: str, severity: str) -> None:
-    if severity == "error":
-        print(f"rivulet: warning: {sanitize(redact(message))}", file=sys.stderr)
-
-
-def _has_terminal() -> bool:
-    try:
-        with open("/dev/tty"):
-            return sys.stdin.isatty()
-    except OSError:
-        return False
-
-
-async def terminal_approver(request: ApprovalRequest) -> Decision:
-    """`exec --approval ask`: the question on the terminal (stderr), the answer from it."""
-    what = f"run `{sanitize(request.title)}` {sanitize(request.detail)}" if request.kind == "shell" \
-        else f"call MCP tool {sanitize(request.title)} with these arguments" if request.kind == "mcp" \
-        else f"apply a patch ({sanitize(request.title)})"
-    if request.kind in ("patch", "mcp"):
-        print(sanitize(request.detail), file=sys.stderr)
-    prompt = f"rivulet: {what}? [y]es / [a]lways / [n]o / [s]top: "
-    answer = await asyncio.to_thread(_read_tty, prompt)
-    return {"y": Decision.YES, "a": Decision.ALWAYS, "s": Decision.STOP}.get(answer[:1].lower(), Decision.NO)
-
-
-def _read_tty(prompt: str) -> str:
-    """Ask on the controlling terminal. A raw file descriptor: a terminal is not
-    seekable, and Python's "r+" text mode wants it to be."""
-    fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
-    try:
-        os.write(fd, prompt.encode())
-        answer = b""
-        while not answer.endswith(b"\n"):
-            chunk = os.read(fd, 1024)
-            if not chunk:  # end of input: no answer
-                break
-            answer += chunk
-        return answer.decode(errors="replace").strip()
-    finally:
-        os.close(fd)
-
-
-def _print_json(reader_gone: asyncio.Event, event: BusEvent) -> None:
-    if reader_gone.is_set():
-        return
-    # ensure_ascii: every control character (C0 and C1) leaves as a \u escape.
-    line = json.dumps(event.to_json(), ensure_ascii=True, default=_default)
-    try:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        reader_gone.set()
-
-
-def _default(value: Any) -> Any:
-    return str(value)
+    sys.exit(run(args))

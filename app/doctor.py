@@ -32,14 +32,6 @@ _TIME_TOOL = {"type": "function", "name": "current_time", "description": "The cu
 _ECHO_TOOL = {"type": "custom", "name": "echo", "description": "Echoes its freeform text input back."}
 
 
-def add_doctor_parser(command: Any) -> None:
-    """Adds `rivulet doctor` through the CLI's `command(name, help)` helper (which
-    gives every command the global options)."""
-    dr = command("doctor", "probe a server: what it supports, its deviations, the settings to use")
-    dr.add_argument("--json", action="store_true", help="print the report as one JSON object")
-    dr.add_argument("--timeout", type=float, default=120.0, help="seconds allowed for each probe (default 120)")
-
-
 @dataclass
 class Probe:
     name: str
@@ -258,7 +250,7 @@ def render(report: Report) -> str:
 
 
 async def run_doctor(args: argparse.Namespace) -> int:
-    from rivulet.app.cli import _fail, settings_for
+    from rivulet.app.launch import _fail, settings_for
 
     try:
         settings, demo = settings_for(args)

@@ -36,7 +36,6 @@ from rivulet.app.paste_guard import install as install_paste_guard
 from rivulet.app.slash import SlashCompletions, dispatch
 from rivulet.core.config import Settings, safe_url, save_setting
 from rivulet.core.errors import ConfigError, RivuletError
-from rivulet.core.protocol.ws_transport import FallbackTransport
 from rivulet.core.safe_log import SafeStream
 from rivulet.core.sanitize import sanitize
 from rivulet.core.store.prompt_history import PromptHistory
@@ -84,7 +83,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         tools: ToolRouter | None = None,
         tool_settings: ToolSettings | None = None,
         demo: bool = False,
-        frame_interval: float = 1 / 60,
+        frame_interval: float | None = None,
         remember_theme: bool = True,
         session: Session | None = None,
         session_writer: SessionWriter | None = None,
@@ -101,7 +100,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self.tools = tools
         self.tool_settings = tool_settings  # with these, the app builds the agent tools itself
         self.demo = demo
-        self.frame_interval = frame_interval
+        self.frame_interval = frame_interval or 1 / settings.stream_fps  # the text commit tick
         self.remember_theme = remember_theme
         self.turn_worker = None
         self._themes_ready = False
@@ -151,7 +150,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self.theme = self.settings.theme if self.settings.theme in self.available_themes else THEMES[0].name
         self._themes_ready = True  # from now on a theme change is the user's, and remembered
         self.bus.subscribe(self.bridge.publish)
-        if isinstance(self.transport, FallbackTransport):
+        if hasattr(self.transport, "on_fallback"):  # a FallbackTransport (not imported: see transports.py)
             self.transport.on_fallback = lambda text: self.bus.publish(b.Notice(text))
         if self.tools is None and self.tool_settings is not None:
             policy = ApprovalPolicy(self.settings.approval, self.ask_approval)
@@ -172,8 +171,9 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             self.call_after_refresh(rebuild_transcript, self)
         if self.replay:
             self.call_after_refresh(self.run_turn, f"(replay of {self.replay})")
-        self.set_interval(self.frame_interval, self.live_panes.frame)
-        self.set_interval(1.0, self.turn_status.second)
+        # Both ticks run only while needed (a live pane; a running turn): idle costs nothing.
+        self.frame_timer = self.set_interval(self.frame_interval, self.live_panes.frame, pause=True)
+        self.second_timer = self.set_interval(1.0, self.turn_status.second, pause=True)
         self._composer.add_completion_provider(SlashCompletions(lambda: slash_commands(self)))
         refresh_model_status(self)
         if not self.replay:

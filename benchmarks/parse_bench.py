@@ -104,7 +104,7 @@ def _async_client(body: bytes) -> httpx.AsyncClient:
 
 
 async def run_rivulet(body: bytes, full_state_machine: bool) -> int:
-    transport = SseTransport(Settings(base_url="http://bench.invalid/v1", api_key="sk-bench"), _async_client(body))
+    transport = SseTransport(Settings(base_url="http://bench.invalid/v1", api_key="sk-bench", allow_insecure_http=True), _async_client(body))
     async with aclosing(transport.stream({"model": "m", "input": []})) as events:
         if full_state_machine:
             result = await consume_response(events)

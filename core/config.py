@@ -111,6 +111,9 @@ class Settings(BaseSettings):
     # When a turn ends or an approval waits while the terminal is unfocused: auto (OSC 9
     # where the terminal is known to show it, else the bell), bell, osc9, osc777 or off.
     notify: Literal["auto", "bell", "osc9", "osc777", "off"] = "auto"
+    # How often streaming text is put on the screen, per second (Codex: 20). Each commit
+    # costs a layout pass; 30 looks smooth and costs about half of 60 (benchmarks/README.md).
+    stream_fps: float = Field(30.0, ge=5, le=120)
 
     @field_validator("base_url")
     @classmethod

@@ -18,6 +18,7 @@ them, Up/Down/Tab/Enter act on it (see that module for the provider interface).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -36,6 +37,9 @@ from rivulet.widgets.completion import CompletionPopup, CompletionProvider
 BURST = 0.025
 # How long an Enter waits for keys of its burst that are still on their way.
 SETTLE = 0.03
+# The cursor blinks this long after the last key (or focus), then stays lit: a blink is
+# two screen updates a second, which would be all an idle chat costs.
+BLINK_FOR = 10.0
 
 
 class Composer(TextArea):
@@ -78,6 +82,7 @@ class Composer(TextArea):
         self.prompt_store = None
         # Called with each paste; True when it took the paste (an image path attached).
         self.paste_filter: Callable[[str], bool] | None = None
+        self._blink_since = time.monotonic()
         self.completion_providers: list[CompletionProvider] = []
         self.popup = CompletionPopup(classes="completion")
         self.popup.on_pick = self._picked
@@ -87,6 +92,16 @@ class Composer(TextArea):
     def on_mount(self) -> None:
         if self.parent is not None:  # the popup sits right above the composer
             self.parent.mount(self.popup, before=self)
+
+    def _restart_blink(self) -> None:
+        self._blink_since = time.monotonic()
+        super()._restart_blink()
+
+    def _toggle_cursor_blink_visible(self) -> None:
+        if self._cursor_visible and time.monotonic() - self._blink_since > BLINK_FOR:
+            self._pause_blink(visible=True)  # TextArea's own: the timer stops, the cursor shows
+            return
+        super()._toggle_cursor_blink_visible()
 
     def load_history(self, store) -> None:
         self.prompt_store = store

@@ -154,3 +154,56 @@ class FrozenMarkdown(PrerenderedBlocks):
 
     def _block_lines(self, block: str, width: int, theme: Theme) -> list[Strip]:
         return render_segment(block, width, theme)
+
+
+class MarkdownTail(Widget):
+    """The open end of a streaming Markdown message: one widget whose text is replaced
+    on each frame and rendered into lines (as `FrozenMarkdown` renders finished ones).
+
+    Its height grows in steps of `step` lines, blank until the text reaches them: a new
+    line of text then usually needs a repaint of this widget only. Each change of height
+    is a layout pass of the whole screen, and a scroll that redraws every line of the
+    transcript (Textual has no partial layout), which is most of what a frame costs."""
+
+    DEFAULT_CSS = """
+    MarkdownTail { height: auto; }
+    """
+
+    def __init__(self, step: int = 1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.text = ""
+        self.step = max(1, step)
+        self._key: tuple[str, int, str] | None = None
+        self._lines: list[Strip] = []
+
+    @property
+    def reserved(self) -> int:
+        """The height: the text's lines, rounded up to a whole step."""
+        return -(-len(self._lines) // self.step) * self.step
+
+    def set_text(self, text: str) -> None:
+        height = self.reserved
+        self.text = text
+        width = self._key[1] if self._key else 0
+        if width:
+            self._ensure(width)
+        self.refresh(layout=not width or self.reserved != height)
+
+    def _ensure(self, width: int) -> None:
+        theme = self.app.current_theme
+        key = (self.text, width, theme.name)
+        if key != self._key:
+            self._key = key
+            self._lines = render_lines(markdown(self.text, theme), width, theme) if self.text else []
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        self._ensure(max(1, width))
+        return self.reserved
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_size.width
+        self._ensure(max(1, width))
+        style = self.rich_style
+        if 0 <= y < len(self._lines):
+            return self._lines[y].crop_extend(0, width, style).apply_style(style)
+        return Strip.blank(width, style)

@@ -6,8 +6,8 @@ Text is newline-gated: a tick shows whole lines, and a partial line only once it
 waited a few ticks, so words do not flicker in and out as Markdown re-parses.
 
 A long message is split into Markdown segments at paragraph boundaries outside code
-fences: each segment stays small, so the cost of an update does not grow with the
-length of the message.
+fences: only the open segment is rendered again, and it stays small, so the cost of
+an update does not grow with the length of the message.
 """
 
 from __future__ import annotations
@@ -17,17 +17,21 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.patch_format import JsonStringField, PatchParser
 
 from .entries import call_title, heading_of
-from .frozen import FrozenMarkdown
+from .frozen import FrozenMarkdown, MarkdownTail
 from .patch_view import render_patch
-from .segmenter import LIVE_SEGMENTS, Segmenter
+from .segmenter import Segmenter
 
 PARTIAL_LINE_TICKS = 3  # show a partial line after it waited this many ticks
+# The live message grows by this many lines at a time (blank until written): most new
+# lines then cost a repaint of the tail, not a layout pass and a scroll of the screen
+# (200 deltas/s: 0.55 CPU s/s with steps of 1 line, 0.48 with 8; benchmarks/README.md).
+LIVE_HEIGHT_STEP = 8
 
 
 class LivePane(Vertical):
@@ -92,23 +96,25 @@ class LiveMessage(LivePane):
     """The streaming assistant message: Markdown, appended once per frame.
 
     The frame tick is the stream: it already coalesces every delta of a frame into
-    one `Markdown.append`. The `Segmenter` starts a new segment (a new `Markdown`) at
-    a safe place once the open one is big, and segments older than the last
-    `LIVE_SEGMENTS` are frozen into one `FrozenMarkdown`, so an append at the end of a
-    1 MB message costs what it costs at its start. When deltas come faster than
-    frames, a segment that would be frozen within the same frame is frozen at once,
-    without ever being built as Markdown widgets: catching up gets cheaper, not slower.
+    one update. The `Segmenter` cuts the text at places where a cut does not change
+    the rendering; finished segments go to one `FrozenMarkdown` (rendered once), and
+    only the open segment, kept small, is rendered again on each frame, by one
+    `MarkdownTail` widget. So the pane is three widgets however long the message: a
+    frame costs a small render, and a layout pass only when the height changed (a
+    Textual `Markdown` would be a widget per block, each measured again on every
+    frame). An append at the end of a 1 MB message costs what it costs at its start.
     """
 
     def __init__(self, item: dict[str, Any], item_id: str) -> None:
         super().__init__(item, item_id)
         self.segmenter = Segmenter()
-        self._live: list[tuple[Markdown, list[str]]] = []  # newest segments: widget, text
         self._frozen = FrozenMarkdown(classes="segment")
+        self._tail = MarkdownTail(step=LIVE_HEIGHT_STEP, classes="segment")
 
     def compose(self) -> ComposeResult:
         yield Static(Text("assistant", style="bold"), classes="live-label")
         yield self._frozen
+        yield self._tail
 
     @property
     def segments(self) -> int:
@@ -118,31 +124,12 @@ class LiveMessage(LivePane):
         text = self._take(force)
         if not text:
             return
-        self.flushing = True
-        try:
-            await self._show(self.segmenter.feed(text))
-        finally:
-            self.flushing = False
-
-    async def _show(self, pieces: list[str]) -> None:
-        # Every segment after this frame: (its widget if it has one, its text so far).
-        plan: list[tuple[Markdown | None, list[str]]] = list(self._live) or [(None, [])]
-        plan[-1][1].append(pieces[0])
-        plan.extend((None, [piece]) for piece in pieces[1:])
-        cut = max(0, len(plan) - LIVE_SEGMENTS)
-        for widget, parts in plan[:cut]:
-            self._frozen.add("".join(parts))
-            if widget is not None:
-                await widget.remove()
-        self._live = []
-        for widget, parts in plan[cut:]:
-            if widget is None:
-                widget = Markdown(classes="segment")
-                await self.mount(widget)
-                await widget.append("".join(parts))
-            elif pieces[0]:
-                await widget.append(pieces[0])  # only the open segment has a widget and grows
-            self._live.append((widget, parts))
+        pieces = self.segmenter.feed(text)
+        tail = self._tail.text + pieces[0]
+        for piece in pieces[1:]:
+            self._frozen.add(tail)
+            tail = piece
+        self._tail.set_text(tail)
 
 
 class LiveReasoning(LivePane):

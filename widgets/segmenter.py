@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Segments of a message kept as live Markdown widgets (the newest); older ones are
-# frozen into lines. Two cover more than a screen, so the freeze happens off-screen.
+# Segments of a committed message kept as Markdown widgets (the newest); older ones
+# are frozen into lines. Two cover more than a screen. (The live pane renders all of
+# its text as lines: see widgets/live.py.)
 LIVE_SEGMENTS = 2
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -36,7 +37,10 @@ class _Fence:
 
 
 class Segmenter:
-    def __init__(self, soft_limit: int = 6_000, hard_limit: int = 24_000) -> None:
+    # The live pane renders its open segment again on every frame: small segments keep a
+    # frame cheap. A committed message is cut the same way, so the segments the live pane
+    # froze are re-used (render cache) and look the same once committed.
+    def __init__(self, soft_limit: int = 1_500, hard_limit: int = 6_000) -> None:
         self.soft_limit = soft_limit
         self.hard_limit = hard_limit
         self.size = 0  # characters in the open segment

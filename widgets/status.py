@@ -74,7 +74,7 @@ class StatusLine(Static):
         line = Text(left_text)
         line.append(" " * max(3, room + 3 - len(left_text)))
         line.append(right_text)
-        self.update(line)
+        self.update(line, layout=False)  # one line, always: no layout pass for the screen
 
     def on_resize(self) -> None:
         self.refresh_line()

@@ -36,6 +36,7 @@ class LivePanes:
         pane = live_pane_for(event.item, event.item_id, self.show_raw_reasoning)
         self.live[event.item_id] = pane
         await self.app._transcript.mount(pane)
+        self.app.frame_timer.resume()
 
     async def delta(self, event: b.ItemDelta) -> None:
         pane = self.live.get(event.item_id)
@@ -99,6 +100,7 @@ class LivePanes:
     async def frame(self) -> None:
         """The frame tick: flush every live pane, and keep the status line's heading."""
         if not self.live:
+            self.app.frame_timer.pause()  # resumed when a pane goes live
             return
         heading = None
         for pane in list(self.live.values()):

@@ -37,6 +37,7 @@ class TurnStatus:
     async def turn_started(self, _: b.TurnStarted) -> None:
         self.turn_diff = ""
         self.started_at = time.monotonic()
+        self.app.second_timer.reset()  # runs (from now, each second) until the turn is over
         status = self.app._status
         status.state, status.elapsed, status.heading, status.retry, status.note = "working", 0, None, None, None
         status.refresh_line()
@@ -111,3 +112,5 @@ class TurnStatus:
         if status.state in ("working", "retrying"):
             status.elapsed = int(time.monotonic() - self.started_at)
             status.refresh_line()
+        else:
+            self.app.second_timer.pause()

@@ -8,11 +8,14 @@ and SSE is what every Responses server has.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from rivulet.core.config import Settings
 from rivulet.core.protocol.sse_transport import SseTransport
-from rivulet.core.protocol.ws_transport import FallbackTransport, WebSocketTransport
+
+if TYPE_CHECKING:  # imported when a WebSocket is wanted: the websockets library costs ~70 ms at start
+    from rivulet.core.protocol.ws_transport import FallbackTransport
 
 WEBSOCKET_HOSTS = ("api.openai.com",)
 
@@ -30,5 +33,7 @@ def make_transport(settings: Settings,
     sse = SseTransport(settings)
     if not wants_websocket(settings):
         return sse
+    from rivulet.core.protocol.ws_transport import FallbackTransport, WebSocketTransport
+
     ws = WebSocketTransport(settings, incremental=settings.ws_incremental)
     return FallbackTransport(ws, sse, max_failures=max(1, min(3, settings.max_retries)), on_fallback=on_notice)

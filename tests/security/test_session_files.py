@@ -10,7 +10,7 @@ import sys
 
 from conftest import settings
 
-from rivulet.app.cli import _session_for
+from rivulet.app.launch import _session_for
 from rivulet.core import items as it
 from rivulet.core.store.session import SessionWriter, load_session, sessions_dir
 from rivulet.core.turn.history import History

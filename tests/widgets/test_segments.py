@@ -12,9 +12,9 @@ from textual.widgets import Markdown
 
 from rivulet.core.turn import bus as b
 from rivulet.widgets.entries import AssistantEntry
-from rivulet.widgets.frozen import FrozenMarkdown
+from rivulet.widgets.frozen import FrozenMarkdown, MarkdownTail
 from rivulet.widgets.live import LiveMessage
-from rivulet.widgets.segmenter import LIVE_SEGMENTS, Segmenter, split_segments
+from rivulet.widgets.segmenter import Segmenter, split_segments
 from rivulet.widgets.transcript import Transcript
 
 BLOCK = ("## Part {n}\n\nA paragraph with **bold** and `code`, long enough to matter. {pad}\n\n"
@@ -111,15 +111,15 @@ async def test_a_long_stream_keeps_a_bounded_number_of_live_widgets(tmp_path, mo
     app = make_app(GatedServer([]))
     async with app.run_test(size=(100, 40)) as pilot:
         pane = await _stream(app, pilot, text)
-        live_markdown = list(pane.query(Markdown))
-        assert len(live_markdown) <= LIVE_SEGMENTS
+        # Three widgets however long: the label, the frozen segments, the open tail.
+        assert len(list(pane.walk_children())) == 3 and not pane.query(Markdown)
         frozen = pane.query_one(FrozenMarkdown)
-        assert len(frozen.segments) == pane.segments - len(live_markdown) > 3
-        # Nothing lost or doubled: frozen + live segments are the message, in order.
-        live_text = "".join(md.source for md in live_markdown)
-        assert frozen.text + live_text == text
+        tail = pane.query_one(MarkdownTail)
+        assert len(frozen.segments) == pane.segments - 1 > 3
+        # Nothing lost or doubled: frozen segments + the open one are the message, in order.
+        assert frozen.text + tail.text == text
         assert frozen.size.height > 50  # frozen segments take their rendered height
-        # The commit re-uses the cuts: frozen lines first, then live Markdown.
+        # The commit: frozen lines first, then Markdown widgets, the whole text once.
         app.bus.publish(b.ItemCompleted({"id": "msg_long", "type": "message", "role": "assistant",
                                          "content": [{"type": "output_text", "text": text}]}, "msg_long"))
         await until(pilot, lambda: "msg_long" not in app.live and app.query(AssistantEntry), "the commit")
