@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from rivulet.core.sanitize import sanitize
 from rivulet.core.turn.attachments import Attachment, AttachmentError, attach, image_mime
 
 TOKEN = re.compile(r'(?:(?<=\s)|^)@(@?)(?:"([^"\n]+)"|(\S+))')
@@ -67,7 +68,19 @@ def looks_like_path(ref: str) -> bool:
 
 
 def resolve(ref: str, workspace: Path) -> Path:
-    return (workspace / Path(ref).expanduser()).resolve()
+    path = (workspace / Path(ref).expanduser()).resolve()
+    return path if path.exists() else _shown_as(path) or path
+
+
+def _shown_as(path: Path) -> Path | None:
+    """The file whose name, as the composer shows it (controls as codes), is the one
+    typed: the composer never holds raw control characters, so a file named with them
+    is referred to by its visible form."""
+    try:
+        return next((p for p in path.parent.iterdir() if p.name != path.name and sanitize(p.name) == path.name),
+                    None)
+    except OSError:
+        return None
 
 
 def inside(path: Path, workspace: Path) -> bool:
