@@ -82,15 +82,23 @@ class SearchBar(Input):
             self.border_subtitle = "no match" if self.value.strip() else ""
             return
         match = self.matches[self.current]
-        transcript = self.app.query_one("#transcript")
         self.border_subtitle = f"{self.current + 1}/{len(self.matches)}"
+        self._mark(None if isinstance(match, tuple) else match)
+        self._scroll_to(match)
+        # Again once the screen is laid out: a transcript still settling (a session just
+        # resumed) may be shorter now than it will be, and a scroll clamped to its end
+        # would give the view back to following the bottom.
+        self.call_after_refresh(self._scroll_to, match)
+
+    def _scroll_to(self, match: TranscriptEntry | tuple[FrozenEntries, int]) -> None:
+        if not self.matches or self.matches[self.current] is not match:
+            return  # the search moved on meanwhile
+        transcript = self.app.query_one("#transcript")
         if isinstance(match, tuple):
             frozen, index = match
-            self._mark(None)
             top = frozen.virtual_region.y + frozen.line_of(index)
             transcript.scroll_to(y=top, animate=False, immediate=True)
         else:
-            self._mark(match)
             transcript.scroll_to_widget(match, animate=False, top=True)
 
     def _mark(self, entry: TranscriptEntry | None) -> None:
