@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from rivulet.app.mcp_cli import add_mcp_parser, split_command
+from rivulet.app.mcp.cli import add_mcp_parser, split_command
 
 APPROVALS = ["ask", "auto-edit", "auto", "never-ask"]
 

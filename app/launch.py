@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "replay":
         return run_replay(args)
     if args.command == "mcp":
-        from rivulet.app.mcp_cli import run_mcp
+        from rivulet.app.mcp.cli import run_mcp
 
         return run_mcp(args, args.server_argv)
     if args.command == "doctor":
@@ -230,7 +230,7 @@ def cli_images(args: argparse.Namespace, settings: Settings) -> list:
     """`--image PATH`s as attachments (read now: a bad one is one line before anything starts)."""
     from pathlib import Path
 
-    from rivulet.app.attach_refs import Limits, attach_image
+    from rivulet.app.attach.refs import Limits, attach_image
 
     workspace = Path(settings.workspace or os.getcwd()).expanduser()
     limits = Limits(settings.attach_max_bytes, settings.image_max_bytes)
@@ -267,7 +267,7 @@ async def run_exec(args: argparse.Namespace) -> int:
         settings, demo = settings_for(args, headless=True)
     except ConfigError as exc:
         return _fail(exc.message, 2)
-    from rivulet.app.mcp_wiring import McpWiring
+    from rivulet.app.mcp.wiring import McpWiring
 
     try:
         tools_settings = tool_settings(settings)

@@ -3,7 +3,7 @@
 Data flow: the turn runs in a worker; the core publishes to its event bus; the bridge
 (app/bus_bridge.py) posts the events as Textual messages; the handlers in
 app/handlers/ own all widget state. The layout is app/chat_screen.py, the command
-palette app/palette.py, resume app/resume.py, export app/export.py.
+palette app/commands/palette.py, resume app/resume.py, export app/export.py.
 """
 
 from __future__ import annotations
@@ -19,21 +19,21 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Markdown
 
-from rivulet.app.attach_ui import AttachAndEdit
+from rivulet.app.attach.ui import AttachAndEdit
 from rivulet.app.bus_bridge import BusBatch, BusBridge
 from rivulet.app.chat_screen import DEMO_WELCOME, ChatScreen, chat_layout
-from rivulet.app.commands import slash_commands
+from rivulet.app.commands.model import learn_windows, refresh_model_status
+from rivulet.app.commands.palette import RivuletCommands
+from rivulet.app.commands.registry import slash_commands
+from rivulet.app.commands.slash import SlashCompletions, dispatch
 from rivulet.app.copying import last_answer
 from rivulet.app.handlers.commits import Commits
 from rivulet.app.handlers.live_panes import LivePanes
 from rivulet.app.handlers.notes import Notes
 from rivulet.app.handlers.turn_status import TurnStatus
 from rivulet.app.keymap import apply_keymap
-from rivulet.app.mcp_wiring import McpWiring, show_mcp, start_for_app, wiring_for_app
-from rivulet.app.model_commands import learn_windows, refresh_model_status
-from rivulet.app.palette import RivuletCommands
+from rivulet.app.mcp.wiring import McpWiring, show_mcp, start_for_app, wiring_for_app
 from rivulet.app.paste_guard import install as install_paste_guard
-from rivulet.app.slash import SlashCompletions, dispatch
 from rivulet.core.config import Settings, safe_url, save_setting
 from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.core.safe_log import SafeStream

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers.images import PNG
 
-from rivulet.app.attach_refs import Limits, attach_image, attachments_in, find_refs, pasted_image_path, unescape
+from rivulet.app.attach.refs import Limits, attach_image, attachments_in, find_refs, pasted_image_path, unescape
 from rivulet.core.turn.attachments import AttachmentError
 
 LIMITS = Limits(text_max_bytes=1000, image_max_bytes=1000)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rivulet.app.file_completion import FileCompletion, insertion, token_at
+from rivulet.app.attach.file_completion import FileCompletion, insertion, token_at
 
 
 def test_the_token_under_the_cursor():

@@ -15,7 +15,7 @@ from e2e.mcp_helpers import SERVER, alive, descendants, marks
 from helpers.streams import completed, created, ev, message, message_events
 from helpers.tui import GatedServer, until
 
-from rivulet.app.commands import app_commands
+from rivulet.app.commands.registry import app_commands
 from rivulet.app.tui import RivuletApp
 from rivulet.core.tools.router import ToolSettings
 from rivulet.widgets.dialogs import ApprovalScreen

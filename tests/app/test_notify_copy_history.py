@@ -103,7 +103,7 @@ async def test_code_block_language_cannot_inject_palette_markup():
     from helpers.streams import completed, created, message, message_events
     from helpers.tui import GatedServer, make_app, until
 
-    from rivulet.app.palette import RivuletCommands
+    from rivulet.app.commands.palette import RivuletCommands
 
     text = "```py[/]thon [b]x[/b]\nprint(1)\n```\n"
     server = GatedServer([created(), *message_events("m1", text), completed([message("m1", text)])])

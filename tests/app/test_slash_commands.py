@@ -74,7 +74,7 @@ async def test_model_picker_lists_the_servers_models_and_switches_the_next_reque
     async def fake_list(settings, *a, **kw):
         return ModelList([ModelInfo("gpt-5.1-codex", 400_000), ModelInfo("gpt-5-mini", 100_000)], "server")
 
-    monkeypatch.setattr("rivulet.app.model_commands.list_models", fake_list)
+    monkeypatch.setattr("rivulet.app.commands.model.list_models", fake_list)
     server = GatedServer(answer("one", "r1", {"input_tokens": 40_000, "output_tokens": 10_000,
                                               "total_tokens": 50_000}), answer("two", "r2"))
     app = make_app(server)
@@ -99,7 +99,7 @@ async def test_model_with_an_argument_switches_at_once_and_a_failed_list_is_one_
     async def failing(settings, *a, **kw):
         raise ModelsError("http://x/v1/models: HTTP 404: not found; set `models` in the config file")
 
-    monkeypatch.setattr("rivulet.app.model_commands.list_models", failing)
+    monkeypatch.setattr("rivulet.app.commands.model.list_models", failing)
     server = GatedServer(answer("ok"))
     app = make_app(server)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -312,7 +312,7 @@ async def test_status_names_model_server_session_context_and_instructions(tmp_pa
 
 
 async def test_help_lists_every_command_with_its_description():
-    from rivulet.app.commands import slash_commands
+    from rivulet.app.commands.registry import slash_commands
 
     app = make_app(GatedServer(answer("x")))
     async with app.run_test(size=(120, 60)) as pilot:
@@ -367,12 +367,12 @@ async def test_a_command_runs_during_a_turn_and_a_prompt_does_not():
 async def test_the_palette_runs_the_same_commands(monkeypatch):
     from textual.command import CommandPalette
 
-    from rivulet.app.commands import slash_commands
+    from rivulet.app.commands.registry import slash_commands
 
     async def listing(settings, *a, **kw):
         return ModelList([ModelInfo("gpt-5.1-codex")], "server")
 
-    monkeypatch.setattr("rivulet.app.model_commands.list_models", listing)
+    monkeypatch.setattr("rivulet.app.commands.model.list_models", listing)
     app = make_app(GatedServer(answer("x")))
     async with app.run_test(size=(120, 50)) as pilot:
         await pilot.press("ctrl+p")

@@ -27,7 +27,7 @@ async def test_a_hostile_model_name_is_plain_text_everywhere_it_shows(monkeypatc
     async def listing(settings, *a, **kw):
         return ModelList([ModelInfo("gpt-5.1-codex"), ModelInfo(evil, 1000)], "server")
 
-    monkeypatch.setattr("rivulet.app.model_commands.list_models", listing)
+    monkeypatch.setattr("rivulet.app.commands.model.list_models", listing)
     app = RivuletApp(settings(model="gpt-5.1-codex"), GatedServer([]).transport(), remember_theme=False)
     async with app.run_test(size=(160, 40)) as pilot:
         composer = app.query_one(Composer)

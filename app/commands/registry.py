@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from rivulet.app import conversation_commands as conv_cmds
-from rivulet.app import model_commands as model_cmds
-from rivulet.app import setting_commands as set_cmds
-from rivulet.app.command_output import show_note
+from rivulet.app.commands import conversation as conv_cmds
+from rivulet.app.commands import model as model_cmds
+from rivulet.app.commands import settings as set_cmds
+from rivulet.app.commands.output import show_note
+from rivulet.app.commands.status import help_lines, status_lines
 from rivulet.app.copying import copy_commands
-from rivulet.app.status_report import help_lines, status_lines
 from rivulet.themes import THEMES
 
 if TYPE_CHECKING:

@@ -1,11 +1,11 @@
 """/status and /help: plain lines for a transcript note (built here, shown by
-command_output.show_note, which sanitises them)."""
+commands.output.show_note, which sanitises them)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rivulet.app.command_output import status_line
+from rivulet.app.commands.output import status_line
 from rivulet.core.config import safe_url
 from rivulet.core.protocol.models import context_left, tokens_in_context
 from rivulet.core.tools.router import AgentTools

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rivulet.app.command_output import status_line
+from rivulet.app.commands.output import status_line
 from rivulet.app.copying import copy_commands
 from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.router import AgentTools

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rivulet.app.attach_refs import (
+from rivulet.app.attach.refs import (
     Limits,
     attach_image,
     attach_ref,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from rivulet.app.commands import Command, app_commands
+from rivulet.app.commands.registry import Command, app_commands
 
 
 class RivuletCommands(Provider):

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rivulet.app.command_output import chat_widget, show_note, status_line
-from rivulet.app.model_commands import refresh_model_status
+from rivulet.app.commands.model import refresh_model_status
+from rivulet.app.commands.output import chat_widget, show_note, status_line
 from rivulet.app.resume import rebuild_transcript
 from rivulet.core.config import safe_url
 from rivulet.core.errors import RivuletError

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rivulet.app.command_output import show_note, status_line
+from rivulet.app.commands.output import show_note, status_line
 from rivulet.core.errors import RivuletError
 from rivulet.core.protocol.models import context_window, fetch_models, list_models
 from rivulet.core.sanitize import sanitize

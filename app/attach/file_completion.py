@@ -105,7 +105,7 @@ class FileCompletion:
 
 def _kind(path: Path) -> str:
     """The popup's hint beside a path: an image, or the file's size."""
-    from rivulet.app.attach_refs import size_text
+    from rivulet.app.attach.refs import size_text
 
     try:
         size = path.stat().st_size

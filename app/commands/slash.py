@@ -1,5 +1,5 @@
 """Slash commands in the composer: `/word [argument]` runs a command of the registry
-(app/commands.py) instead of being sent; `//text` sends `/text`; an unknown `/word`
+(app/commands/registry.py) instead of being sent; `//text` sends `/text`; an unknown `/word`
 is named in one line and not sent. Typing `/` opens the completion popup
 (`SlashCompletions`, a provider for widgets/completion.py) over the same entries the
 command palette lists.
@@ -85,8 +85,8 @@ class SlashCompletions:
 def dispatch(app, text: str) -> str | None:  # type: ignore[no-untyped-def]
     """The composer sent `text`: run the command it names and return None, or return
     the text to send to the model."""
-    from rivulet.app.command_output import chat_widget
-    from rivulet.app.commands import slash_commands
+    from rivulet.app.commands.output import chat_widget
+    from rivulet.app.commands.registry import slash_commands
     from rivulet.core.sanitize import sanitize
     from rivulet.widgets.composer import Composer
 

@@ -13,10 +13,10 @@ from typing import Any
 
 from textual.widgets import TextArea
 
-from rivulet.app.attach_refs import Limits
-from rivulet.app.composer_attach import ComposerAttachments
+from rivulet.app.attach.composer import ComposerAttachments
+from rivulet.app.attach.file_completion import FileCompletion
+from rivulet.app.attach.refs import Limits
 from rivulet.app.edit_resend import EscEsc, can_edit, edit_message
-from rivulet.app.file_completion import FileCompletion
 from rivulet.core.turn.attachments import Attachment, AttachmentError
 from rivulet.widgets.attachment_chips import AttachmentChips
 from rivulet.widgets.inspector import InspectorScreen

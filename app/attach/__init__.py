@@ -1,0 +1,1 @@
+"""Files and images attached to a message: `@path` references, their completion, chips and paste."""
