@@ -86,3 +86,15 @@ def anyio_backend() -> str:
 def _sessions_in_tmp(tmp_path, monkeypatch):
     """Session files of a test go to its own folder, never the user's."""
     monkeypatch.setenv("RIVULET_SESSIONS_DIR", str(tmp_path / "sessions"))
+
+
+@pytest.fixture
+def demo():
+    """rivulet's embedded demo server (scripted answers, no delay), stopped after the test."""
+    from rivulet.app.demo_server import DemoServer
+
+    server = DemoServer(delay=0).start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -42,6 +42,12 @@ SETTLE = 0.03
 BLINK_FOR = 10.0
 
 
+def _shown_text(text: str) -> str:
+    """Text as the composer holds it: controls as visible codes; a terminal pastes line
+    ends as CR, and they stay line ends (not ␍)."""
+    return sanitize(text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
 class Composer(TextArea):
     BINDINGS = [
         Binding("enter", "submit", "Send", id="composer.submit"),
@@ -319,12 +325,11 @@ class Composer(TextArea):
         sanitised text: an escape sequence pasted from elsewhere would otherwise reach
         the terminal raw when the composer draws it. What the user sees is what is sent."""
         if edit.text and not edit.text.isprintable():
-            # A terminal pastes line ends as CR: they stay line ends, not ␍.
-            edit.text = sanitize(edit.text.replace("\r\n", "\n").replace("\r", "\n"))
+            edit.text = _shown_text(edit.text)
         return super().edit(edit)
 
     def load_text(self, text: str) -> None:
-        super().load_text(sanitize(text.replace("\r\n", "\n").replace("\r", "\n")))
+        super().load_text(_shown_text(text))
 
     def restore(self, text: str) -> None:
         """Put unsent text back (an interrupted turn that sent nothing)."""

@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from rivulet.core.sanitize import sanitize
+from rivulet.core.turn import attachments
 from rivulet.core.turn.attachments import Attachment, AttachmentError, attach, image_mime
 
 TOKEN = re.compile(r'(?:(?<=\s)|^)@(@?)(?:"([^"\n]+)"|(\S+))')
@@ -151,8 +152,5 @@ def attach_image(ref: str, workspace: Path, limits: Limits) -> Attachment:
 
 
 def size_text(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KiB"
-    return f"{n / 1024 / 1024:.1f} MiB"
+    """The short form chips and the `@` popup show (`33 B`, `1.2 KiB`)."""
+    return attachments.size_text(n, "B")

@@ -53,9 +53,10 @@ def image_mime(data: bytes) -> str | None:
     return None
 
 
-def _size(n: int) -> str:
+def size_text(n: int, byte_unit: str = "bytes") -> str:
+    """A size as people read it: `12 bytes`, `3.4 KiB`, `1.2 MiB` (`byte_unit` "B" for chips)."""
     if n < 1024:
-        return f"{n} bytes"
+        return f"{n} {byte_unit}"
     if n < 1024 * 1024:
         return f"{n / 1024:.1f} KiB"
     return f"{n / 1024 / 1024:.1f} MiB"
@@ -87,13 +88,13 @@ def attach(ref: str, workspace: Path, *, text_max_bytes: int = DEFAULT_TEXT_MAX_
             limit = image_max_bytes if mime else text_max_bytes
             if size > limit:
                 setting = "image_max_bytes" if mime else "attach_max_bytes"
-                raise AttachmentError(f"cannot attach {shown}: it is {_size(size)}, over the "
-                                      f"{_size(limit)} cap ({setting})")
+                raise AttachmentError(f"cannot attach {shown}: it is {size_text(size)}, over the "
+                                      f"{size_text(limit)} cap ({setting})")
             data = head + f.read(max(0, limit + 1 - len(head)))
     except OSError as exc:
         raise AttachmentError(f"cannot attach {shown}: {exc.strerror or exc}") from None
     if len(data) > limit:  # it grew since stat
-        raise AttachmentError(f"cannot attach {shown}: it is over the {_size(limit)} cap")
+        raise AttachmentError(f"cannot attach {shown}: it is over the {size_text(limit)} cap")
     if mime:
         return image_attachment(shown, data, mime)
     return text_attachment(shown, data)
@@ -213,6 +214,6 @@ def placeholder(piece: Piece) -> str:
     """One line that stands for an attachment (a chip, an export line)."""
     name = piece.path or "(unnamed)"
     if piece.kind == "image":
-        size = f", {_size(piece.size)}" if piece.size is not None else ""
+        size = f", {size_text(piece.size)}" if piece.size is not None else ""
         return f"[image {name} ({piece.mime or 'image'}{size})]"
-    return f"[file {name} ({_size(len(piece.text.encode('utf-8')))})]"
+    return f"[file {name} ({size_text(len(piece.text.encode('utf-8')))})]"

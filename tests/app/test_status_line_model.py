@@ -7,7 +7,6 @@ import pytest
 from conftest import empty_config
 from helpers.tui import until
 
-from rivulet.app.demo_server import DemoServer
 from rivulet.app.tui import RivuletApp
 from rivulet.core.config import Settings
 from rivulet.core.protocol.sse_transport import SseTransport
@@ -19,15 +18,6 @@ from rivulet.widgets.status import StatusLine
 @pytest.fixture(autouse=True)
 def _isolated_config(tmp_path, monkeypatch):
     monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
-
-
-@pytest.fixture
-def demo():
-    server = DemoServer(delay=0).start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def status_text(app) -> str:

@@ -12,6 +12,7 @@ import sys
 import httpx
 import pytest
 from helpers.aimock import start_aimock
+from helpers.calls import Asked
 from helpers.peers import free_port, start_peer, stop_peer
 from mcp_helpers import SERVER, stdio_table
 from openai.types.responses import response_input_item_param as sdk
@@ -19,7 +20,7 @@ from pydantic import TypeAdapter
 
 from rivulet.core.config import Settings
 from rivulet.core.protocol.sse_transport import SseTransport
-from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
+from rivulet.core.tools.approval import ApprovalPolicy
 from rivulet.core.tools.mcp_client import McpManager
 from rivulet.core.tools.mcp_config import parse_servers
 from rivulet.core.tools.router import AgentTools, ToolSettings
@@ -63,18 +64,6 @@ def http_server():
     proc = start_peer([sys.executable, str(SERVER), "--http", str(port)], f"http://127.0.0.1:{port}/mcp", timeout=30)
     yield f"http://127.0.0.1:{port}/mcp"
     stop_peer(proc)
-
-
-class Asked:
-    """A scripted user: answers every approval with `answer`, and remembers the questions."""
-
-    def __init__(self, answer: Decision = Decision.YES) -> None:
-        self.answer = answer
-        self.requests: list[ApprovalRequest] = []
-
-    async def __call__(self, request: ApprovalRequest) -> Decision:
-        self.requests.append(request)
-        return self.answer
 
 
 async def _turn(model_url, prompt, tmp_path, servers: dict, approver=None, policy="ask"):

@@ -11,25 +11,16 @@ import sys
 import time
 
 import pytest
+from helpers.calls import Asked
 from helpers.peers import free_port
 from mcp_helpers import alive, descendants, marks, stdio_table, wait_for
 
-from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
+from rivulet.core.tools.approval import ApprovalPolicy, Decision
 from rivulet.core.tools.mcp_client import McpManager
 from rivulet.core.tools.mcp_config import parse_servers
 from rivulet.core.tools.router import AgentTools, ToolSettings
 from rivulet.core.tools.sandbox import probe
 from rivulet.core.turn.tool_api import StopTurn
-
-
-class Asked:
-    def __init__(self, answer: Decision = Decision.YES) -> None:
-        self.answer = answer
-        self.requests: list[ApprovalRequest] = []
-
-    async def __call__(self, request: ApprovalRequest) -> Decision:
-        self.requests.append(request)
-        return self.answer
 
 
 def call(name: str, args: dict | str = "{}", call_id: str = "call_1") -> dict:

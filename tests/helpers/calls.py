@@ -50,6 +50,18 @@ def answer(rid: str, text: str) -> bytes:
     return body([created(rid), *message_events(f"m_{rid}", text), completed([message(f"m_{rid}", text)], rid)])
 
 
+class Asked:
+    """A scripted user: answers every approval with `answer`, and remembers the questions."""
+
+    def __init__(self, answer: Decision = Decision.YES) -> None:
+        self.answer = answer
+        self.requests: list[ApprovalRequest] = []
+
+    async def __call__(self, request: ApprovalRequest) -> Decision:
+        self.requests.append(request)
+        return self.answer
+
+
 class Scripted:
     """An approver that answers from a script and remembers what it was asked."""
 

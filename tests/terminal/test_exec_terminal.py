@@ -6,18 +6,7 @@ import shlex
 
 import pytest
 
-from rivulet.app.demo_server import DemoServer
-
 from .conftest import RIVULET
-
-
-@pytest.fixture
-def demo():
-    server = DemoServer(delay=0).start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_approval_ask_prompts_on_the_terminal_and_reads_the_answer(term, demo):

@@ -23,15 +23,6 @@ def small(home):
         terminal.kill()
 
 
-@pytest.fixture
-def demo():
-    server = DemoServer(delay=0).start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def test_footer_and_approval_buttons_fit_80x24(small, demo):
     small.start([*RIVULET, "--base-url", demo.base_url], cwd=small.home / "work")
     screen = small.wait(chat_ready, what="the chat")
