@@ -5,10 +5,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from rivulet.widgets.attachment_chips import AttachmentChips
 from rivulet.widgets.composer import Composer
+from rivulet.widgets.footer import KeyFooter
 from rivulet.widgets.safe import safe_text
 from rivulet.widgets.search import SearchBar
 from rivulet.widgets.status import StatusLine
@@ -32,7 +33,7 @@ def chat_layout(banner: str, model: str, *, demo: bool = False) -> ComposeResult
     yield SearchBar(id="search")
     yield AttachmentChips(id="chips")
     yield Composer(id="composer")
-    yield Footer(compact=True)
+    yield KeyFooter(compact=True)
 
 
 class ChatScreen(Screen):

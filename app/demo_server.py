@@ -16,7 +16,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-DEMO_MODEL = "rivulet-demo"
+from rivulet.app import DEMO_MODEL
 
 ANSWER = """Here is how rivulet follows a **Responses** stream:
 

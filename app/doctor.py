@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rivulet.core import items as it
-from rivulet.core.config import Settings, effective_patch_tool, safe_url
+from rivulet.core.config import Settings, effective_patch_tool
+from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.core.protocol.events import Delta
 from rivulet.core.sanitize import sanitize

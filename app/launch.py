@@ -12,24 +12,15 @@ import sys
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from rivulet.core.config import DEFAULT_BASE_URL, Settings, is_loopback, load_settings, safe_url
+from rivulet.app.boot import BootError, cli_images, settings_for
+from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import ConfigError, RivuletError, redact
 from rivulet.core.safe_log import install_log_filter
 from rivulet.core.sanitize import sanitize
-from rivulet.core.store.session import (
-    Session,
-    SessionError,
-    find_session,
-    list_sessions,
-    load_session,
-    open_for_resume,
-    sessions_dir,
-)
-from rivulet.core.tools.approval import ApprovalRequest, Decision
-from rivulet.core.turn.bus import BusEvent
 
 if TYPE_CHECKING:
-    from rivulet.app.demo_server import DemoServer
+    from rivulet.core.tools.approval import ApprovalRequest, Decision
+    from rivulet.core.turn.bus import BusEvent
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_sessions(args: argparse.Namespace) -> int:
     from rivulet.app.picker import SESSION_HEADER, session_line
+    from rivulet.core.store.session import list_sessions, sessions_dir
 
     here = os.getcwd()
     sessions = list_sessions()
@@ -77,6 +69,7 @@ def run_sessions(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     from rivulet.core.store.export import to_json, to_markdown
+    from rivulet.core.store.session import SessionError, find_session, load_session
 
     try:
         session = load_session(find_session(args.id))
@@ -95,6 +88,7 @@ def run_replay(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from rivulet.app.tui import RivuletApp
+    from rivulet.core.config import Settings
     from rivulet.core.protocol.replay import ReplayTransport
 
     try:
@@ -108,135 +102,48 @@ def run_replay(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
-def _session_for(args: argparse.Namespace, settings: Settings):
-    """(the resumed session or None, the writer) for the chat; a new file unless resuming."""
-    if args.command == "resume":
-        if args.id:
-            path = find_session(args.id)
-        else:
-            here = os.getcwd()
-            every = list_sessions()
-            # This directory's sessions first; --last only looks here, and skips empty ones.
-            sessions = [s for s in every if s.meta.cwd == here] + [s for s in every if s.meta.cwd != here]
-            if not sessions:
-                raise SessionError(f"no saved sessions in {sessions_dir()}")
-            if args.last:
-                last = last_session_here(every, here)
-                if last is None:
-                    raise SessionError(f"no session with a message was started in {here} "
-                                       "(rivulet sessions --all lists every one)")
-                path = last.meta.path
-            else:
-                from rivulet.app.picker import SessionPicker
-
-                path = SessionPicker(sessions, settings.theme).run()
-                if path is None:
-                    return None, None, True
-        writer, session = open_for_resume(path, load_session(path))  # locked elsewhere: a fork
-        return session, writer, False
-    if not settings.save_sessions:
-        return None, None, False
-    from rivulet.core.store.lazy_session import LazySessionWriter
-
-    return None, LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url)), False
-
-
-def last_session_here(sessions: list[Session], here: str) -> Session | None:
-    """`resume --last`: the newest session started in this directory that has content."""
-    mine = [s for s in sessions if s.meta.cwd == here and len(s.history)]
-    return max(mine, key=lambda s: s.meta.created, default=None)
-
-
 def _fail(message: str, code: int = 1) -> int:
     print(f"rivulet: error: {sanitize(redact(message))}", file=sys.stderr)
     return code
 
 
-def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[Settings, DemoServer | None]:
-    """Settings, and the embedded demo server with --demo (or, in the chat, when there
-    is neither a key nor a URL: the chat's banner says it is the demo; a headless run
-    would print scripted answers as if they were real, so it asks for --demo instead)."""
-    settings = load_settings(base_url=args.base_url, model=args.model,
-                             approval=args.approval, workspace=args.workspace,
-                             patch_tool=getattr(args, "patch_tool", None), transport=args.transport,
-                             strict_protocol=getattr(args, "strict", None))
-    flag = getattr(args, "instructions", None)
-    if flag:  # adds to the configured instructions (which come after AGENTS.md)
-        joined = f"{settings.instructions}\n\n{flag}" if settings.instructions else flag
-        settings = settings.model_copy(update={"instructions": joined})
-    from rivulet.core.tools.environ_scrub import scrub_own_environ
-    from rivulet.core.tools.shell import SECRET_ENV
-
-    # Commands the model writes must not find the key in /proc/<our pid>/environ.
-    scrub_own_environ([v for k, v in os.environ.items() if k in SECRET_ENV] +
-                      ([settings.api_key.get_secret_value()] if settings.api_key is not None else []))
-    no_server = settings.api_key is None and settings.base_url == DEFAULT_BASE_URL
-    if args.demo or (no_server and not headless):
-        from rivulet.app.demo_server import DEMO_MODEL, DemoServer
-
-        demo = DemoServer().start()
-        return settings.model_copy(update={"base_url": demo.base_url, "model": DEMO_MODEL}), demo
-    if no_server:
-        raise ConfigError("OPENAI_API_KEY is not set: set it, pass --base-url for a local server, "
-                          "or add --demo to try the built-in demo")
-    if settings.api_key is None and not is_loopback(settings.base_url):
-        raise ConfigError("OPENAI_API_KEY is not set (a key is needed for any server but a local one)")
-    return settings, None
-
-
 def run_tui(args: argparse.Namespace) -> int:
+    """The chat. A plain start draws its first frame before the settings are validated
+    (app/boot.py); `resume` prepares first, since its picker and session come before it."""
+    from rivulet.app.boot import prepare
+    from rivulet.core.config_sources import peek
+    from rivulet.core.tools.mcp_config import parse_servers
+
     try:
-        settings, demo = settings_for(args)
+        view = peek(base_url=args.base_url, model=args.model)
+        parse_servers(view.mcp_servers)  # a bad [mcp_servers] table: one line, before anything is drawn
     except ConfigError as exc:
         return _fail(exc.message, 2)
     from rivulet.app.tui import RivuletApp
-    from rivulet.core.protocol.transports import make_transport
-    from rivulet.core.tools.mcp_config import parse_servers
-    from rivulet.core.tools.router import tool_settings
 
-    try:
-        tools = tool_settings(settings)
-        parse_servers(settings.mcp_servers)  # a bad [mcp_servers] table: one line before the app starts
-        images = cli_images(args, settings)
-        session, writer, cancelled = _session_for(args, settings)
-    except ConfigError as exc:
-        return _fail(exc.message, 2)
-    except (SessionError, OSError, RivuletError) as exc:
-        if demo is not None:
-            demo.stop()
-        return _fail(getattr(exc, "message", str(exc)))
-    if cancelled:
-        if demo is not None:
-            demo.stop()
-        return 0
-    from rivulet.core.store.prompt_history import PromptHistory, history_file
-
-    prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
-    app = RivuletApp(settings, make_transport(settings), tool_settings=tools, demo=demo is not None,
-                     session=session, session_writer=writer, prompt_history=prompts, images=images)
+    if args.command == "resume":
+        try:
+            ready = prepare(args)
+        except BootError as exc:
+            return _fail(exc.message, exc.code)
+        if ready.cancelled:
+            ready.stop()
+            return 0
+        app = RivuletApp.from_ready(ready)
+    else:
+        app = RivuletApp.booting(view, partial(prepare, args), demo=args.demo or view.needs_demo)
     try:
         app.run()
     finally:
-        if demo is not None:
-            demo.stop()
+        if app.ready is not None:
+            app.ready.stop()
+    if app.boot_error is not None:
+        return _fail(app.boot_error.message, app.boot_error.code)
     writer = app.session_writer  # /new or /resume may have changed it
     path = writer.path if writer is not None else None
     if path is not None and app.return_code == 0:
         print(f"To resume this session: rivulet resume {path.stem}")
     return app.return_code or 0  # Textual sets 1 when the app died of an exception
-
-
-def cli_images(args: argparse.Namespace, settings: Settings) -> list:
-    """`--image PATH`s as attachments (read now: a bad one is one line before anything starts)."""
-    from pathlib import Path
-
-    from rivulet.app.attach.refs import Limits, attach_image
-
-    workspace = Path(settings.workspace or os.getcwd()).expanduser()
-    limits = Limits(settings.attach_max_bytes, settings.image_max_bytes)
-    # A relative path is the shell's (where the user typed it), not the workspace's.
-    return [attach_image(str(Path(path).expanduser().absolute()), workspace, limits)
-            for path in getattr(args, "image", None) or []]
 
 
 def run_exec_command(args: argparse.Namespace) -> int:
@@ -344,6 +251,7 @@ def _has_terminal() -> bool:
 
 async def terminal_approver(request: ApprovalRequest) -> Decision:
     """`exec --approval ask`: the question on the terminal (stderr), the answer from it."""
+    from rivulet.core.tools.approval import Decision
     what = f"run `{sanitize(request.title)}` {sanitize(request.detail)}" if request.kind == "shell" \
         else f"call MCP tool {sanitize(request.title)} with these arguments" if request.kind == "mcp" \
         else f"apply a patch ({sanitize(request.title)})"

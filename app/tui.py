@@ -11,53 +11,57 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Markdown
+from textual.widgets import Static
 
+from rivulet.app import DEMO_MODEL
 from rivulet.app.attach.ui import AttachAndEdit
 from rivulet.app.bus_bridge import BusBatch, BusBridge
 from rivulet.app.chat_screen import DEMO_WELCOME, ChatScreen, chat_layout
-from rivulet.app.commands.model import learn_windows, refresh_model_status
 from rivulet.app.commands.palette import RivuletCommands
-from rivulet.app.commands.registry import slash_commands
-from rivulet.app.commands.slash import SlashCompletions, dispatch
-from rivulet.app.copying import last_answer
 from rivulet.app.handlers.commits import Commits
 from rivulet.app.handlers.live_panes import LivePanes
 from rivulet.app.handlers.notes import Notes
 from rivulet.app.handlers.turn_status import TurnStatus
 from rivulet.app.keymap import apply_keymap
-from rivulet.app.mcp.wiring import McpWiring, show_mcp, start_for_app, wiring_for_app
 from rivulet.app.paste_guard import install as install_paste_guard
-from rivulet.core.config import Settings, safe_url, save_setting
+from rivulet.core.config_sources import Peek, safe_url, save_setting
 from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.core.safe_log import SafeStream
 from rivulet.core.sanitize import sanitize
-from rivulet.core.store.prompt_history import PromptHistory
-from rivulet.core.store.session import Session, SessionWriter
 from rivulet.core.terminal import notify
-from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
-from rivulet.core.tools.router import AgentTools, ToolSettings
 from rivulet.core.turn import bus as b
-from rivulet.core.turn.attachments import Attachment
-from rivulet.core.turn.conversation import Conversation, Transport
-from rivulet.core.turn.tool_api import ToolRouter
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
-from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
-from rivulet.widgets.inspector import InspectorScreen, RawItemScreen, compaction_rows, notes_for_inspector
-from rivulet.widgets.mcp_panel import McpScreen
-from rivulet.widgets.safe import SafeNotify
+from rivulet.widgets.safe import SafeNotify, safe_text
 from rivulet.widgets.search import SearchBar
 from rivulet.widgets.status import StatusLine
 from rivulet.widgets.transcript import Transcript
 
+if TYPE_CHECKING:
+    from rivulet.app.boot import BootError, Ready
+    from rivulet.core.config import Settings
+    from rivulet.core.store.prompt_history import PromptHistory
+    from rivulet.core.store.session import Session, SessionWriter
+    from rivulet.core.tools.approval import ApprovalRequest, Decision
+    from rivulet.core.tools.router import ToolSettings
+    from rivulet.core.turn.attachments import Attachment
+    from rivulet.core.turn.conversation import Conversation, Transport
+    from rivulet.core.turn.tool_api import ToolRouter
+
 __all__ = ["BusBatch", "RivuletApp"]
+
+
+class InputReleased(Message):
+    """The chat has started: the keys held since the first frame can be handled."""
 
 
 class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
@@ -77,8 +81,8 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
 
     def __init__(
         self,
-        settings: Settings,
-        transport: Transport,
+        settings: Settings | None,
+        transport: Transport | None,
         *,
         tools: ToolRouter | None = None,
         tool_settings: ToolSettings | None = None,
@@ -90,17 +94,27 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         replay: str | None = None,
         prompt_history: PromptHistory | None = None,
         images: list[Attachment] | None = None,
+        view: Peek | None = None,
+        boot: Callable[[], Ready] | None = None,
     ) -> None:
         super().__init__()
         install_paste_guard()  # pasted text never becomes key presses (app/paste_guard.py)
         # The crash report may quote model or server text: plain, sanitised, redacted.
         self.error_console = Console(file=SafeStream(sys.stderr), markup=False, highlight=False)
+        # Without settings the app starts from `view` and adopts what `boot` prepares, in a
+        # thread, once the first frame is drawn (app/boot.py): until then no turn can run.
         self.settings = settings
         self.transport = transport
+        self.view = view or Peek()
+        self._boot = boot
+        self.ready: Ready | None = None  # what `boot` made (its demo server is stopped on exit)
+        self.boot_error: BootError | None = None  # why it could not start: the line to print
+        self._input_held: list[events.Event] | None = None  # see on_event
         self.tools = tools
         self.tool_settings = tool_settings  # with these, the app builds the agent tools itself
         self.demo = demo
-        self.frame_interval = frame_interval or 1 / settings.stream_fps  # the text commit tick
+        # The text commit tick (from the stream_fps setting, once the settings are known).
+        self.frame_interval = frame_interval or (1 / settings.stream_fps if settings is not None else None)
         self.remember_theme = remember_theme
         self.turn_worker = None
         self._themes_ready = False
@@ -112,7 +126,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self.prompt_history = prompt_history  # prompts sent in this workspace, across sessions
         self._images = images  # --image files: held for the first message
         self.model_windows: dict[str, int] = {}  # context windows the server reported (/model)
-        self.mcp = McpWiring([])  # the MCP servers (from the settings when the app builds its tools)
+        self.mcp = None  # the MCP servers' McpWiring (from the settings when the app builds its tools)
         # The bus's handlers, by family; each owns the state its events change.
         self.live_panes = LivePanes(self)
         self.commits = Commits(self)
@@ -123,16 +137,39 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             self.bridge.route(family.routes())
         self.live = self.live_panes.live
 
+    @classmethod
+    def from_ready(cls, ready: Ready) -> RivuletApp:
+        """The chat over what `boot.prepare` made before the app (resume)."""
+        app = cls(ready.settings, ready.transport, tool_settings=ready.tool_settings, demo=ready.demo is not None,
+                  session=ready.session, session_writer=ready.writer, prompt_history=ready.prompts,
+                  images=ready.images)
+        app.ready = ready
+        return app
+
+    @classmethod
+    def booting(cls, view: Peek, boot: Callable[[], Ready], *, demo: bool) -> RivuletApp:
+        """The chat drawn from `view` at once, `boot` run in a thread after the first frame."""
+        return cls(None, None, demo=demo, view=view, boot=boot)
+
     # ---- layout and wiring ------------------------------------------------------------
 
     def get_default_screen(self) -> Screen:
         return ChatScreen(id="_default")
 
-    def compose(self) -> ComposeResult:
-        where = "DEMO · scripted local server, no model" if self.demo else safe_url(self.settings.base_url)
+    def _banner(self) -> tuple[str, str]:
+        """(the banner's text, the model) from the settings, or from the view until then."""
+        if self.settings is not None:
+            base_url, model = self.settings.base_url, self.settings.model
+        else:
+            base_url, model = self.view.base_url, DEMO_MODEL if self.demo else self.view.model
+        where = "DEMO · scripted local server, no model" if self.demo else safe_url(base_url)
         if self.replay:
             where = "REPLAY · a recorded stream, no server"
-        yield from chat_layout(f"rivulet · {where} · {self.settings.model}", self.settings.model, demo=self.demo)
+        return f"rivulet · {where} · {model}", model
+
+    def compose(self) -> ComposeResult:
+        banner, model = self._banner()
+        yield from chat_layout(banner, model, demo=self.demo)
 
     def on_mount(self) -> None:
         # Held directly: while the command palette is up, `query_one` would search it.
@@ -144,11 +181,70 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self._transcript.hint.display = False
         self._search = screen.query_one(SearchBar)
         self._search.display = False
-        apply_keymap(self, self.settings.keymap)
         for theme in THEMES:
             self.register_theme(theme)
-        self.theme = self.settings.theme if self.settings.theme in self.available_themes else THEMES[0].name
+        self._apply_settings_view()
         self._themes_ready = True  # from now on a theme change is the user's, and remembered
+        self._composer.focus()
+        if self.demo and self.session is None:
+            from textual.widgets import Markdown
+
+            self._transcript.mount(Markdown(DEMO_WELCOME, classes="entry", id="welcome"))
+        if self.settings is not None:
+            self._start()
+        else:
+            self._input_held = []  # keys and pastes wait until the chat has started (see on_event)
+            self.call_after_refresh(self.run_worker, self._boot_in_thread(), group="boot", exit_on_error=False)
+
+    def _apply_settings_view(self) -> None:
+        """Keymap and theme, from the settings (or the view until they are validated)."""
+        keymap = self.settings.keymap if self.settings is not None else self.view.keymap
+        theme = self.settings.theme if self.settings is not None else self.view.theme
+        apply_keymap(self, keymap)
+        self.theme = theme if theme in self.available_themes else THEMES[0].name
+
+    async def _boot_in_thread(self) -> None:
+        """Validate the settings and build what a turn needs, off the UI thread; then adopt it."""
+        from rivulet.app.boot import BootError
+
+        assert self._boot is not None
+        boot = self._boot
+
+        def run() -> Ready:
+            self.ready = boot()  # set here too: a quit during the boot still stops its demo server
+            return self.ready
+
+        try:
+            ready = await asyncio.to_thread(run)
+        except BootError as exc:
+            self.boot_error = exc
+            self.exit(return_code=exc.code)
+            return
+        self.settings, self.transport = ready.settings, ready.transport
+        self.tool_settings, self.session, self.session_writer = ready.tool_settings, ready.session, ready.writer
+        self.prompt_history, self._images = ready.prompts, ready.images
+        self.demo = ready.demo is not None  # as the validated settings decided
+        banner, model = self._banner()
+        self.query_one("#banner", Static).update(safe_text(banner))
+        self._status.model = model
+        self._themes_ready = False  # the settings' own theme is not a change to remember
+        self._apply_settings_view()
+        self._themes_ready = True
+        self._start()
+        self.post_message(InputReleased())  # behind every key that came before it
+
+    def _start(self) -> None:
+        """Everything that needs the settings: the conversation, tools, MCP, ticks."""
+        from rivulet.app.commands.model import learn_windows, refresh_model_status
+        from rivulet.app.commands.registry import slash_commands
+        from rivulet.app.commands.slash import SlashCompletions
+        from rivulet.app.mcp.wiring import McpWiring, start_for_app, wiring_for_app
+        from rivulet.core.tools.approval import ApprovalPolicy
+        from rivulet.core.tools.router import AgentTools
+        from rivulet.core.turn.conversation import Conversation
+
+        assert self.settings is not None and self.transport is not None
+        self.frame_interval = self.frame_interval or 1 / self.settings.stream_fps
         self.bus.subscribe(self.bridge.publish)
         if hasattr(self.transport, "on_fallback"):  # a FallbackTransport (not imported: see transports.py)
             self.transport.on_fallback = lambda text: self.bus.publish(b.Notice(text))
@@ -156,6 +252,8 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             policy = ApprovalPolicy(self.settings.approval, self.ask_approval)
             self.mcp = wiring_for_app(self)
             self.tools = AgentTools(self.tool_settings, policy, self.bus, mcp=self.mcp.manager)
+        if self.mcp is None:
+            self.mcp = McpWiring([])  # tools given from outside (tests, replay): no servers
         history = self.session.history if self.session is not None else None
         self.conversation = Conversation(self.settings, self.transport, self.bus, history=history, tools=self.tools,
                                          session=self.session_writer)
@@ -178,9 +276,23 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         refresh_model_status(self)
         if not self.replay:
             self.run_worker(learn_windows(self), group="models", exit_on_error=False)
-        self._composer.focus()
-        if self.demo and self.session is None:
-            self._transcript.mount(Markdown(DEMO_WELCOME, classes="entry", id="welcome"))
+
+    async def on_event(self, event: events.Event) -> None:
+        """While the chat starts, keys and pastes from the terminal wait here, unhandled:
+        what they do (a popup, a recalled prompt, an attached image, a remapped key)
+        depends on what is starting. The composer is on screen meanwhile."""
+        if self._input_held is not None and isinstance(event, (events.Key, events.Paste)) \
+                and not event.is_forwarded:
+            self._input_held.append(event)
+            return
+        await super().on_event(event)
+
+    async def on_input_released(self, _: InputReleased) -> None:
+        """Every key held so far, in order, with its own time (a burst stays a burst):
+        handled here, before any key that came after this message."""
+        held, self._input_held = self._input_held or [], None
+        for event in held:
+            await super().on_event(event)
 
     async def on_bus_batch(self, _: BusBatch) -> None:
         await self.bridge.drain()
@@ -190,9 +302,11 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         await self.bridge.handle(event)
 
     async def on_unmount(self) -> None:
-        await self.mcp.aclose()  # every server it started: nothing survives the app
+        if self.mcp is not None:
+            await self.mcp.aclose()  # every server it started: nothing survives the app
         await self.bus.close()
-        await self.transport.aclose()
+        if self.transport is not None:
+            await self.transport.aclose()
         if self.session_writer is not None:
             self.session_writer.close()
 
@@ -202,7 +316,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self.theme = name
 
     def watch_theme(self, name: str) -> None:
-        if self.remember_theme and self._themes_ready and name != self.settings.theme:
+        if self.remember_theme and self._themes_ready and self.settings is not None and name != self.settings.theme:
             try:
                 save_setting("theme", name)
                 self.settings.theme = name
@@ -213,6 +327,10 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
 
     @on(Composer.Submitted)
     def _submit(self, message: Composer.Submitted) -> None:
+        from rivulet.app.commands.slash import dispatch
+
+        if self.conversation is None:  # still starting: the composer holds its keys until then
+            return
         text = dispatch(self, message.text)  # a slash command runs here, also during a turn
         if text is None:
             return
@@ -242,6 +360,10 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             raise
 
     def action_interrupt(self) -> None:
+        from rivulet.widgets.dialogs import DiffScreen
+        from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
+        from rivulet.widgets.mcp_panel import McpScreen
+
         if self.screen is self.screen_stack[0] and self._composer.close_completion():
             return  # Esc closes the completion popup, and does nothing else
         if isinstance(self.screen, (DiffScreen, InspectorScreen, RawItemScreen, McpScreen)):  # Esc closes a view
@@ -261,6 +383,8 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
     async def _interrupted(self) -> None:
         """Esc: history keeps what was committed (the conversation decides whether the
         turn is undone, and says so with TurnInterrupted)."""
+        from rivulet.widgets.dialogs import ApprovalScreen
+
         while isinstance(self.screen, ApprovalScreen):  # a question nobody needs answered now
             self.pop_screen()
         self.commits.stop_running()
@@ -269,13 +393,15 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
 
     async def ask_approval(self, request: ApprovalRequest) -> Decision:
         """The approver of the tool policy: a modal question, answered by the user."""
+        from rivulet.widgets.dialogs import ApprovalScreen
+
         self.alert("rivulet: approval needed", f"{request.kind}: {request.title}")
         return await self.push_screen_wait(ApprovalScreen(request))
 
     def alert(self, title: str, body: str) -> None:
         """Tell a user who is looking elsewhere (the terminal is not focused): the bell or
         a desktop notification, as configured. Model text in it is cleaned by `notify`."""
-        if self.app_focus or self._driver is None or self.is_headless:
+        if self.app_focus or self._driver is None or self.is_headless or self.settings is None:
             return
         seq = notify.sequence(self.settings.notify, title, body, os.environ.get("TERM_PROGRAM", ""))
         if seq:
@@ -284,6 +410,8 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
     # ---- views and actions ----------------------------------------------------------
 
     def action_inspect(self) -> None:
+        from rivulet.widgets.inspector import InspectorScreen, RawItemScreen, compaction_rows, notes_for_inspector
+
         if self.conversation is None or isinstance(self.screen, (InspectorScreen, RawItemScreen)):
             return
         notes = notes_for_inspector(self.notes.protocol_notes, self.notes.server_errors)
@@ -291,10 +419,14 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self.push_screen(InspectorScreen(list(self.conversation.history.entries), notes))
 
     def action_mcp(self) -> None:
+        from rivulet.app.mcp.wiring import show_mcp
+
         show_mcp(self)
 
     def open_raw_item(self, key: str) -> None:
         """Jump from a transcript entry to its raw committed item."""
+        from rivulet.widgets.inspector import RawItemScreen
+
         if self.conversation is None:
             return
         for entry in self.conversation.history.entries:
@@ -320,9 +452,13 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             self._search.open()
 
     def last_answer(self) -> str:
+        from rivulet.app.copying import last_answer
+
         return last_answer(self.conversation.history if self.conversation is not None else None)
 
     def action_turn_diff(self) -> None:
+        from rivulet.widgets.dialogs import DiffScreen
+
         if isinstance(self.screen, DiffScreen):
             return
         self.push_screen(DiffScreen(self.turn_status.turn_diff))

@@ -1,7 +1,8 @@
 """Settings: defaults < config file (TOML) < environment < command line.
 
 pydantic-settings does the layering; the API key is a `SecretStr` so it never shows
-in a repr, a log line or an error.
+in a repr, a log line or an error. What needs no pydantic (the file, its path, safe
+URLs, the first frame's `peek`) is in `config_sources.py`, re-exported here.
 """
 
 from __future__ import annotations
@@ -9,35 +10,38 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
-from platformdirs import user_config_dir, user_data_dir
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
-from rivulet.core.errors import ConfigError, one_line, register_secret
-
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-
-
-def sessions_dir() -> Path:
-    override = os.environ.get("RIVULET_SESSIONS_DIR")
-    return Path(override) if override else Path(user_data_dir("rivulet")) / "sessions"
-
-
-def config_path() -> Path:
-    override = os.environ.get("RIVULET_CONFIG")
-    return Path(override) if override else Path(user_config_dir("rivulet")) / "config.toml"
+from rivulet.core.config_sources import (
+    API_KEY_ENV,
+    BASE_URL_ENV,
+    DEFAULT_BASE_URL,
+    DEFAULT_MODEL,
+    DEFAULT_THEME,
+    check_keys,
+    config_path,
+    is_loopback,
+    read_config_file,
+    safe_url,
+)
+from rivulet.core.config_sources import read_config_document as read_config_document
+from rivulet.core.config_sources import save_setting as save_setting
+from rivulet.core.config_sources import sessions_dir as sessions_dir
+from rivulet.core.config_sources import write_config_document as write_config_document
+from rivulet.core.errors import ConfigError, register_secret
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="RIVULET_", extra="ignore", populate_by_name=True)
 
     base_url: str = Field(DEFAULT_BASE_URL,
-                          validation_alias=AliasChoices("base_url", "RIVULET_BASE_URL", "OPENAI_BASE_URL"))
+                          validation_alias=AliasChoices("base_url", *BASE_URL_ENV))
     api_key: SecretStr | None = Field(None,
-                                      validation_alias=AliasChoices("api_key", "RIVULET_API_KEY", "OPENAI_API_KEY"))
-    model: str = "gpt-5.1-codex"
+                                      validation_alias=AliasChoices("api_key", *API_KEY_ENV))
+    model: str = DEFAULT_MODEL
     instructions: str | None = None
     # Extra HTTP headers sent with every request (e.g. an org or project id).
     headers: dict[str, str] = Field(default_factory=dict)
@@ -56,7 +60,7 @@ class Settings(BaseSettings):
     # Caps on one response: its output items, and the streamed text of one item.
     max_items_per_response: int = Field(10_000, ge=1)
     max_item_chars: int = Field(16_000_000, ge=1)
-    theme: str = "rivulet-dark"
+    theme: str = DEFAULT_THEME
     # The AGENTS.md files (repository root down to the workspace) sent before `instructions`:
     # at most this many bytes of them (Codex's default); 0 reads none.
     project_instructions_max_bytes: int = Field(32 * 1024, ge=0)
@@ -167,8 +171,6 @@ def load_settings(**overrides: Any) -> Settings:
     where the bad value came from: a flag, an environment variable or the config file."""
     clean = {k: v for k, v in overrides.items() if v is not None}
     path = config_path()
-    if os.environ.get("RIVULET_CONFIG") and not path.exists():
-        raise ConfigError(f"$RIVULET_CONFIG names {str(path)!r}, which is not a file")
     check_config_keys(path)
     try:
         settings = Settings(**clean)
@@ -201,70 +203,5 @@ def source_of(field: str, overrides: dict[str, Any]) -> str:
 
 
 def check_config_keys(path: Path) -> None:
-    """An unknown key in the config file is an error that suggests the nearest name: a
-    misspelt setting would otherwise be ignored without a word."""
-    import difflib
-    import tomllib
-
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc}") from None
-    known = set(Settings.model_fields)
-    for key in data:
-        if key not in known:
-            near = difflib.get_close_matches(key, sorted(known), n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise ConfigError(f"unknown setting {key!r} in config file {path}{hint}")
-
-
-def safe_url(url: str) -> str:
-    """A URL without userinfo or query (either may carry credentials)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<invalid url>"
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-def is_loopback(url: str) -> bool:
-    host = (urlsplit(url).hostname or "").lower()
-    return host in ("localhost", "::1") or host.startswith("127.")
-
-
-def read_config_document(path: Path) -> Any:
-    """The config file as a tomlkit document (empty when there is none): edited in place,
-    the user's comments, order and layout stay as they were."""
-    import tomlkit
-
-    if not path.exists():
-        return tomlkit.document()
-    try:
-        return tomlkit.parse(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:  # tomlkit's parse errors are ValueErrors
-        raise ConfigError(f"cannot update config file {path}: {one_line(str(exc))}") from None
-
-
-def write_config_document(path: Path, doc: Any) -> None:
-    import tomlkit
-
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it may hold an api_key
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(tomlkit.dumps(doc))
-    tmp.replace(path)
-
-
-def save_setting(name: str, value: Any) -> None:
-    """Remember one top-level setting in the config file, keeping everything else in it
-    (comments and layout too)."""
-    path = config_path()
-    doc = read_config_document(path)
-    doc[name] = value
-    write_config_document(path, doc)
+    """An unknown key in the config file is an error that suggests the nearest name."""
+    check_keys(read_config_file(path), set(Settings.model_fields), path)

@@ -10,8 +10,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from rivulet.core.protocol.models import context_left
 from rivulet.core.sanitize import sanitize
+from rivulet.core.turn.usage import context_left
 
 
 def _k(n: int) -> str:

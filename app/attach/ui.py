@@ -9,26 +9,31 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.widgets import TextArea
 
-from rivulet.app.attach.composer import ComposerAttachments
-from rivulet.app.attach.file_completion import FileCompletion
-from rivulet.app.attach.refs import Limits
-from rivulet.app.edit_resend import EscEsc, can_edit, edit_message
-from rivulet.core.turn.attachments import Attachment, AttachmentError
 from rivulet.widgets.attachment_chips import AttachmentChips
-from rivulet.widgets.inspector import InspectorScreen
+
+if TYPE_CHECKING:
+    from rivulet.app.attach.composer import ComposerAttachments
+    from rivulet.core.turn.attachments import Attachment
+    from rivulet.widgets.inspector import InspectorScreen
 
 
 class AttachAndEdit:
     """Mixed into RivuletApp (which provides settings, tool_settings, _composer, ...)."""
 
-    attachments: ComposerAttachments
+    # None until the settings are known (app/boot.py): typing before that shows no chips.
+    attachments: ComposerAttachments | None = None
     _chips: AttachmentChips
 
     def setup_attachments(self: Any, images: list[Attachment] | None) -> None:
+        from rivulet.app.attach.composer import ComposerAttachments
+        from rivulet.app.attach.file_completion import FileCompletion
+        from rivulet.app.attach.refs import Limits
+        from rivulet.app.edit_resend import EscEsc
+
         settings = self.settings
         workspace = self.tool_settings.workspace if self.tool_settings is not None else None
         workspace = Path(workspace or settings.workspace or os.getcwd()).expanduser()
@@ -44,6 +49,8 @@ class AttachAndEdit:
         self.refresh_chips()
 
     def refresh_chips(self: Any) -> None:
+        if self.attachments is None:
+            return
         key = (self.settings.keymap or {}).get("composer.detach", "ctrl+l")  # as the user remapped it
         composer = self._composer
         row, col = composer.cursor_location
@@ -52,7 +59,7 @@ class AttachAndEdit:
         self._chips.show(self.attachments.chips(text, cursor), key)
 
     def on_text_area_changed(self: Any, event: TextArea.Changed) -> None:
-        if event.text_area is self._composer:
+        if event.text_area is self._composer and self.attachments is not None:
             self._esc.reset()
             self.refresh_chips()
 
@@ -71,6 +78,8 @@ class AttachAndEdit:
         return True
 
     def action_detach_last(self: Any) -> None:
+        if self.attachments is None:
+            return
         text = self._composer.text
         new = self.attachments.remove_last(text)
         if new is None:
@@ -83,6 +92,8 @@ class AttachAndEdit:
     def take_prompt(self: Any, text: str, typed: str | None = None) -> tuple[str, list[Attachment]] | None:
         """The sent text as a prompt and attachments, or None (the error shown in one
         line, what was typed back in the composer)."""
+        from rivulet.core.turn.attachments import AttachmentError
+
         try:
             taken = self.attachments.take(text)
         except AttachmentError as exc:
@@ -99,6 +110,10 @@ class AttachAndEdit:
     def escape_to_edit(self: Any) -> None:
         """An Esc nothing else wanted: the second one, on an empty composer, edits the
         last message."""
+        from rivulet.app.edit_resend import can_edit, edit_message
+
+        if self.attachments is None:
+            return
         if not can_edit(self) or self._composer.text or self.focused is not self._composer:
             self._esc.reset()
             return
@@ -106,4 +121,6 @@ class AttachAndEdit:
             self.run_worker(edit_message(self), group="edit", exclusive=True)
 
     def on_inspector_screen_edit_requested(self: Any, message: InspectorScreen.EditRequested) -> None:
+        from rivulet.app.edit_resend import edit_message
+
         self.run_worker(edit_message(self, message.turn_id), group="edit", exclusive=True)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from rivulet.app.commands.model import refresh_model_status
 from rivulet.app.commands.output import chat_widget, show_note, status_line
 from rivulet.app.resume import rebuild_transcript
-from rivulet.core.config import safe_url
+from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
 from rivulet.core.store.lazy_session import LazySessionWriter

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from rivulet.app.commands.registry import Command, app_commands
+if TYPE_CHECKING:
+    from rivulet.app.commands.registry import Command
 
 
 class RivuletCommands(Provider):
     """Command palette entries of rivulet's own."""
 
     def _commands(self) -> list[Command]:
+        from rivulet.app.commands.registry import app_commands
         from rivulet.app.tui import RivuletApp
 
         app = self.app
         assert isinstance(app, RivuletApp)
+        if app.conversation is None:  # still starting: the commands act on the conversation
+            return []
         return app_commands(app)
 
     async def search(self, query: str) -> Hits:

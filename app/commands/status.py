@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rivulet.app.commands.output import status_line
-from rivulet.core.config import safe_url
-from rivulet.core.protocol.models import context_left, tokens_in_context
+from rivulet.core.config_sources import safe_url
 from rivulet.core.tools.router import AgentTools
+from rivulet.core.turn.usage import context_left, tokens_in_context
 
 if TYPE_CHECKING:
     from rivulet.app.tui import RivuletApp

@@ -135,7 +135,7 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _path() -> str:
-    from rivulet.core.config import config_path
+    from rivulet.core.config_sources import config_path
 
     return str(config_path())
 
@@ -143,7 +143,8 @@ def _path() -> str:
 def _configured_names() -> set[str]:
     """The servers already in the file (read through the settings: a bad file stops here).
     A file that does not exist yet is created by `add`."""
-    from rivulet.core.config import config_path, load_settings
+    from rivulet.core.config import load_settings
+    from rivulet.core.config_sources import config_path
 
     return set(load_settings().mcp_servers) if config_path().exists() else set()
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import httpx
 
-from rivulet.core.config import Settings, safe_url
+from rivulet.core.config import Settings
+from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import RivuletError, error_from_body, one_line
 from rivulet.core.protocol.endpoint import endpoint
 

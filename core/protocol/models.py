@@ -15,7 +15,8 @@ from typing import Any
 
 import httpx
 
-from rivulet.core.config import Settings, safe_url
+from rivulet.core.config import Settings
+from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import RivuletError
 from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.protocol.json_request import JsonRequestError, request_json
@@ -85,30 +86,6 @@ def context_window(settings: Settings, model: str | None = None, reported: int |
     if reported:
         return reported
     return known_context_window(model or settings.model)
-
-
-def tokens_in_context(usage: dict[str, Any] | None) -> int | None:
-    """How many tokens the conversation holds after a response, from that response's
-    own `usage` (not a turn's sum): its input plus its output, which the next
-    request sends back."""
-    if not isinstance(usage, dict):
-        return None
-    total = usage.get("total_tokens")
-    if isinstance(total, int) and not isinstance(total, bool):
-        return total
-    parts = [usage.get("input_tokens"), usage.get("output_tokens")]
-    if not any(isinstance(p, int) and not isinstance(p, bool) for p in parts):
-        return None
-    return sum(p for p in parts if isinstance(p, int) and not isinstance(p, bool))
-
-
-def context_left(usage: dict[str, Any] | None, window: int | None) -> int | None:
-    """Percent of the context window left (0-100, rounded down), or None if unknown."""
-    used = tokens_in_context(usage)
-    if used is None or not window or window <= 0:
-        return None
-    left = (window - used) * 100 // window
-    return max(0, min(100, left))
 
 
 def _reported_window(entry: dict[str, Any]) -> int | None:

@@ -14,7 +14,8 @@ from typing import Any
 
 import httpx
 
-from rivulet.core.config import Settings, safe_url
+from rivulet.core.config import Settings
+from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import MalformedEventError, StreamError, error_from_body
 from rivulet.core.protocol.events import Completed, ResponseEvent
 from rivulet.core.protocol.idle import IdleWatchdog

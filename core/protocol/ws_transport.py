@@ -32,7 +32,8 @@ from urllib.parse import urlsplit, urlunsplit
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-from rivulet.core.config import Settings, safe_url
+from rivulet.core.config import Settings
+from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import MalformedEventError, RivuletError, StreamError, error_from_body
 from rivulet.core.protocol.events import Completed, ResponseEvent
 from rivulet.core.protocol.idle import IdleWatchdog

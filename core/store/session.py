@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rivulet.core.config import sessions_dir
+from rivulet.core.config_sources import sessions_dir
 from rivulet.core.errors import RivuletError
 from rivulet.core.turn.attachments import prompt_text
 from rivulet.core.turn.history import History, HistoryEntry

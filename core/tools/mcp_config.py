@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rivulet.core.config import config_path, read_config_document, write_config_document
+from rivulet.core.config_sources import config_path, read_config_document, write_config_document
 from rivulet.core.errors import ConfigError, register_secret
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")

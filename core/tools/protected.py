@@ -36,7 +36,7 @@ DEFAULT_PROTECTED: tuple[str, ...] = tuple(WHY)
 def _rivulet_dirs() -> list[Path]:
     from platformdirs import user_config_dir, user_data_dir
 
-    from rivulet.core.config import config_path, sessions_dir
+    from rivulet.core.config_sources import config_path, sessions_dir
 
     dirs = [config_path(), Path(user_config_dir("rivulet")), Path(user_data_dir("rivulet")), sessions_dir()]
     return [d.expanduser().resolve() for d in dirs]

@@ -26,14 +26,16 @@ from urllib.parse import urlsplit
 import httpx
 
 from rivulet.core import items as it
-from rivulet.core.config import Settings, safe_url
+from rivulet.core.config import Settings
+from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import RivuletError
 from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.protocol.json_request import JsonRequestError, request_json
-from rivulet.core.protocol.models import context_window, tokens_in_context
+from rivulet.core.protocol.models import context_window
 from rivulet.core.turn.bus import Notice
 from rivulet.core.turn.history import Compaction
 from rivulet.core.turn.state_machine import Limits, SamplingSink, consume_response
+from rivulet.core.turn.usage import tokens_in_context
 
 if TYPE_CHECKING:
     from rivulet.core.turn.conversation import Conversation

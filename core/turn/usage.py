@@ -1,4 +1,5 @@
-"""Token usage arithmetic: a turn's usage is the sum of its responses'."""
+"""Token usage arithmetic: a turn's usage is the sum of its responses'; what the context
+holds after a response, and how much of the window is left (the status line shows it)."""
 
 from __future__ import annotations
 
@@ -22,3 +23,27 @@ def add_usage(total: dict[str, Any] | None, usage: dict[str, Any] | None) -> dic
         else:
             out[key] = value
     return out
+
+
+def tokens_in_context(usage: dict[str, Any] | None) -> int | None:
+    """How many tokens the conversation holds after a response, from that response's
+    own `usage` (not a turn's sum): its input plus its output, which the next
+    request sends back."""
+    if not isinstance(usage, dict):
+        return None
+    total = usage.get("total_tokens")
+    if isinstance(total, int) and not isinstance(total, bool):
+        return total
+    parts = [usage.get("input_tokens"), usage.get("output_tokens")]
+    if not any(isinstance(p, int) and not isinstance(p, bool) for p in parts):
+        return None
+    return sum(p for p in parts if isinstance(p, int) and not isinstance(p, bool))
+
+
+def context_left(usage: dict[str, Any] | None, window: int | None) -> int | None:
+    """Percent of the context window left (0-100, rounded down), or None if unknown."""
+    used = tokens_in_context(usage)
+    if used is None or not window or window <= 0:
+        return None
+    left = (window - used) * 100 // window
+    return max(0, min(100, left))

@@ -58,7 +58,7 @@ def test_sessions_all_lists_this_directory_first(tmp_path):
 
 
 def test_resume_last_skips_empty_sessions_and_other_directories(tmp_path):
-    from rivulet.app.launch import last_session_here
+    from rivulet.app.boot import last_session_here
 
     store, here, there = tmp_path / "s", tmp_path / "here", tmp_path / "there"
     here.mkdir(), there.mkdir()

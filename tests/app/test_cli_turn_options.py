@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers.images import PNG
 
+from rivulet.app.boot import cli_images, settings_for
 from rivulet.app.cli import build_parser
-from rivulet.app.launch import cli_images, settings_for
 from rivulet.core.turn.attachments import AttachmentError
 
 

@@ -9,7 +9,8 @@ import sys
 import pytest
 from conftest import ROOT, empty_config
 
-from rivulet.core.config import Settings, load_settings, safe_url
+from rivulet.core.config import Settings, load_settings
+from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import ConfigError
 
 
@@ -88,7 +89,7 @@ def test_every_source_package_is_in_the_wheel():
 def test_a_remembered_setting_keeps_the_rest_of_the_file_as_written(tmp_path, monkeypatch):
     """Switching the theme writes config.toml: the user's comments, order and other
     tables must survive (a load-and-dump would drop the comments)."""
-    from rivulet.core.config import save_setting
+    from rivulet.core.config_sources import save_setting
 
     path = tmp_path / "config.toml"
     text = ('# my settings\nmodel = "gpt-5"  # the one I use\ntheme = "rivulet-dark"\n\n'

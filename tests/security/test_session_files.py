@@ -10,7 +10,7 @@ import sys
 
 from conftest import settings
 
-from rivulet.app.launch import _session_for
+from rivulet.app.boot import session_for
 from rivulet.core import items as it
 from rivulet.core.store.session import SessionWriter, load_session, sessions_dir
 from rivulet.core.turn.history import History
@@ -65,7 +65,7 @@ def test_a_second_process_resuming_a_session_forks_it_instead_of_interleaving(tm
         before = path.read_bytes()
         # What `rivulet resume <id>` does.
         args = argparse.Namespace(command="resume", id=str(path), last=False)
-        session, writer, _ = _session_for(args, settings())
+        session, writer, _ = session_for(args, settings())
         try:
             session.history.observers.append(writer.observe)
             session.history.append(it.user_message("second"), key="user-2")

@@ -21,6 +21,7 @@ from helpers.streams import (
 
 from rivulet.core.protocol import models
 from rivulet.core.store.session import SessionWriter, load_session
+from rivulet.core.turn import usage
 from rivulet.core.turn.conversation import Conversation
 
 # What llama.cpp's llama-server answers (trimmed), with the window it was started with.
@@ -142,14 +143,14 @@ def test_the_setting_beats_the_server_which_beats_the_table():
 
 
 def test_context_left_in_percent():
-    assert models.context_left({"input_tokens": 100_000, "output_tokens": 36_000, "total_tokens": 136_000},
+    assert usage.context_left({"input_tokens": 100_000, "output_tokens": 36_000, "total_tokens": 136_000},
                                272_000) == 50
-    assert models.context_left({"input_tokens": 999, "output_tokens": 1}, 4_000) == 75  # no total: summed
-    assert models.context_left({"total_tokens": 5_000}, 4_000) == 0  # over the window: clamped
-    assert models.context_left({"total_tokens": 1}, 4_000) == 99  # rounded down: never overstated
-    assert models.context_left(None, 4_000) is None
-    assert models.context_left({"total_tokens": 10}, None) is None
-    assert models.context_left({"total_tokens": True}, 100) is None  # a hostile type is not a number
+    assert usage.context_left({"input_tokens": 999, "output_tokens": 1}, 4_000) == 75  # no total: summed
+    assert usage.context_left({"total_tokens": 5_000}, 4_000) == 0  # over the window: clamped
+    assert usage.context_left({"total_tokens": 1}, 4_000) == 99  # rounded down: never overstated
+    assert usage.context_left(None, 4_000) is None
+    assert usage.context_left({"total_tokens": 10}, None) is None
+    assert usage.context_left({"total_tokens": True}, 100) is None  # a hostile type is not a number
 
 
 async def test_a_conversation_remembers_the_last_response_usage():

@@ -71,7 +71,7 @@ async def test_the_file_holds_every_committed_item_and_turn(tmp_path):
 
 
 def test_no_secret_reaches_the_file(tmp_path):
-    from rivulet.core.config import safe_url
+    from rivulet.core.config_sources import safe_url
 
     writer, meta = SessionWriter.create(model="m", base_url=safe_url("https://user:hunter2@api.example.com/v1?key=sk-zz"),
                                         directory=tmp_path)
@@ -317,15 +317,16 @@ async def test_inspector_filters_searches_and_shows_raw_json(tmp_path):
 
 
 async def test_replay_plays_a_real_capture_through_the_ui(tmp_path):
-    from rivulet.widgets.entries import AssistantEntry, ToolCallEntry
+    from rivulet.widgets.entries import AssistantEntry, ErrorEntry, ToolCallEntry
 
     path = REAL / "dd-trace-py" / "response_function_call_streamed.1.sse"
     transport = ReplayTransport(path, speed=0)
     s = settings(max_retries=0, max_follow_ups=0, save_sessions=False)
     app = RivuletApp(s, transport, replay=path.name, remember_theme=False)
     async with app.run_test(size=(100, 40)) as pilot:
-        await until(pilot, lambda: app.conversation and app.conversation.turns == 1 and app._status.state != "working",
-                    "the replay")
+        # The status line starts idle: wait for the turn's entries, not for a state it had already.
+        await until(pilot, lambda: app.conversation and app.conversation.turns == 1 and app._status.state != "working"
+                    and app.query(ErrorEntry), "the replay")
         assert "REPLAY" in str(app.query_one("#banner").render())
         recorded = [json.loads(p) for p in transport.recordings[0].payloads]
         final = next(e for e in recorded if e["type"] == "response.completed")["response"]["output"]

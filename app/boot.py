@@ -1,0 +1,190 @@
+"""Everything a chat or `exec` run needs before its first request: the settings validated,
+the embedded demo server, the tools' settings, the MCP table checked, `--image` files read,
+the session file and the transport.
+
+The chat draws its first frame without any of this (the frame needs only
+`config_sources.peek`), then runs `prepare` in a thread while the composer already takes
+keys: importing pydantic, httpx and the agent's modules is most of what a launch costs.
+`prepare` only builds objects and raises `BootError` with the one line to print; it
+touches no widget, so it is safe off the UI thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from rivulet.core.config_sources import DEFAULT_BASE_URL, is_loopback, safe_url
+from rivulet.core.errors import ConfigError, RivuletError
+
+if TYPE_CHECKING:
+    from rivulet.app.demo_server import DemoServer
+    from rivulet.core.config import Settings
+    from rivulet.core.store.prompt_history import PromptHistory
+    from rivulet.core.store.session import Session, SessionWriter
+    from rivulet.core.tools.router import ToolSettings
+    from rivulet.core.turn.attachments import Attachment
+    from rivulet.core.turn.conversation import Transport
+
+
+class BootError(Exception):
+    """The run cannot start: `message` is the one line to print, `code` the exit status."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.message, self.code = message, code
+
+
+@dataclass
+class Ready:
+    """What the chat app adopts once `prepare` has run."""
+
+    settings: Settings
+    transport: Transport
+    tool_settings: ToolSettings
+    demo: DemoServer | None = None
+    session: Session | None = None
+    writer: SessionWriter | None = None
+    prompts: PromptHistory | None = None
+    images: list[Attachment] = field(default_factory=list)
+    cancelled: bool = False  # the resume picker was closed: nothing to run
+
+    def stop(self) -> None:
+        if self.demo is not None:
+            self.demo.stop()
+
+
+def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[Settings, DemoServer | None]:
+    """Settings, and the embedded demo server with --demo (or, in the chat, when there
+    is neither a key nor a URL: the chat's banner says it is the demo; a headless run
+    would print scripted answers as if they were real, so it asks for --demo instead)."""
+    from rivulet.core.config import load_settings
+
+    settings = load_settings(base_url=args.base_url, model=args.model,
+                             approval=args.approval, workspace=args.workspace,
+                             patch_tool=getattr(args, "patch_tool", None), transport=args.transport,
+                             strict_protocol=getattr(args, "strict", None))
+    flag = getattr(args, "instructions", None)
+    if flag:  # adds to the configured instructions (which come after AGENTS.md)
+        joined = f"{settings.instructions}\n\n{flag}" if settings.instructions else flag
+        settings = settings.model_copy(update={"instructions": joined})
+    from rivulet.core.tools.environ_scrub import scrub_own_environ
+    from rivulet.core.tools.shell import SECRET_ENV
+
+    # Commands the model writes must not find the key in /proc/<our pid>/environ.
+    scrub_own_environ([v for k, v in os.environ.items() if k in SECRET_ENV] +
+                      ([settings.api_key.get_secret_value()] if settings.api_key is not None else []))
+    no_server = settings.api_key is None and settings.base_url == DEFAULT_BASE_URL
+    if args.demo or (no_server and not headless):
+        from rivulet.app.demo_server import DEMO_MODEL, DemoServer
+
+        demo = DemoServer().start()
+        return settings.model_copy(update={"base_url": demo.base_url, "model": DEMO_MODEL}), demo
+    if no_server:
+        raise ConfigError("OPENAI_API_KEY is not set: set it, pass --base-url for a local server, "
+                          "or add --demo to try the built-in demo")
+    if settings.api_key is None and not is_loopback(settings.base_url):
+        raise ConfigError("OPENAI_API_KEY is not set (a key is needed for any server but a local one)")
+    return settings, None
+
+
+def cli_images(args: argparse.Namespace, settings: Settings) -> list[Attachment]:
+    """`--image PATH`s as attachments (read now: a bad one is one line before anything starts)."""
+    from pathlib import Path
+
+    from rivulet.app.attach.refs import Limits, attach_image
+
+    workspace = Path(settings.workspace or os.getcwd()).expanduser()
+    limits = Limits(settings.attach_max_bytes, settings.image_max_bytes)
+    # A relative path is the shell's (where the user typed it), not the workspace's.
+    return [attach_image(str(Path(path).expanduser().absolute()), workspace, limits)
+            for path in getattr(args, "image", None) or []]
+
+
+def session_for(args: argparse.Namespace, settings: Settings) -> tuple[Session | None, SessionWriter | None, bool]:
+    """(the resumed session or None, the writer, cancelled) for the chat; a new file unless resuming."""
+    from rivulet.core.store.session import SessionError, find_session, list_sessions, load_session, open_for_resume
+    from rivulet.core.store.session import sessions_dir as store_dir
+
+    if args.command == "resume":
+        if args.id:
+            path = find_session(args.id)
+        else:
+            here = os.getcwd()
+            every = list_sessions()
+            # This directory's sessions first; --last only looks here, and skips empty ones.
+            sessions = [s for s in every if s.meta.cwd == here] + [s for s in every if s.meta.cwd != here]
+            if not sessions:
+                raise SessionError(f"no saved sessions in {store_dir()}")
+            if args.last:
+                last = last_session_here(every, here)
+                if last is None:
+                    raise SessionError(f"no session with a message was started in {here} "
+                                       "(rivulet sessions --all lists every one)")
+                path = last.meta.path
+            else:
+                from rivulet.app.picker import SessionPicker
+
+                chosen = SessionPicker(sessions, settings.theme).run()
+                if chosen is None:
+                    return None, None, True
+                path = chosen
+        writer, session = open_for_resume(path, load_session(path))  # locked elsewhere: a fork
+        return session, writer, False
+    if not settings.save_sessions:
+        return None, None, False
+    from rivulet.core.store.lazy_session import LazySessionWriter
+
+    return None, LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url)), False
+
+
+def last_session_here(sessions: list[Session], here: str) -> Session | None:
+    """`resume --last`: the newest session started in this directory that has content."""
+    mine = [s for s in sessions if s.meta.cwd == here and len(s.history)]
+    return max(mine, key=lambda s: s.meta.created, default=None)
+
+
+def prepare(args: argparse.Namespace) -> Ready:
+    """The chat's settings, servers, session and transport; BootError says why not."""
+    from rivulet.core.store.session import SessionError
+
+    try:
+        settings, demo = settings_for(args)
+    except ConfigError as exc:
+        raise BootError(exc.message, 2) from None
+    try:
+        from rivulet.core.protocol.transports import make_transport
+        from rivulet.core.store.prompt_history import PromptHistory, history_file
+        from rivulet.core.tools.mcp_config import parse_servers
+        from rivulet.core.tools.router import tool_settings
+
+        tools = tool_settings(settings)
+        parse_servers(settings.mcp_servers)  # a bad [mcp_servers] table: one line before a turn runs
+        images = cli_images(args, settings)
+        session, writer, cancelled = session_for(args, settings)
+        prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
+        ready = Ready(settings, make_transport(settings), tools, demo, session, writer, prompts, images, cancelled)
+    except ConfigError as exc:
+        if demo is not None:
+            demo.stop()
+        raise BootError(exc.message, 2) from None
+    except (SessionError, OSError, RivuletError) as exc:
+        if demo is not None:
+            demo.stop()
+        raise BootError(getattr(exc, "message", str(exc))) from None
+    warm_up()
+    return ready
+
+
+def warm_up() -> None:
+    """Import, here in the boot thread, what the first turn and the first commands need:
+    done on the UI thread they would hold up the keys typed meanwhile."""
+    import rivulet.app.commands.registry
+    import rivulet.app.mcp.wiring
+    import rivulet.core.protocol.payloads
+    import rivulet.core.tools.approval
+    import rivulet.core.turn.conversation
+    import rivulet.widgets.dialogs
+    import rivulet.widgets.inspector  # noqa: F401

@@ -1,0 +1,172 @@
+"""Where settings come from, without pydantic: the config file (its path, its TOML, edits
+that keep its comments), the environment, and URLs made safe to show.
+
+`core/config.py` validates all of it into `Settings` with pydantic-settings. Importing
+pydantic costs more than a tenth of a second, so the chat draws its first frame from
+`peek`: the few values that frame shows (model, server, theme, keymap), read here the
+way `Settings` reads them; the full validation follows at once (app/boot.py), and a bad
+value still stops the chat with one line.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from rivulet.core.errors import ConfigError, one_line
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_MODEL = "gpt-5.1-codex"
+DEFAULT_THEME = "rivulet-dark"
+# Environment names of the settings that have more than RIVULET_<NAME> (Settings' aliases).
+BASE_URL_ENV = ("RIVULET_BASE_URL", "OPENAI_BASE_URL")
+API_KEY_ENV = ("RIVULET_API_KEY", "OPENAI_API_KEY")
+# The names of Settings' fields, known without building the model: an unknown key in the
+# file is refused before the chat draws (tests/core/test_config_sources.py keeps this equal).
+SETTING_NAMES = frozenset({
+    "allow_insecure_http", "api_key", "approval", "attach_max_bytes", "auto_compact_percent", "base_url",
+    "compaction", "connect_timeout", "context_window", "headers", "idle_timeout", "image_max_bytes",
+    "instructions", "keymap", "max_follow_ups", "max_item_chars", "max_items_per_response", "max_patch_chars",
+    "max_retries", "max_tool_args_chars", "mcp_servers", "model", "models", "notify", "patch_tool",
+    "project_instructions_max_bytes", "protected_paths", "reasoning_effort", "reasoning_summary", "sandbox",
+    "sandbox_network", "save_sessions", "shell_timeout", "shell_tool", "store", "stream_fps", "strict_protocol",
+    "theme", "transport", "workspace", "ws_incremental",
+})
+
+
+def sessions_dir() -> Path:
+    from platformdirs import user_data_dir
+
+    override = os.environ.get("RIVULET_SESSIONS_DIR")
+    return Path(override) if override else Path(user_data_dir("rivulet")) / "sessions"
+
+
+def config_path() -> Path:
+    from platformdirs import user_config_dir
+
+    override = os.environ.get("RIVULET_CONFIG")
+    return Path(override) if override else Path(user_config_dir("rivulet")) / "config.toml"
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The config file's tables (empty when there is none); one-line ConfigError otherwise."""
+    import tomllib
+
+    if os.environ.get("RIVULET_CONFIG") and not path.exists():
+        raise ConfigError(f"$RIVULET_CONFIG names {str(path)!r}, which is not a file")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from None
+
+
+def check_keys(data: dict[str, Any], known: frozenset[str] | set[str], path: Path) -> None:
+    """An unknown key in the config file is an error that suggests the nearest name: a
+    misspelt setting would otherwise be ignored without a word."""
+    import difflib
+
+    for key in data:
+        if key not in known:
+            near = difflib.get_close_matches(key, sorted(known), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ConfigError(f"unknown setting {key!r} in config file {path}{hint}")
+
+
+@dataclass(frozen=True)
+class Peek:
+    """What the chat's first frame shows, before the settings are validated."""
+
+    base_url: str = DEFAULT_BASE_URL
+    model: str = DEFAULT_MODEL
+    theme: str = DEFAULT_THEME
+    keymap: dict[str, str] = field(default_factory=dict)
+    has_key: bool = False
+    mcp_servers: Any = None  # the file's [mcp_servers] table, checked before the chat draws
+
+    @property
+    def needs_demo(self) -> bool:
+        """Neither a key nor a server: the chat starts the embedded demo (app/launch.py)."""
+        return not self.has_key and self.base_url == DEFAULT_BASE_URL
+
+
+def peek(**flags: Any) -> Peek:
+    """Flags over the environment over the config file over the defaults, as `Settings`
+    layers them, for the fields of `Peek` alone. A value of the wrong type is skipped
+    here: the validation that follows names it. The file's syntax and keys are checked
+    here, so a broken or misspelt file stops the chat before it draws anything."""
+    path = config_path()
+    data = read_config_file(path)
+    check_keys(data, SETTING_NAMES, path)
+
+    def pick(name: str, env: tuple[str, ...], kind: type, default: Any) -> Any:
+        value = flags.get(name)
+        if value is None:
+            value = next((os.environ[e] for e in env if e in os.environ), None)
+        if value is None:
+            value = data.get(name)
+        return value if isinstance(value, kind) else default
+
+    keymap = pick("keymap", (), dict, {})
+    return Peek(
+        base_url=pick("base_url", BASE_URL_ENV, str, DEFAULT_BASE_URL).rstrip("/"),
+        model=pick("model", ("RIVULET_MODEL",), str, DEFAULT_MODEL),
+        theme=pick("theme", ("RIVULET_THEME",), str, DEFAULT_THEME),
+        keymap={k: v for k, v in keymap.items() if isinstance(k, str) and isinstance(v, str)},
+        has_key=bool(pick("api_key", API_KEY_ENV, str, "")),
+        mcp_servers=data.get("mcp_servers"),
+    )
+
+
+def safe_url(url: str) -> str:
+    """A URL without userinfo or query (either may carry credentials)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<invalid url>"
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def is_loopback(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def read_config_document(path: Path) -> Any:
+    """The config file as a tomlkit document (empty when there is none): edited in place,
+    the user's comments, order and layout stay as they were."""
+    import tomlkit
+
+    if not path.exists():
+        return tomlkit.document()
+    try:
+        return tomlkit.parse(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # tomlkit's parse errors are ValueErrors
+        raise ConfigError(f"cannot update config file {path}: {one_line(str(exc))}") from None
+
+
+def write_config_document(path: Path, doc: Any) -> None:
+    import tomlkit
+
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it may hold an api_key
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(tomlkit.dumps(doc))
+    tmp.replace(path)
+
+
+def save_setting(name: str, value: Any) -> None:
+    """Remember one top-level setting in the config file, keeping everything else in it
+    (comments and layout too)."""
+    path = config_path()
+    doc = read_config_document(path)
+    doc[name] = value
+    write_config_document(path, doc)

@@ -1,0 +1,27 @@
+"""The key footer: Textual's `Footer`, recomposed once per burst of binding changes.
+
+Textual's recomposes after the next screen refresh on every bindings signal, and a
+start sends three (the screen, its focus, the app's keymap): the composer's keys then
+show three frames (some 60 ms) after everything else. Here a signal recomposes at the
+footer's next turn, once however many signals came meanwhile.
+"""
+
+from __future__ import annotations
+
+from textual.screen import Screen
+from textual.widgets import Footer
+
+
+class KeyFooter(Footer):
+    _pending = False
+
+    def bindings_changed(self, screen: Screen) -> None:
+        self._bindings_ready = True
+        if not screen.app.app_focus or not self.is_attached or screen is not self.screen or self._pending:
+            return
+        self._pending = True
+        self.call_next(self._recompose_now)
+
+    async def _recompose_now(self) -> None:
+        self._pending = False
+        await self.recompose()
