@@ -11,18 +11,23 @@ the history entry that replaces a live message re-uses the live pane's work.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.markdown import Markdown as RichMarkdown
 from rich.style import Style
 from rich.theme import Theme as RichTheme
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.theme import Theme
 from textual.widget import Widget
+
+from .segmenter import Segmenter
+from .sizing import LaidOutOnce
 
 _CACHE_SEGMENTS = 1024
 _cache: OrderedDict[tuple[str, int, str], list[Strip]] = OrderedDict()
@@ -81,6 +86,40 @@ def render_segment(text: str, width: int, theme: Theme) -> list[Strip]:
     if len(_cache) > _CACHE_SEGMENTS:
         _cache.popitem(last=False)
     return strips
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block of a tail, rendered on its own, and how it joins the block before it."""
+
+    lines: list[Strip]
+    starts_with_blank: bool  # a list, table or quote: Rich's own blank line comes first
+    ends_with_rule: bool  # a horizontal rule: Rich puts no blank line after it
+
+
+_blocks: OrderedDict[tuple[str, int, str], Block] = OrderedDict()
+# Rich renders these with the blank line that separates them from what came before.
+_NESTED = ("bullet_list_open", "ordered_list_open", "table_open", "blockquote_open")
+# Inside the open segment a huge paragraph or code block is still cut (the Segmenter's
+# hard cut, as between segments), so no block costs more than this to render again.
+_BLOCK_HARD_LIMIT = 6_000
+_LIST_ITEM = re.compile(r" {0,3}([-*+]|\d{1,9}[.)])( |\t|$)")
+
+
+def render_block(text: str, width: int, theme: Theme) -> Block:
+    key = (text, width, theme.name)
+    block = _blocks.get(key)
+    if block is not None:
+        _blocks.move_to_end(key)
+        return block
+    md = markdown(text, theme)
+    top = [t for t in md.parsed if t.level == 0]
+    block = Block(render_lines(md, width, theme), bool(top) and top[0].type in _NESTED,
+                  bool(top) and top[-1].type == "hr")
+    _blocks[key] = block
+    if len(_blocks) > _CACHE_SEGMENTS:
+        _blocks.popitem(last=False)
+    return block
 
 
 class PrerenderedBlocks(Widget):
@@ -156,14 +195,23 @@ class FrozenMarkdown(PrerenderedBlocks):
         return render_segment(block, width, theme)
 
 
-class MarkdownTail(Widget):
-    """The open end of a streaming Markdown message: one widget whose text is replaced
-    on each frame and rendered into lines (as `FrozenMarkdown` renders finished ones).
+class MarkdownTail(LaidOutOnce, Widget):
+    """A streaming Markdown message in one widget: its finished segments (rendered once,
+    with `render_segment`, so the committed entry re-uses their lines) and its open end,
+    whose text grows on each frame.
 
     Its height grows in steps of `step` lines, blank until the text reaches them: a new
     line of text then usually needs a repaint of this widget only. Each change of height
     is a layout pass of the whole screen, and a scroll that redraws every line of the
-    transcript (Textual has no partial layout), which is most of what a frame costs."""
+    transcript (Textual has no partial layout), which is most of what a frame costs. A
+    segment that is finished moves from the open end to the finished lines of the same
+    widget: the height stays, so that is a repaint too.
+
+    Inside the open segment, the text is cut into blocks where a cut does not change the
+    rendering (the `Segmenter`'s soft cuts: a new paragraph, list, heading or fence after
+    a blank line). Blocks before the last are rendered once; a frame renders the last
+    block alone and repaints only its lines, so its cost does not grow with the segment
+    (a 1,500-character segment was a 10 ms Rich render on every frame, while a key waited)."""
 
     DEFAULT_CSS = """
     MarkdownTail { height: auto; }
@@ -171,39 +219,120 @@ class MarkdownTail(Widget):
 
     def __init__(self, step: int = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.text = ""
+        self.text = ""  # the open segment
         self.step = max(1, step)
-        self._key: tuple[str, int, str] | None = None
-        self._lines: list[Strip] = []
+        self.segments: list[str] = []  # the finished ones
+        self._key: tuple[int, str] | None = None  # (width, theme) the lines are rendered for
+        self._frozen: list[Strip] = []  # the finished segments' lines
+        self._start_over()
+        self._dirty_from = 0  # the first line to repaint at the next refresh
+        self._height = 0  # the reserved height the screen was last laid out with
+
+    def _start_over(self) -> None:
+        self._cutter = Segmenter(soft_limit=1, hard_limit=_BLOCK_HARD_LIMIT)  # every soft cut
+        self._blocks: list[str] = []  # the open segment's settled blocks, then its open block
+        self._settled: list[Strip] = []  # the settled blocks' lines
+        self._open: list[Strip] = []  # the open block's lines
+        self._rendered = 0  # settled blocks whose lines are in _settled
+        self._ends_with_rule: list[bool] = []  # per block: does it end with a rule (no blank after)
+
+    @property
+    def _lines(self) -> list[Strip]:
+        return self._frozen + self._settled + self._open
 
     @property
     def reserved(self) -> int:
         """The height: the text's lines, rounded up to a whole step."""
-        return -(-len(self._lines) // self.step) * self.step
+        return -(-(len(self._frozen) + len(self._settled) + len(self._open)) // self.step) * self.step
+
+    def freeze(self, segment: str) -> None:
+        """The open segment is finished (its text is `segment`): its lines join the finished
+        ones, and the open segment starts over. `set_text` follows, with the next one."""
+        self._dirty_from = min(self._dirty_from, len(self._frozen))
+        self.segments.append(segment)
+        if self._key is not None:
+            self._frozen.extend(render_segment(segment, self._key[0], self.app.current_theme))
+        self._start_over()
+        self.text = ""
 
     def set_text(self, text: str) -> None:
-        height = self.reserved
+        """The open segment's text, now (it only grows, or starts over after `freeze`)."""
+        height = self._height  # as laid out (a `freeze` just before does not count)
+        if not text.startswith(self.text):
+            self._dirty_from = min(self._dirty_from, len(self._frozen))
+            self._start_over()
+            self.text = ""
+        self._dirty_from = min(self._dirty_from, len(self._frozen) + len(self._settled))
+        self._feed(text[len(self.text):])
         self.text = text
-        width = self._key[1] if self._key else 0
-        if width:
-            self._ensure(width)
-        self.refresh(layout=not width or self.reserved != height)
+        if self._key is None:
+            self.refresh(layout=True)
+            return
+        self._update(*self._key)
+        first, self._dirty_from = self._dirty_from, 1 << 62
+        if self.reserved != height:
+            self._height = self.reserved
+            self.refresh(layout=True)
+        elif first < height:
+            self.refresh(Region(0, first, self.size.width, height - first))
+
+    def _feed(self, text: str) -> None:
+        if not text:
+            return
+        pieces = self._cutter.feed(text)
+        if self._blocks:
+            self._blocks[-1] += pieces[0]
+        else:
+            self._blocks.append(pieces[0])
+        for piece in pieces[1:]:
+            # A list item after a blank line continues a list before it (a loose list):
+            # cut there, the two halves would render as two lists.
+            if _LIST_ITEM.match(piece) and _LIST_ITEM.match(self._blocks[-1]):
+                self._blocks[-1] += piece
+            else:
+                self._blocks.append(piece)
+
+    def _update(self, width: int, theme_name: str) -> None:
+        """Render blocks that settled since the last frame, then the open block."""
+        theme = self.app.current_theme
+        while self._rendered < len(self._blocks) - 1:
+            self._settled.extend(self._joined(self._rendered, render_block(self._blocks[self._rendered], width, theme)))
+            self._rendered += 1
+        last = self._blocks[-1] if self._blocks else ""
+        self._open = self._joined(len(self._blocks) - 1, render_block(last, width, theme)) if last.strip() else []
+
+    def _joined(self, index: int, block: Block) -> list[Strip]:
+        """A block's lines, after the blank line Rich puts between it and the block before
+        (none when its own first line is that blank, or after a rule)."""
+        self._ends_with_rule[index:] = [block.ends_with_rule]
+        if index == 0 or block.starts_with_blank or self._ends_with_rule[index - 1]:
+            return block.lines
+        return [Strip.blank(self._key[0] if self._key else 1), *block.lines]
 
     def _ensure(self, width: int) -> None:
-        theme = self.app.current_theme
-        key = (self.text, width, theme.name)
-        if key != self._key:
+        key = (width, self.app.current_theme.name)
+        if key != self._key:  # a new width or theme: every line again
             self._key = key
-            self._lines = render_lines(markdown(self.text, theme), width, theme) if self.text else []
+            theme = self.app.current_theme
+            self._frozen = [line for segment in self.segments for line in render_segment(segment, width, theme)]
+            self._settled, self._rendered = [], 0
+            self._update(*key)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._ensure(max(1, width))
-        return self.reserved
+        self._height = self.reserved
+        return self._height
 
     def render_line(self, y: int) -> Strip:
         width = self.content_size.width
         self._ensure(max(1, width))
         style = self.rich_style
-        if 0 <= y < len(self._lines):
-            return self._lines[y].crop_extend(0, width, style).apply_style(style)
+        line = None
+        for part in (self._frozen, self._settled, self._open):
+            if 0 <= y < len(part):
+                line = part[y]
+                break
+            y -= len(part)
+        if line is not None:
+            return line.crop_extend(0, width, style).apply_style(style)
         return Strip.blank(width, style)

@@ -23,9 +23,10 @@ from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.patch_format import JsonStringField, PatchParser
 
 from .entries import call_title, heading_of
-from .frozen import FrozenMarkdown, MarkdownTail
+from .frozen import MarkdownTail
 from .patch_view import render_patch
 from .segmenter import Segmenter
+from .sizing import LaidOutOnce
 
 PARTIAL_LINE_TICKS = 3  # show a partial line after it waited this many ticks
 # The live message grows by this many lines at a time (blank until written): most new
@@ -34,7 +35,7 @@ PARTIAL_LINE_TICKS = 3  # show a partial line after it waited this many ticks
 LIVE_HEIGHT_STEP = 8
 
 
-class LivePane(Vertical):
+class LivePane(LaidOutOnce, Vertical):
     DEFAULT_CLASSES = "live"
 
     def __init__(self, item: dict[str, Any], item_id: str) -> None:
@@ -97,23 +98,21 @@ class LiveMessage(LivePane):
 
     The frame tick is the stream: it already coalesces every delta of a frame into
     one update. The `Segmenter` cuts the text at places where a cut does not change
-    the rendering; finished segments go to one `FrozenMarkdown` (rendered once), and
-    only the open segment, kept small, is rendered again on each frame, by one
-    `MarkdownTail` widget. So the pane is three widgets however long the message: a
-    frame costs a small render, and a layout pass only when the height changed (a
-    Textual `Markdown` would be a widget per block, each measured again on every
+    the rendering; one `MarkdownTail` widget shows the finished segments (rendered
+    once, as the committed entry renders them) and the open one, of which a frame
+    renders only the last block. So the pane is two widgets however long the message:
+    a frame costs a small render, and a layout pass only when the height crossed a step
+    (a Textual `Markdown` would be a widget per block, each measured again on every
     frame). An append at the end of a 1 MB message costs what it costs at its start.
     """
 
     def __init__(self, item: dict[str, Any], item_id: str) -> None:
         super().__init__(item, item_id)
         self.segmenter = Segmenter()
-        self._frozen = FrozenMarkdown(classes="segment")
         self._tail = MarkdownTail(step=LIVE_HEIGHT_STEP, classes="segment")
 
     def compose(self) -> ComposeResult:
         yield Static(Text("assistant", style="bold"), classes="live-label")
-        yield self._frozen
         yield self._tail
 
     @property
@@ -127,7 +126,7 @@ class LiveMessage(LivePane):
         pieces = self.segmenter.feed(text)
         tail = self._tail.text + pieces[0]
         for piece in pieces[1:]:
-            self._frozen.add(tail)
+            self._tail.freeze(tail)
             tail = piece
         self._tail.set_text(tail)
 

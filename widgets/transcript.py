@@ -10,10 +10,12 @@ from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
 
+from .sizing import LaidOutOnce
+
 LINE_STEP = 3  # lines per ctrl+up / ctrl+down
 
 
-class Transcript(VerticalScroll):
+class Transcript(LaidOutOnce, VerticalScroll):
     can_focus = False  # typing stays in the composer; keys scroll this from there
 
     def __init__(self, *args, **kwargs) -> None:
@@ -51,7 +53,7 @@ class Transcript(VerticalScroll):
         if self.following:
             self._show_hint(False)
 
-    def watch_virtual_size(self, old: Size, new: Size) -> None:
+    def virtual_size_changed(self, old: Size, new: Size) -> None:
         if not self.following and new.height > old.height:
             self._show_hint(True)
 

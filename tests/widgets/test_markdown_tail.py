@@ -70,3 +70,92 @@ async def test_follows_width_changes():
         await pilot.pause()
         narrow = len([y for y in range(tail.size.height) if "".join(s.text for s in tail.render_line(y)).strip()])
         assert narrow > wide
+
+
+DOC = (
+    "## How the stream is handled\n\nThe client reads events one by one, and **commits** only whole items.\n\n"
+    "- the cost of parsing;\n- the cost of drawing;\n- the cost of layout.\n\n"
+    "```python\nasync def follow(stream):\n\n    async for event in stream:\n        yield event\n```\n\n"
+    "| measure | unit |\n|---|---|\n| CPU | s per s |\n| latency | ms |\n\n"
+    "1. Open the response.\n2. Stream the answer.\n\n- a loose list\n\n- its second item\n\n---\n\n"
+    "After a rule.\n\n> a quote\n\nA last paragraph with `inline code` and *emphasis*.\n"
+)
+
+
+def rows(tail: MarkdownTail) -> list[str]:
+    return ["".join(seg.text for seg in tail.render_line(y)).rstrip() for y in range(len(tail._lines))]
+
+
+async def test_fed_piecewise_it_shows_what_the_whole_text_renders():
+    """The blocks before the last are rendered once and kept; whatever the pieces the text
+    came in, the lines are those of the whole text (code fences with blank lines inside,
+    lists and tables are never cut)."""
+    from rivulet.widgets.frozen import markdown, render_lines
+
+    app = TailApp()
+    async with app.run_test(size=(60, 40)) as pilot:
+        tail = app.query_one(MarkdownTail)
+        tail.set_text(DOC)
+        await pilot.pause()
+        whole = rows(tail)
+        expected = ["".join(seg.text for seg in line).rstrip() for line in
+                    render_lines(markdown(DOC, app.current_theme), tail.content_size.width, app.current_theme)]
+        assert whole == expected
+        for size in (1, 7, 40):
+            tail.set_text("")  # a new segment: the tail starts over
+            for end in range(size, len(DOC) + size, size):
+                tail.set_text(DOC[:end])
+            await pilot.pause()
+            assert rows(tail) == whole, size
+        assert len(tail._blocks) > 5  # it was cut into blocks
+
+
+async def test_a_frame_repaints_the_open_block_only():
+    app = TailApp()
+    async with app.run_test(size=(60, 40)) as pilot:
+        tail = app.query_one(MarkdownTail)
+        tail.set_text("first paragraph\n\nsecond paragraph\n\nthird, still being ")
+        await pilot.pause()
+        regions = []
+        real_refresh = tail.refresh
+
+        def spy(*args, **kw):
+            regions.append((args, kw.get("layout", False)))
+            return real_refresh(*args, **kw)
+
+        tail.refresh = spy
+        tail.set_text("first paragraph\n\nsecond paragraph\n\nthird, still being written")
+        (region,), layout = regions[-1]
+        # rows 0-2: "first paragraph", the blank between, "second paragraph": drawn already;
+        # the open block (its blank line, then its text) from row 3
+        assert not layout and region.y == 3
+
+
+async def test_a_finished_segment_moves_into_the_same_widget_without_a_layout_pass():
+    """At a segment's end its lines become the finished segments' lines (rendered as the
+    committed entry renders them): the height stays, so the screen is repainted, not laid out."""
+    from rivulet.widgets.frozen import render_segment
+
+    app = TailApp()
+    async with app.run_test(size=(60, 40)) as pilot:
+        tail = app.query_one(MarkdownTail)
+        first = "A finished segment.\n\nIts second paragraph.\n\n"
+        tail.set_text(first + "The next one begins")  # 5 rows with a step of 4: 8 reserved
+        await pilot.pause()
+        height = tail.size.height
+        layouts = []
+        real_refresh = tail.refresh
+
+        def spy(*regions, **kw):
+            layouts.append(kw.get("layout", False))
+            return real_refresh(*regions, **kw)
+
+        tail.refresh = spy
+        tail.freeze(first)
+        tail.set_text("The next one begins here")
+        assert layouts == [False]
+        await pilot.pause()
+        assert tail.size.height == height and tail.segments == [first] and tail.text == "The next one begins here"
+        done = render_segment(first, tail.content_size.width, app.current_theme)
+        assert rows(tail)[:len(done)] == ["".join(seg.text for seg in line).rstrip() for line in done]
+        assert rows(tail)[len(done)] == "The next one begins here"

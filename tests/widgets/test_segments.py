@@ -111,14 +111,13 @@ async def test_a_long_stream_keeps_a_bounded_number_of_live_widgets(tmp_path, mo
     app = make_app(GatedServer([]))
     async with app.run_test(size=(100, 40)) as pilot:
         pane = await _stream(app, pilot, text)
-        # Three widgets however long: the label, the frozen segments, the open tail.
-        assert len(list(pane.walk_children())) == 3 and not pane.query(Markdown)
-        frozen = pane.query_one(FrozenMarkdown)
+        # Two widgets however long: the label, and the message (finished segments + open end).
+        assert len(list(pane.walk_children())) == 2 and not pane.query(Markdown)
         tail = pane.query_one(MarkdownTail)
-        assert len(frozen.segments) == pane.segments - 1 > 3
-        # Nothing lost or doubled: frozen segments + the open one are the message, in order.
-        assert frozen.text + tail.text == text
-        assert frozen.size.height > 50  # frozen segments take their rendered height
+        assert len(tail.segments) == pane.segments - 1 > 3
+        # Nothing lost or doubled: finished segments + the open one are the message, in order.
+        assert "".join(tail.segments) + tail.text == text
+        assert len(tail._frozen) > 50 and tail.size.height >= len(tail._lines)  # they take their rendered height
         # The commit: frozen lines first, then Markdown widgets, the whole text once.
         app.bus.publish(b.ItemCompleted({"id": "msg_long", "type": "message", "role": "assistant",
                                          "content": [{"type": "output_text", "text": text}]}, "msg_long"))
@@ -136,7 +135,7 @@ async def test_frozen_lines_never_carry_escape_sequences(tmp_path, monkeypatch):
     app = make_app(GatedServer([]))
     async with app.run_test(size=(100, 40)) as pilot:
         pane = await _stream(app, pilot, text, chunk=333)
-        frozen = pane.query_one(FrozenMarkdown)
+        frozen = pane.query_one(MarkdownTail)
         assert frozen.segments
         rendered = "".join(seg.text for y in range(frozen.size.height) for seg in frozen.render_line(y))
         assert "\x1b" not in rendered and "\x07" not in rendered
@@ -150,7 +149,8 @@ async def test_frozen_segments_follow_width_and_theme(tmp_path, monkeypatch, the
     async with app.run_test(size=(120, 40)) as pilot:
         app.theme = theme
         pane = await _stream(app, pilot, long_text(60))
-        frozen = pane.query_one(FrozenMarkdown)
+        frozen = pane.query_one(MarkdownTail)
+        assert frozen.segments
         wide = frozen.size.height
         await pilot.resize_terminal(60, 40)
         await pilot.pause()
