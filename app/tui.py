@@ -278,14 +278,20 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             self.run_worker(learn_windows(self), group="models", exit_on_error=False)
 
     async def on_event(self, event: events.Event) -> None:
-        """While the chat starts, keys and pastes from the terminal wait here, unhandled:
-        what they do (a popup, a recalled prompt, an attached image, a remapped key)
-        depends on what is starting. The composer is on screen meanwhile."""
+        """While the chat starts, plain characters are typed at once, and every other key
+        or paste waits here, unhandled: what it does (a send, a popup, a recalled prompt,
+        an attached image) depends on what is starting. From the first key that waits,
+        every later one waits too, so they keep their order."""
         if self._input_held is not None and isinstance(event, (events.Key, events.Paste)) \
-                and not event.is_forwarded:
+                and not event.is_forwarded and not self._plain_text(event):
             self._input_held.append(event)
             return
         await super().on_event(event)
+
+    def _plain_text(self, event: events.Key | events.Paste) -> bool:
+        """A character that only adds itself to the composer (`/` and `@` open popups)."""
+        return not self._input_held and isinstance(event, events.Key) and event.is_printable \
+            and event.character not in (None, "/", "@") and self.focused is self._composer
 
     async def on_input_released(self, _: InputReleased) -> None:
         """Every key held so far, in order, with its own time (a burst stays a burst):

@@ -59,12 +59,14 @@ async def test_keys_typed_while_the_boot_runs_are_handled_in_order_once_it_is_do
         assert boot.thread != threading.main_thread().name  # off the UI thread
         assert app.conversation is None and app.focused is app.query_one(Composer)
         assert "peeked-model" in str(app.query_one("#banner").render()) and app.theme == "rivulet-light"
-        await pilot.press(*"hi there", "enter")
+        await pilot.press(*"hi there", "enter", *" and more")
         await pilot.pause()
-        assert not server.requests and app.query_one(Composer).text == ""  # held, not lost
+        # The characters show at once; Enter, and everything after it, waits for the chat.
+        assert not server.requests and app.query_one(Composer).text == "hi there"
         boot.go.set()
         await until(pilot, lambda: server.requests, "the held message to be sent")
         assert server.requests[0]["input"][0]["content"][0]["text"] == "hi there"
+        await until(pilot, lambda: app.query_one(Composer).text == " and more", "the keys after the Enter")
         await until(pilot, lambda: app.conversation.turns == 1, "the turn")
         assert "boot-model" in str(app.query_one("#banner").render())  # the validated settings win
         assert app.theme == "rivulet-dark"  # the settings' theme (the default), not the peek's
