@@ -30,12 +30,18 @@ def test_a_slash_typed_at_once_opens_the_popup(term, server):
     term.wait("/model", what="the slash popup narrowed to /model")
 
 
-def test_a_bad_value_ends_the_chat_with_one_line_and_status_2(term, server):
-    config = term.home / "bad.toml"
-    config.write_text('stream_fps = "fast"\n')
+def chat_exit_with_config(term, server, text: str):
+    """Start the chat with a config file holding `text`; its exit status and the file."""
+    config = term.home / "config.toml"
+    config.write_text(text)
     term.start([*RIVULET, "--base-url", server.base_url], env={"RIVULET_CONFIG": str(config)},
                cwd=term.home / "work")
-    assert term.wait_exit() == 2
+    return term.wait_exit(), config
+
+
+def test_a_bad_value_ends_the_chat_with_one_line_and_status_2(term, server):
+    status, config = chat_exit_with_config(term, server, 'stream_fps = "fast"\n')
+    assert status == 2
     lines = printed(term)
     assert lines == [f"rivulet: error: bad 'stream_fps' in config file {config}: "
                      "Input should be a valid number, unable to parse string as a number"], lines
@@ -43,10 +49,7 @@ def test_a_bad_value_ends_the_chat_with_one_line_and_status_2(term, server):
 
 
 def test_a_misspelt_setting_is_refused_before_anything_is_drawn(term, server):
-    config = term.home / "typo.toml"
-    config.write_text('modle = "x"\n')
-    term.start([*RIVULET, "--base-url", server.base_url], env={"RIVULET_CONFIG": str(config)},
-               cwd=term.home / "work")
-    assert term.wait_exit() == 2
+    status, config = chat_exit_with_config(term, server, 'modle = "x"\n')
+    assert status == 2
     assert printed(term) == [f"rivulet: error: unknown setting 'modle' in config file {config} "
                              "(did you mean 'model'?)"]

@@ -15,6 +15,19 @@ class TailApp(App[None]):
             yield MarkdownTail(step=4, id="tail")
 
 
+def spy_refresh(tail: MarkdownTail) -> list[tuple[tuple, bool]]:
+    """Every refresh the tail asks for from now on: (its regions, whether a layout)."""
+    calls: list[tuple[tuple, bool]] = []
+    real_refresh = tail.refresh
+
+    def spy(*regions, **kw):
+        calls.append((regions, kw.get("layout", False)))
+        return real_refresh(*regions, **kw)
+
+    tail.refresh = spy
+    return calls
+
+
 def lines(n: int) -> str:
     return "\n\n".join(f"paragraph {k}" for k in range(n))  # a blank line between: 2n - 1 rows
 
@@ -23,25 +36,18 @@ async def test_height_grows_in_steps_and_text_within_a_step_needs_no_layout():
     app = TailApp()
     async with app.run_test(size=(60, 30)) as pilot:
         tail = app.query_one(MarkdownTail)
-        layouts: list[bool] = []
-        real_refresh = tail.refresh
-
-        def spy(*regions, **kw):
-            layouts.append(kw.get("layout", False))
-            return real_refresh(*regions, **kw)
-
         tail.set_text(lines(1))
         await pilot.pause()
         assert tail.size.height == 4  # one row of text, a step reserved
-        tail.refresh = spy
+        calls = spy_refresh(tail)
         tail.set_text(lines(2))  # three rows: still within the step
-        assert layouts == [False]  # what set_text asked for: a repaint
+        assert [layout for _, layout in calls] == [False]  # what set_text asked for: a repaint
         await pilot.pause()
         assert tail.size.height == 4
         text = "".join(seg.text for y in range(4) for seg in tail.render_line(y))
         assert "paragraph 0" in text and "paragraph 1" in text
         tail.set_text(lines(3))  # five rows: the next step
-        assert layouts == [False, True]  # now a layout
+        assert [layout for _, layout in calls] == [False, True]  # now a layout
         await pilot.pause()
         assert tail.size.height == 8
         assert "".join(seg.text for seg in tail.render_line(7)).strip() == ""  # reserved, blank
@@ -116,16 +122,9 @@ async def test_a_frame_repaints_the_open_block_only():
         tail = app.query_one(MarkdownTail)
         tail.set_text("first paragraph\n\nsecond paragraph\n\nthird, still being ")
         await pilot.pause()
-        regions = []
-        real_refresh = tail.refresh
-
-        def spy(*args, **kw):
-            regions.append((args, kw.get("layout", False)))
-            return real_refresh(*args, **kw)
-
-        tail.refresh = spy
+        calls = spy_refresh(tail)
         tail.set_text("first paragraph\n\nsecond paragraph\n\nthird, still being written")
-        (region,), layout = regions[-1]
+        (region,), layout = calls[-1]
         # rows 0-2: "first paragraph", the blank between, "second paragraph": drawn already;
         # the open block (its blank line, then its text) from row 3
         assert not layout and region.y == 3
@@ -143,17 +142,10 @@ async def test_a_finished_segment_moves_into_the_same_widget_without_a_layout_pa
         tail.set_text(first + "The next one begins")  # 5 rows with a step of 4: 8 reserved
         await pilot.pause()
         height = tail.size.height
-        layouts = []
-        real_refresh = tail.refresh
-
-        def spy(*regions, **kw):
-            layouts.append(kw.get("layout", False))
-            return real_refresh(*regions, **kw)
-
-        tail.refresh = spy
+        calls = spy_refresh(tail)
         tail.freeze(first)
         tail.set_text("The next one begins here")
-        assert layouts == [False]
+        assert [layout for _, layout in calls] == [False]
         await pilot.pause()
         assert tail.size.height == height and tail.segments == [first] and tail.text == "The next one begins here"
         done = render_segment(first, tail.content_size.width, app.current_theme)
