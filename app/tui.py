@@ -9,6 +9,7 @@ palette app/commands/palette.py, resume app/resume.py, export app/export.py.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
 from collections.abc import Callable
@@ -34,7 +35,7 @@ from rivulet.app.handlers.turn_status import TurnStatus
 from rivulet.app.keymap import apply_keymap
 from rivulet.app.paste_guard import install as install_paste_guard
 from rivulet.core.config_sources import Peek, safe_url, save_setting
-from rivulet.core.errors import ConfigError, RivuletError
+from rivulet.core.errors import ConfigError, RivuletError, one_line
 from rivulet.core.safe_log import SafeStream
 from rivulet.core.sanitize import sanitize
 from rivulet.core.terminal import notify
@@ -181,6 +182,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self._transcript.hint.display = False
         self._search = screen.query_one(SearchBar)
         self._search.display = False
+        self._banner_line = screen.query_one("#banner", Static)
         for theme in THEMES:
             self.register_theme(theme)
         self._apply_settings_view()
@@ -220,12 +222,17 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             self.boot_error = exc
             self.exit(return_code=exc.code)
             return
+        except Exception as exc:  # a bug: still one line and an exit, never a chat that cannot start
+            logging.getLogger(__name__).debug("the chat could not start", exc_info=True)
+            self.boot_error = BootError(f"the chat could not start: {one_line(str(exc)) or type(exc).__name__}")
+            self.exit(return_code=1)
+            return
         self.settings, self.transport = ready.settings, ready.transport
         self.tool_settings, self.session, self.session_writer = ready.tool_settings, ready.session, ready.writer
         self.prompt_history, self._images = ready.prompts, ready.images
         self.demo = ready.demo is not None  # as the validated settings decided
         banner, model = self._banner()
-        self.query_one("#banner", Static).update(safe_text(banner))
+        self._banner_line.update(safe_text(banner))  # the palette may be the screen by now
         self._status.model = model
         self._themes_ready = False  # the settings' own theme is not a change to remember
         self._apply_settings_view()
@@ -284,6 +291,9 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         every later one waits too, so they keep their order."""
         if self._input_held is not None and isinstance(event, (events.Key, events.Paste)) \
                 and not event.is_forwarded and not self._plain_text(event):
+            # The app's own keys (quit, stop) act at once, also if the start hangs.
+            if isinstance(event, events.Key) and await self._check_bindings(event.key, priority=True):
+                return
             self._input_held.append(event)
             return
         await super().on_event(event)

@@ -40,7 +40,7 @@ class AttachAndEdit:
         self.attachments = ComposerAttachments(workspace, Limits(settings.attach_max_bytes, settings.image_max_bytes),
                                                images)
         self._esc = EscEsc()
-        self._chips = self.screen.query_one(AttachmentChips)
+        self._chips = self.screen_stack[0].query_one(AttachmentChips)  # the chat's: a view may be on top
         self._composer.paste_filter = self._paste_filter
         # The completion popup (widgets/completion.py) asks providers; ours offers files.
         add_provider = getattr(self._composer, "add_completion_provider", None)

@@ -26,7 +26,7 @@ def answer(text: str) -> list[str]:
 class SlowBoot:
     """A boot that waits in its thread until the test lets it finish."""
 
-    def __init__(self, tmp_path, server: GatedServer, error: BootError | None = None, prompts=None) -> None:
+    def __init__(self, tmp_path, server: GatedServer, error: Exception | None = None, prompts=None) -> None:
         self.prompts = prompts
         self.go = threading.Event()
         self.ran = threading.Event()
@@ -113,3 +113,39 @@ def test_the_first_frame_imports_no_settings_http_or_agent_stack(tmp_path):
     (tmp_path / "none.toml").write_text("")
     out = subprocess.run([sys.executable, "-c", FIRST_FRAME], capture_output=True, text=True, timeout=60, env=env)
     assert out.returncode == 0 and out.stdout.strip() == "", out.stdout + out.stderr
+
+
+async def test_the_app_keys_act_while_the_boot_runs(tmp_path):
+    """ctrl+q quits at once, also while the start hangs (keys for the composer wait)."""
+    boot = SlowBoot(tmp_path, GatedServer(answer("x")))
+    app = booting(boot)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, boot.ran.is_set, "the boot to start")
+            await pilot.press("ctrl+q")
+            await until(pilot, lambda: app._exit, "the app to quit")
+        assert app.conversation is None and app.boot_error is None
+    finally:
+        boot.go.set()
+
+
+async def test_a_boot_that_breaks_is_one_line_and_an_exit(tmp_path):
+    boot = SlowBoot(tmp_path, GatedServer(answer("x")), RuntimeError("disk on fire\nsecond line"))
+    app = booting(boot)
+    async with app.run_test(size=(100, 30)) as pilot:
+        boot.go.set()
+        await until(pilot, lambda: app.boot_error is not None, "the boot to fail")
+    assert app.return_code == 1 and app.boot_error.message == "the chat could not start: disk on fire"  # its first line
+
+
+async def test_the_chat_starts_under_a_palette_opened_while_it_was_starting(tmp_path):
+    boot = SlowBoot(tmp_path, GatedServer(answer("x")))
+    app = booting(boot)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, boot.ran.is_set, "the boot to start")
+        await pilot.press("ctrl+p")  # the app's own key: at once
+        await until(pilot, lambda: app.screen is not app.screen_stack[0], "the palette")
+        boot.go.set()
+        await until(pilot, lambda: app.conversation is not None and app.attachments is not None, "the chat to start")
+        assert app.boot_error is None and not app._exit
+        assert "boot-model" in str(app.screen_stack[0].query_one("#banner").render())
