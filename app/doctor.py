@@ -251,7 +251,8 @@ def render(report: Report) -> str:
 
 
 async def run_doctor(args: argparse.Namespace) -> int:
-    from rivulet.app.launch import _fail, settings_for
+    from rivulet.app.boot import settings_for
+    from rivulet.app.launch import _fail
 
     try:
         settings, demo = settings_for(args)

@@ -88,6 +88,14 @@ def render_segment(text: str, width: int, theme: Theme) -> list[Strip]:
     return strips
 
 
+def remember_segment(text: str, width: int, theme: Theme, strips: list[Strip]) -> list[Strip]:
+    """Keep lines made elsewhere (the live tail's blocks) as `render_segment`'s for `text`."""
+    _cache[(text, width, theme.name)] = strips
+    if len(_cache) > _CACHE_SEGMENTS:
+        _cache.popitem(last=False)
+    return strips
+
+
 @dataclass(frozen=True)
 class Block:
     """One block of a tail, rendered on its own, and how it joins the block before it."""
@@ -247,11 +255,20 @@ class MarkdownTail(LaidOutOnce, Widget):
 
     def freeze(self, segment: str) -> None:
         """The open segment is finished (its text is `segment`): its lines join the finished
-        ones, and the open segment starts over. `set_text` follows, with the next one."""
+        ones, and the open segment starts over. `set_text` follows, with the next one.
+        The lines are the blocks' (no render of the whole segment), and they go into the
+        segment cache, so the committed entry shows exactly what streamed."""
         self._dirty_from = min(self._dirty_from, len(self._frozen))
         self.segments.append(segment)
         if self._key is not None:
-            self._frozen.extend(render_segment(segment, self._key[0], self.app.current_theme))
+            width, theme = self._key[0], self.app.current_theme
+            if segment.startswith(self.text):
+                self._feed(segment[len(self.text):])
+                self._update(width, theme.name)
+                lines = remember_segment(segment, width, theme, [*self._settled, *self._open, Strip.blank(width)])
+            else:
+                lines = render_segment(segment, width, theme)
+            self._frozen.extend(lines)
         self._start_over()
         self.text = ""
 

@@ -133,7 +133,7 @@ async def test_a_frame_repaints_the_open_block_only():
 async def test_a_finished_segment_moves_into_the_same_widget_without_a_layout_pass():
     """At a segment's end its lines become the finished segments' lines (rendered as the
     committed entry renders them): the height stays, so the screen is repainted, not laid out."""
-    from rivulet.widgets.frozen import render_segment
+    from rivulet.widgets.frozen import markdown, render_lines, render_segment
 
     app = TailApp()
     async with app.run_test(size=(60, 40)) as pilot:
@@ -148,6 +148,10 @@ async def test_a_finished_segment_moves_into_the_same_widget_without_a_layout_pa
         assert [layout for _, layout in calls] == [False]
         await pilot.pause()
         assert tail.size.height == height and tail.segments == [first] and tail.text == "The next one begins here"
-        done = render_segment(first, tail.content_size.width, app.current_theme)
-        assert rows(tail)[:len(done)] == ["".join(seg.text for seg in line).rstrip() for line in done]
+        width = tail.content_size.width
+        whole = render_lines(markdown(first, app.current_theme), width, app.current_theme)  # rendered afresh
+        done = ["".join(seg.text for seg in line).rstrip() for line in whole] + [""]
+        assert rows(tail)[:len(done)] == done
         assert rows(tail)[len(done)] == "The next one begins here"
+        # The commit's render of that segment is the lines that streamed (no second render).
+        assert render_segment(first, width, app.current_theme) == tail._frozen
