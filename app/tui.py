@@ -110,7 +110,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self._boot = boot
         self.ready: Ready | None = None  # what `boot` made (its demo server is stopped on exit)
         self.boot_error: BootError | None = None  # why it could not start: the line to print
-        self._input_held: list[events.Event] | None = None  # see on_event
+        self._input_held: list[events.Key | events.Paste] | None = None  # see on_event
         self.tools = tools
         self.tool_settings = tool_settings  # with these, the app builds the agent tools itself
         self.demo = demo
@@ -304,11 +304,16 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             and event.character not in (None, "/", "@") and self.focused is self._composer
 
     async def on_input_released(self, _: InputReleased) -> None:
-        """Every key held so far, in order, with its own time (a burst stays a burst):
-        handled here, before any key that came after this message."""
+        """Every key held so far, in order, handled here before any key that came after
+        this message. They go as one burst, stamped now: while the chat started, the
+        input thread shared the interpreter with the start, so the gaps between their
+        own times are the start's, not the typist's (an Enter among them is a newline,
+        as in a paste; an Enter they end with sends, unless more keys follow at once)."""
         held, self._input_held = self._input_held or [], None
         for event in held:
-            await super().on_event(event)
+            again = events.Key(event.key, event.character) if isinstance(event, events.Key) else \
+                events.Paste(event.text)
+            await super().on_event(again)
 
     async def on_bus_batch(self, _: BusBatch) -> None:
         await self.bridge.drain()

@@ -59,17 +59,31 @@ async def test_keys_typed_while_the_boot_runs_are_handled_in_order_once_it_is_do
         assert boot.thread != threading.main_thread().name  # off the UI thread
         assert app.conversation is None and app.focused is app.query_one(Composer)
         assert "peeked-model" in str(app.query_one("#banner").render()) and app.theme == "rivulet-light"
-        await pilot.press(*"hi there", "enter", *" and more")
+        await pilot.press(*"hi there", "enter")
         await pilot.pause()
-        # The characters show at once; Enter, and everything after it, waits for the chat.
+        # The characters show at once; the Enter waits for the chat.
         assert not server.requests and app.query_one(Composer).text == "hi there"
         boot.go.set()
         await until(pilot, lambda: server.requests, "the held message to be sent")
         assert server.requests[0]["input"][0]["content"][0]["text"] == "hi there"
-        await until(pilot, lambda: app.query_one(Composer).text == " and more", "the keys after the Enter")
         await until(pilot, lambda: app.conversation.turns == 1, "the turn")
         assert "boot-model" in str(app.query_one("#banner").render())  # the validated settings win
         assert app.theme == "rivulet-dark"  # the settings' theme (the default), not the peek's
+
+
+async def test_an_enter_among_keys_held_while_starting_is_a_newline(tmp_path):
+    """Nobody types a line, Enter and more within the start's few tenths of a second: that
+    is a paste without markers or a script, and its Enter is a newline, as in any burst."""
+    server = GatedServer(answer("x"))
+    boot = SlowBoot(tmp_path, server)
+    app = booting(boot)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, boot.ran.is_set, "the boot to start")
+        await pilot.press(*"one", "enter", *"two")
+        boot.go.set()
+        # The newline is in the text: the Enter was resolved as one, not as a send.
+        await until(pilot, lambda: app.query_one(Composer).text == "one\ntwo", "both lines in the composer")
+        assert not server.requests
 
 
 async def test_a_key_that_needs_the_settings_acts_as_it_would_once_they_are_there(tmp_path):
