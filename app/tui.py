@@ -141,10 +141,8 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
     @classmethod
     def from_ready(cls, ready: Ready) -> RivuletApp:
         """The chat over what `boot.prepare` made before the app (resume)."""
-        app = cls(ready.settings, ready.transport, tool_settings=ready.tool_settings, demo=ready.demo is not None,
-                  session=ready.session, session_writer=ready.writer, prompt_history=ready.prompts,
-                  images=ready.images)
-        app.ready = ready
+        app = cls(ready.settings, ready.transport)
+        app._adopt(ready)
         return app
 
     @classmethod
@@ -227,10 +225,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             self.boot_error = BootError(f"the chat could not start: {one_line(str(exc)) or type(exc).__name__}")
             self.exit(return_code=1)
             return
-        self.settings, self.transport = ready.settings, ready.transport
-        self.tool_settings, self.session, self.session_writer = ready.tool_settings, ready.session, ready.writer
-        self.prompt_history, self._images = ready.prompts, ready.images
-        self.demo = ready.demo is not None  # as the validated settings decided
+        self._adopt(ready)
         banner, model = self._banner()
         self._banner_line.update(safe_text(banner))  # the palette may be the screen by now
         self._status.model = model
@@ -239,6 +234,14 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self._themes_ready = True
         self._start()
         self.post_message(InputReleased())  # behind every key that came before it
+
+    def _adopt(self, ready: Ready) -> None:
+        """Take what `boot.prepare` made (before the app runs, or in the boot thread)."""
+        self.ready = ready
+        self.settings, self.transport = ready.settings, ready.transport
+        self.tool_settings, self.session, self.session_writer = ready.tool_settings, ready.session, ready.writer
+        self.prompt_history, self._images = ready.prompts, ready.images
+        self.demo = ready.demo is not None  # as the validated settings decided
 
     def _start(self) -> None:
         """Everything that needs the settings: the conversation, tools, MCP, ticks."""

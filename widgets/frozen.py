@@ -264,7 +264,7 @@ class MarkdownTail(LaidOutOnce, Widget):
             width, theme = self._key[0], self.app.current_theme
             if segment.startswith(self.text):
                 self._feed(segment[len(self.text):])
-                self._update(width, theme.name)
+                self._update(width)
                 lines = remember_segment(segment, width, theme, [*self._settled, *self._open, Strip.blank(width)])
             else:
                 lines = render_segment(segment, width, theme)
@@ -285,7 +285,7 @@ class MarkdownTail(LaidOutOnce, Widget):
         if self._key is None:
             self.refresh(layout=True)
             return
-        self._update(*self._key)
+        self._update(self._key[0])
         first, self._dirty_from = self._dirty_from, 1 << 62
         if self.reserved != height:
             self._height = self.reserved
@@ -309,22 +309,25 @@ class MarkdownTail(LaidOutOnce, Widget):
             else:
                 self._blocks.append(piece)
 
-    def _update(self, width: int, theme_name: str) -> None:
+    def _update(self, width: int) -> None:
         """Render blocks that settled since the last frame, then the open block."""
         theme = self.app.current_theme
         while self._rendered < len(self._blocks) - 1:
-            self._settled.extend(self._joined(self._rendered, render_block(self._blocks[self._rendered], width, theme)))
+            block = render_block(self._blocks[self._rendered], width, theme)
+            self._settled.extend(self._joined(self._rendered, block, width))
             self._rendered += 1
         last = self._blocks[-1] if self._blocks else ""
-        self._open = self._joined(len(self._blocks) - 1, render_block(last, width, theme)) if last.strip() else []
+        self._open = []
+        if last.strip():
+            self._open = self._joined(len(self._blocks) - 1, render_block(last, width, theme), width)
 
-    def _joined(self, index: int, block: Block) -> list[Strip]:
+    def _joined(self, index: int, block: Block, width: int) -> list[Strip]:
         """A block's lines, after the blank line Rich puts between it and the block before
         (none when its own first line is that blank, or after a rule)."""
         self._ends_with_rule[index:] = [block.ends_with_rule]
         if index == 0 or block.starts_with_blank or self._ends_with_rule[index - 1]:
             return block.lines
-        return [Strip.blank(self._key[0] if self._key else 1), *block.lines]
+        return [Strip.blank(width), *block.lines]
 
     def _ensure(self, width: int) -> None:
         key = (width, self.app.current_theme.name)
@@ -333,7 +336,7 @@ class MarkdownTail(LaidOutOnce, Widget):
             theme = self.app.current_theme
             self._frozen = [line for segment in self.segments for line in render_segment(segment, width, theme)]
             self._settled, self._rendered = [], 0
-            self._update(*key)
+            self._update(width)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._ensure(max(1, width))
