@@ -13,8 +13,10 @@ from rivulet.core.store.session import SessionWriter
 class LazySessionWriter:
     """Stands in for a new session's `SessionWriter` until there is something to write."""
 
-    def __init__(self, *, model: str, base_url: str, cwd: str | None = None, directory: Path | None = None) -> None:
+    def __init__(self, *, model: str, base_url: str, cwd: str | None = None, directory: Path | None = None,
+                 frontend: str = "chat", **durability: Any) -> None:
         self._model, self._base_url, self._cwd, self._directory = model, base_url, cwd, directory
+        self._frontend, self._durability = frontend, durability
         self._writer: SessionWriter | None = None
         self._closed = False
         self._failed: str | None = None
@@ -23,7 +25,8 @@ class LazySessionWriter:
         if self._writer is None and not self._closed:
             try:
                 self._writer, _ = SessionWriter.create(model=self._model, base_url=self._base_url, cwd=self._cwd,
-                                                       directory=self._directory)
+                                                       directory=self._directory, frontend=self._frontend,
+                                                       **self._durability)
             except OSError as exc:  # the conversation goes on unsaved; the UI says so once
                 self._closed = True
                 self._failed = f"the session file could not be created ({exc.strerror or exc}); " \
@@ -36,7 +39,7 @@ class LazySessionWriter:
 
     @property
     def path(self) -> Path | None:
-        return self._writer.path if self._writer is not None else None
+        return self._writer.path if self._writer is not None and not self._writer.removed else None
 
     @property
     def failed(self) -> str | None:
@@ -54,7 +57,17 @@ class LazySessionWriter:
         if (writer := self._open()) is not None:
             writer.turn_ended(turn_id, usage, outcome)
 
+    def sync(self) -> None:
+        if self._writer is not None:
+            self._writer.sync()
+
     def close(self) -> None:
         self._closed = True
         if self._writer is not None:
             self._writer.close()
+
+    def closing_note(self) -> str | None:
+        """After close: what was not saved, or None."""
+        if self._writer is not None:
+            return self._writer.closing_note()
+        return self._failed

@@ -1,13 +1,16 @@
 """Session files: one append-only JSONL file per conversation, safe against `kill -9`.
 
 The first line describes the session (id, time, cwd, model, base URL without
-credentials). Every later line is one change to the committed history, written, flushed
-and fsynced the moment it happens (the history tells the writer before the UI hears of
-it): an item, a truncation (a turn taken back), a reorder (Completed's output order), a
-compaction (older items replaced), a model switch, a turn boundary with its usage. A
-process killed at any moment leaves a file whose complete lines are a valid prefix; a
-torn last line is ignored with a warning. Nothing secret is written: no key, no headers,
-the URL without userinfo or query."""
+credentials, format, the front end that made it). Every later line is one change to the
+committed history, written the moment it happens (the history tells the writer before
+the UI hears of it) and fsynced by group commit: an item, a truncation (a turn taken
+back), a reorder (Completed's output order), a compaction (older items replaced), a
+model switch, a turn boundary with its usage; and two notes about the file itself: a
+torn tail cut off on reopening (`repair`), items the disk refused to the end (`unsaved`).
+A process killed at any moment leaves a file whose complete lines are a valid prefix; a
+torn last line is ignored with a warning, and cut off by the next writer. A file of a
+newer format is never appended to. Nothing secret is written: no key, no headers, the
+URL without userinfo or query."""
 
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ from typing import Any
 
 from rivulet.core.config_sources import sessions_dir
 from rivulet.core.errors import RivuletError
+from rivulet.core.store.append_log import AppendLog
 from rivulet.core.turn.attachments import prompt_text
 from rivulet.core.turn.history import History, HistoryEntry
 
@@ -72,10 +76,15 @@ class SessionMeta:
     model: str
     base_url: str
     path: Path | None = None
+    format: int = FORMAT  # as read from the file: a higher one is never appended to
+    frontend: str = ""  # what made it: "chat" or "exec" ("" in files from before this was kept)
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "session", "format": FORMAT, "id": self.id, "created": self.created, "cwd": self.cwd,
+        head = {"type": "session", "format": FORMAT, "id": self.id, "created": self.created, "cwd": self.cwd,
                 "model": self.model, "base_url": self.base_url}
+        if self.frontend:
+            head["frontend"] = self.frontend
+        return head
 
 
 @dataclass
@@ -106,71 +115,95 @@ class Session:
         return ""
 
 
-class SessionWriter:
-    """Appends a session's changes to its file, each durable before it returns."""
+class SessionNewer(SessionError):
+    """The file was written by a newer rivulet (a higher `format`): never appended to."""
 
-    def __init__(self, path: Path, meta: SessionMeta | None = None) -> None:
+    kind = "session_newer"
+
+
+class SessionWriter:
+    """Appends a session's changes to its file by group commit (core/store/append_log.py):
+    each record is written as it happens (a killed process loses nothing), fsynced at most
+    every ~100 ms, at each turn's end and before a tool runs (`sync`). A record the disk
+    refused waits in memory and is written once it can be; what never could is noted in
+    the file on close ("N items were not saved")."""
+
+    def __init__(self, path: Path, meta: SessionMeta | None = None, **durability: Any) -> None:
         self.path = path
-        # Set when a write failed (disk full, file gone): the conversation goes on without
-        # its file rather than fail; the UI says so once.
-        self.failed: str | None = None
+        self._log: AppendLog | None = None
+        self.removed = False  # closed with nothing written: the empty file was taken away
+        self.unsaved_items = self.unsaved_records = 0  # what close() could not write
+        self._last_error = ""
         private_dir(path.parent)
         if path.parent == sessions_dir() and os.environ.get("RIVULET_SESSIONS_DIR") is None:
             private_dir(path.parent.parent)  # rivulet's data directory
         new = not path.exists() or path.stat().st_size == 0
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:  # one writer per file: two processes appending would interleave their records
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            os.close(self._fd)
-            self._fd = -1
+            os.close(fd)
             raise SessionLocked(f"session {path.stem} is open in another rivulet process") from None
-        if not new:
-            self._heal()
+        try:
+            if not new:
+                _refuse_newer(path)
+            repaired = 0 if new else _cut_torn_tail(fd, path)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._log = AppendLog(fd, **durability)
         if new:
             if meta is None:
+                self.close()
                 raise SessionError(f"{path}: a new session file needs its metadata")
             self._write(meta.to_json())
+        elif repaired:  # recorded, so the next load has nothing to warn about
+            self._write({"type": "repair", "dropped_bytes": repaired, "time": round(time.time(), 3)})
 
     @classmethod
-    def create(cls, *, model: str, base_url: str, cwd: str | None = None,
-               directory: Path | None = None) -> tuple[SessionWriter, SessionMeta]:
+    def create(cls, *, model: str, base_url: str, cwd: str | None = None, directory: Path | None = None,
+               frontend: str = "", **durability: Any) -> tuple[SessionWriter, SessionMeta]:
         now = time.time()
         sid = time.strftime("%Y%m%d-%H%M%S", time.localtime(now)) + "-" + secrets.token_hex(3)
-        meta = SessionMeta(sid, now, cwd or os.getcwd(), model, base_url)
+        meta = SessionMeta(sid, now, cwd or os.getcwd(), model, base_url, frontend=frontend)
         meta.path = (directory or sessions_dir()) / f"{sid}.jsonl"
-        return cls(meta.path, meta), meta
+        return cls(meta.path, meta, **durability), meta
 
-    def _heal(self) -> None:
-        """A file cut mid-line (a crash) gets a newline, so the next record starts clean."""
-        with open(self.path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            if f.tell() == 0:
-                return
-            f.seek(-1, os.SEEK_END)
-            if f.read(1) != b"\n":
-                os.write(self._fd, b"\n")
+    @property
+    def _fd(self) -> int:
+        return self._log.fd if self._log is not None else -1
+
+    @property
+    def failed(self) -> str | None:
+        """Why the file is not up to date, while it is not (None once saving has caught up)."""
+        log = self._log
+        if log is None or log.error is None:
+            return None
+        waiting = f"{log.pending_items} items wait" if log.pending_items else "what follows waits"
+        return (f"the session file {self.path} could not be written ({_why(log.error)}); {waiting} in memory "
+                "and will be saved when it can be written again")
 
     def _write(self, record: dict[str, Any]) -> None:
-        if self.failed is not None or self._fd < 0:
+        if self._log is None:
             return
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-        try:
-            os.write(self._fd, line.encode("utf-8"))
-            os.fsync(self._fd)
-        except OSError as exc:
-            self.failed = f"the session file {self.path} could not be written ({exc.strerror or exc}); " \
-                          "this conversation is no longer being saved"
-            log.warning("%s", self.failed)
+        self._log.append(line.encode("utf-8"), items=1 if record["type"] == "item" else 0)
+        if self._log.error is not None:
+            self._last_error = _why(self._log.error)
+            log.info("%s", self.failed)  # said once by the front end, not here on every record
 
     def append_records(self, data: bytes) -> None:
         """Whole JSONL records copied from another session file (a fork)."""
-        if data and self._fd >= 0 and self.failed is None:
-            try:
-                os.write(self._fd, data)
-                os.fsync(self._fd)
-            except OSError as exc:
-                self.failed = f"the session file {self.path} could not be written ({exc.strerror or exc})"
+        if data and self._log is not None:
+            self._log.append(data, records=data.count(b"\n"), items=data.count(b'{"type":"item"'))
+            self._log.sync()
+
+    def sync(self) -> None:
+        """Make everything written so far durable now (a tool is about to run)."""
+        if self._log is not None:
+            self._log.sync()
+            if self._log.error is not None:
+                self._last_error = _why(self._log.error)
 
     def observe(self, change: str, data: Any) -> None:
         """A `History` observer."""
@@ -200,32 +233,132 @@ class SessionWriter:
     def turn_ended(self, turn_id: int, usage: dict[str, Any] | None, outcome: str) -> None:
         self._write({"type": "turn", "turn_id": turn_id, "event": outcome, "usage": usage,
                      "time": round(time.time(), 3)})
+        self.sync()
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        """Write what waits if the disk now takes it; else note in the file how much is
+        missing. A file that never got its first line is removed: no empty sessions."""
+        log_, self._log = self._log, None
+        if log_ is None:
+            return
+        log_.sync()
+        if log_.pending_records and log_.size:
+            self.unsaved_items, self.unsaved_records = log_.pending_items, log_.pending_records
+            reason = _why(log_.error) if log_.error is not None else self._last_error
+            note = {"type": "unsaved", "items": log_.pending_items, "records": log_.pending_records,
+                    "reason": reason, "time": round(time.time(), 3)}
+            log_.try_write((json.dumps(note, separators=(",", ":")) + "\n").encode())
+        elif log_.pending_records:
+            self.unsaved_items, self.unsaved_records = log_.pending_items, log_.pending_records
+        if log_.error is not None:
+            self._last_error = _why(log_.error)
+        empty = log_.size == 0
+        log_.close()
+        if empty:
+            try:
+                if self.path.stat().st_size == 0:
+                    self.path.unlink()
+                    self.removed = True
+            except OSError:
+                pass
+
+    def closing_note(self) -> str | None:
+        """After close: what a user must know about this file, or None when all was saved."""
+        if not self.unsaved_records:
+            return None
+        why = self._last_error or "a write failed"
+        if self.removed:
+            return f"this conversation was not saved: its session file could not be written ({why})"
+        return (f"{self.unsaved_items} items of this conversation were not saved ({why}): the session "
+                f"{self.path.stem} holds what came before them")
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _refuse_newer(path: Path) -> None:
+    with open(path, "rb") as f:
+        first = f.readline(1 << 20)
+    try:
+        head = json.loads(first)
+    except ValueError:
+        return
+    fmt = head.get("format") if isinstance(head, dict) else None
+    if isinstance(fmt, int) and fmt > FORMAT:
+        raise SessionNewer(f"session {path.stem} was written by a newer rivulet (format {fmt}; this one "
+                           f"writes format {FORMAT})")
+
+
+def _cut_torn_tail(fd: int, path: Path) -> int:
+    """A file cut mid-line (a crash) loses the cut line, so the next record starts clean
+    and loading has nothing left to warn about. Returns how many bytes went."""
+    with open(path, "rb") as f:
+        end = f.seek(0, os.SEEK_END)
+        pos = end
+        while pos > 0:  # back to the last newline, a block at a time (a record can be large)
+            start = max(0, pos - 65536)
+            f.seek(start)
+            block = f.read(pos - start)
+            nl = block.rfind(b"\n")
+            if nl >= 0:
+                keep = start + nl + 1
+                break
+            pos = start
+        else:
+            keep = 0
+    if keep == end:
+        return 0
+    os.ftruncate(fd, keep)
+    return end - keep
 
 
 def open_for_resume(path: Path, session: Session) -> tuple[SessionWriter, Session]:
     """A writer for resuming `session`. If another rivulet process has it open, the
     conversation is forked: a new session file starts with a copy of every complete
-    record, the original is left to its owner, and a warning says so."""
+    record, the original is left to its owner, and a warning says so. A file from a
+    newer rivulet is forked too (never appended to: its records may mean what this
+    version cannot know), as the history this version read from it."""
     try:
-        return SessionWriter(path), session
+        if session.meta.format <= FORMAT:
+            return SessionWriter(path), session
     except SessionLocked:
         pass
+    except SessionNewer:
+        session.meta.format = FORMAT + 1  # the file changed since it was loaded: treat it as newer
     meta = session.meta
     writer, new_meta = SessionWriter.create(model=meta.model, base_url=meta.base_url, cwd=meta.cwd,
-                                            directory=path.parent)
+                                            directory=path.parent, frontend=meta.frontend)
+    new_meta.path = writer.path
+    if meta.format > FORMAT:
+        _write_history(writer, session)
+        session.meta = new_meta
+        session.warnings.append(f"Session {meta.id} was written by a newer rivulet (format {meta.format}; this one "
+                                f"writes format {FORMAT}): it is left untouched, and this conversation goes on "
+                                f"in the new session {new_meta.id}.")
+        return writer, session
     data = path.read_bytes()
     body = data[data.find(b"\n") + 1:] if b"\n" in data else b""
     writer.append_records(body[: body.rfind(b"\n") + 1])  # complete records only: the owner may be mid-write
-    new_meta.path = writer.path
     session.meta = new_meta
     session.warnings.append(f"Session {meta.id} is open in another rivulet process: this is a copy of it, "
                             f"saved as the new session {new_meta.id} (the original is left untouched).")
     return writer, session
+
+
+def _write_history(writer: SessionWriter, session: Session) -> None:
+    """The history as read, in this version's records (a fork of a newer file)."""
+    history = session.history
+    marks = dict(history.models)
+    for n, entry in enumerate(history.entries):
+        if n in marks and n:
+            writer.observe("model", (n, marks[n]))
+        writer.observe("append", entry)
+    for turn in session.turns:
+        writer.turn_started(turn.turn_id, turn.prompt)
+        if turn.ended is not None:
+            writer.turn_ended(turn.turn_id, turn.usage, "completed")
+    writer.sync()
 
 
 def _records(path: Path, warnings: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -233,8 +366,8 @@ def _records(path: Path, warnings: list[str]) -> Iterator[tuple[int, dict[str, A
     lines = data.split(b"\n")
     torn = lines.pop() if lines else b""  # after the last newline: empty, or a torn write
     if torn.strip():
-        warnings.append(f"{path.name}: ignored an incomplete last line ({len(torn)} bytes; the process was "
-                        f"probably killed while writing it)")
+        warnings.append(f"{path.name}: ignored an incomplete last line ({len(torn)} bytes: its write was cut "
+                        f"short); it is cut off when the session is resumed")
     for n, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
@@ -251,6 +384,8 @@ def load_session(path: Path) -> Session:
     """Rebuild a session's history (and turns) from its file."""
     if not path.is_file():
         raise SessionError(f"no session file {path}")
+    if path.stat().st_size == 0:
+        raise SessionError(f"{path} is empty: nothing was saved in it")
     warnings: list[str] = []
     records = _records(path, warnings)
     first = next(records, None)
@@ -258,7 +393,10 @@ def load_session(path: Path) -> Session:
         raise SessionError(f"{path} is not a rivulet session file")
     head = first[1]
     meta = SessionMeta(str(head.get("id")), float(head.get("created") or 0), str(head.get("cwd") or ""),
-                       str(head.get("model") or ""), str(head.get("base_url") or ""), path)
+                       str(head.get("model") or ""), str(head.get("base_url") or ""), path,
+                       format=head["format"] if _count(head.get("format")) else FORMAT,
+                       frontend=str(head.get("frontend") or ""))
+    unknown = 0
     history = History()
     if meta.model:
         history.set_model(meta.model, record=False)
@@ -292,8 +430,20 @@ def load_session(path: Path) -> Session:
             elif tid in turns:
                 turns[tid].usage = record.get("usage")
                 turns[tid].ended = record.get("time")
+        elif kind == "repair":
+            pass  # a torn last line that a writer cut off: nothing is missing that was committed
+        elif kind == "unsaved" and _count(record.get("items")):
+            reason = str(record.get("reason") or "a write failed")
+            warnings.append(f"{path.name}: {record['items']} items were not saved ({reason}); "
+                            "this session holds what came before them")
+        elif meta.format > FORMAT:
+            unknown += 1
         else:
             warnings.append(f"{path.name}:{n}: ignored a record of unknown type {kind!r}")
+    if meta.format > FORMAT:
+        skipped = f"; {unknown} records it does not know were skipped" if unknown else ""
+        warnings.append(f"{path.name}: written by a newer rivulet (format {meta.format}; this one reads format "
+                        f"{FORMAT}){skipped}")
     for warning in warnings:
         log.warning("%s", warning)
     return Session(meta, history, sorted(turns.values(), key=lambda t: t.turn_id), warnings)
@@ -310,6 +460,8 @@ def list_sessions(directory: Path | None = None) -> list[Session]:
     found = []
     for path in sorted((directory or sessions_dir()).glob("*.jsonl")):
         try:
+            if path.stat().st_size == 0:
+                continue  # nothing was ever saved in it (an older rivulet left it): not worth a warning
             found.append(load_session(path))
         except (SessionError, OSError) as exc:
             log.warning("skipping %s: %s", path, exc)

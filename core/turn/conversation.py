@@ -71,6 +71,9 @@ class SessionRecorder(Protocol):
 
     def turn_ended(self, turn_id: int, usage: dict[str, Any] | None, outcome: str) -> None: ...
 
+    def sync(self) -> None:
+        """Make what was recorded durable now (writes are fsynced in groups)."""
+
 
 class FollowUpLimit(RivuletError):
     kind = "follow_up_limit"
@@ -273,6 +276,8 @@ class Conversation:
         stopped the turn, if they did (the calls after that one are not run). A call
         that already has an output (run before a retry replayed it) is not run again."""
         calls = self._unanswered(calls)
+        if calls and self.session is not None:
+            self.session.sync()  # the calls reach the disk before any runs: a tool may outlive a power cut
         for n, call in enumerate(calls):
             try:
                 output = await self.tools.run(call)

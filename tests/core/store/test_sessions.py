@@ -337,8 +337,9 @@ async def test_replay_plays_a_real_capture_through_the_ui(tmp_path):
 
 async def test_a_session_file_that_cannot_be_written_does_not_stop_the_conversation(tmp_path):
     writer, _meta = SessionWriter.create(model="m", base_url="u", directory=tmp_path)
-    os.close(writer._fd)
-    writer._fd = os.open(os.devnull, os.O_RDONLY)  # every write now fails, as on a full disk
+    read_only = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(read_only, writer._fd)  # every write now fails, as on a broken disk
+    os.close(read_only)
     conv = Conversation(settings(), serving(*two_turns()), session=writer)
     result = await conv.run_turn("go on")
     assert result.last_message == "Looked it up: **nothing**." and len(conv.history) == 5
