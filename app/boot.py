@@ -140,6 +140,12 @@ def session_for(args: argparse.Namespace, settings: Settings) -> tuple[Session |
     return None, LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url)), False
 
 
+def session_model(session: Session, default: str) -> str:
+    """The model a resumed session was last using (its last switch, else its first line):
+    `resume` goes on with it unless --model says otherwise."""
+    return session.history.models[-1][1] if session.history.models else session.meta.model or default
+
+
 def last_session_here(sessions: list[Session], here: str) -> Session | None:
     """`resume --last`: the newest session started in this directory that has content."""
     mine = [s for s in sessions if s.meta.cwd == here and len(s.history)]
@@ -164,6 +170,8 @@ def prepare(args: argparse.Namespace) -> Ready:
         parse_servers(settings.mcp_servers)  # a bad [mcp_servers] table: one line before a turn runs
         images = cli_images(args, settings)
         session, writer, cancelled = session_for(args, settings)
+        if session is not None and demo is None and not getattr(args, "model", None):
+            settings = settings.model_copy(update={"model": session_model(session, settings.model)})
         prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
         ready = Ready(settings, make_transport(settings), tools, demo, session, writer, prompts, images, cancelled)
     except ConfigError as exc:

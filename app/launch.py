@@ -141,8 +141,11 @@ def run_tui(args: argparse.Namespace) -> int:
         return _fail(app.boot_error.message, app.boot_error.code)
     writer = app.session_writer  # /new or /resume may have changed it
     path = writer.path if writer is not None else None
+    unsaved = writer.closing_note() if writer is not None else None
+    if unsaved:
+        print(f"rivulet: warning: {sanitize(unsaved)}", file=sys.stderr)
     if path is not None and app.return_code == 0:
-        print(f"To resume this session: rivulet resume {path.stem}")
+        print(f"To resume this session: rivulet resume {path.stem}" + (" (what was saved)" if unsaved else ""))
     return app.return_code or 0  # Textual sets 1 when the app died of an exception
 
 
@@ -195,8 +198,10 @@ async def run_exec(args: argparse.Namespace) -> int:
     transport = make_transport(settings, lambda text: bus.publish(Notice(text)))
     approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
     tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus, mcp=mcp.manager)
-    writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url)) \
-        if settings.save_sessions else None
+    # A blank prompt is no conversation worth a file; --ephemeral runs leave none either.
+    saving = settings.save_sessions and not getattr(args, "ephemeral", False) and bool(prompt.strip())
+    writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url), frontend="exec") \
+        if saving else None
     conversation = Conversation(settings, transport, bus, tools=tools, session=writer)
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
     mcp.start(tools, conversation, notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
@@ -224,8 +229,6 @@ async def run_exec(args: argparse.Namespace) -> int:
         if writer is not None:
             writer.close()
     await bus.close()
-    if writer is not None and writer.failed:
-        print(f"rivulet: warning: {sanitize(writer.failed)}", file=sys.stderr)
     if reader_gone.is_set():
         raise BrokenPipeError
     if not args.json:
@@ -233,6 +236,10 @@ async def run_exec(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     if result.stopped:
         print(f"rivulet: stopped: {sanitize(result.stopped)}", file=sys.stderr)
+    unsaved = writer.closing_note() if writer is not None else None
+    if unsaved:  # the answer is out, but the session is not whole: the last line, and status 3
+        print(f"rivulet: warning: {sanitize(unsaved)}", file=sys.stderr)
+        return 3
     return 0
 
 

@@ -17,14 +17,15 @@ from rivulet.core.store.session import Session
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.safe import SafeNotify
 
-SESSION_HEADER = f"{'STARTED':16}  {'ID':22}  {'SIZE':21}  MODEL  FIRST PROMPT"
+SESSION_HEADER = f"{'STARTED':16}  {'ID':22}  {'FROM':4}  {'SIZE':21}  MODEL  FIRST PROMPT"
 
 
 def session_line(session: Session) -> str:
     meta = session.meta
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.created))
     prompt = " ".join(session.first_prompt.split())[:60]
-    return sanitize(f"{when}  {meta.id}  {len(session.turns):3d} turns  {len(session.history):4d} items  "
+    made_by = meta.frontend or "-"  # "-": a file from before the front end was recorded
+    return sanitize(f"{when}  {meta.id}  {made_by:4}  {len(session.turns):3d} turns  {len(session.history):4d} items  "
                     f"{meta.model}  {prompt}")
 
 
