@@ -180,8 +180,8 @@ class SessionWriter:
         if log is None or log.error is None:
             return None
         waiting = f"{log.pending_items} items wait" if log.pending_items else "what follows waits"
-        return (f"the session file {self.path} could not be written ({_why(log.error)}); {waiting} in memory "
-                "and will be saved when it can be written again")
+        return (f"the session file could not be written ({_why(log.error)}): {waiting} in memory and will be "
+                f"saved when it can be written again ({self.path})")  # the path last: a toast may cut it
 
     def _write(self, record: dict[str, Any]) -> None:
         if self._log is None:

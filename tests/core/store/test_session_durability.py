@@ -3,7 +3,6 @@ will not take it (issue 22's fsync policy, issue 23.2's full disk, 23.6's file f
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import subprocess
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import empty_config, serving, settings
 from helpers.many_items import many_items_body
+from helpers.small_disk import fill, mounted_tmpfs
 from helpers.streams import body, call, call_events, completed, created, message, message_events
 
 from rivulet.core import items as it
@@ -133,30 +133,8 @@ async def test_a_tool_call_is_fsynced_before_the_tool_runs(tmp_path):
 
 @pytest.fixture
 def small_disk(tmp_path):
-    """A 64 KiB tmpfs (CI runs as root); skipped only where mounting is impossible."""
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root (CI runs as root)")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
+    with mounted_tmpfs(tmp_path / "disk") as disk:
         yield disk
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
-
-
-def fill(disk: Path) -> Path:
-    """Take every free page of `disk` with a filler file; returns it (delete it to free them)."""
-    filler = disk / "filler"
-    with open(filler, "wb", buffering=0) as f:
-        try:
-            while True:
-                f.write(b"\0" * 4096)
-        except OSError as exc:
-            assert exc.errno == errno.ENOSPC
-    return filler
 
 
 def big(n: int) -> dict:
