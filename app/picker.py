@@ -24,7 +24,7 @@ def session_line(session: Session) -> str:
     meta = session.meta
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.created))
     prompt = " ".join(session.first_prompt.split())[:60]
-    made_by = meta.frontend or "-"  # "-": a file from before the front end was recorded
+    made_by = meta.frontend[:4] or "-"  # "-": a file from before the front end was recorded
     return sanitize(f"{when}  {meta.id}  {made_by:4}  {len(session.turns):3d} turns  {len(session.history):4d} items  "
                     f"{meta.model}  {prompt}")
 

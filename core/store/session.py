@@ -27,6 +27,7 @@ from typing import Any
 
 from rivulet.core.config_sources import sessions_dir
 from rivulet.core.errors import RivuletError
+from rivulet.core.sanitize import sanitize
 from rivulet.core.store.append_log import AppendLog
 from rivulet.core.turn.attachments import prompt_text
 from rivulet.core.turn.history import History, HistoryEntry
@@ -433,7 +434,7 @@ def load_session(path: Path) -> Session:
         elif kind == "repair":
             pass  # a torn last line that a writer cut off: nothing is missing that was committed
         elif kind == "unsaved" and _count(record.get("items")):
-            reason = str(record.get("reason") or "a write failed")
+            reason = sanitize(str(record.get("reason") or "a write failed"))[:200]  # the file may be hostile
             warnings.append(f"{path.name}: {record['items']} items were not saved ({reason}); "
                             "this session holds what came before them")
         elif meta.format > FORMAT:

@@ -277,3 +277,18 @@ def test_sessions_tells_exec_runs_from_chats(tmp_path, demo):
     [script] = [line for line in listed if "hello from a script" in line]
     [typed] = [line for line in listed if "hello from the chat" in line]
     assert " exec " in script and " chat " in typed
+
+
+def test_the_notes_about_the_file_are_untrusted_text(tmp_path):
+    path = tmp_path / "hostile.jsonl"
+    lines = [{"type": "session", "format": 1, "id": "hostile", "created": 1.0, "cwd": "/", "model": "m",
+              "base_url": "u", "frontend": "\x1b]52;c;ZXZpbA==\x07exec"},
+             {"type": "unsaved", "items": 2, "reason": "\x1b[2J\x1b]0;owned\x07disk"},
+             {"type": "unsaved", "items": -5, "reason": "negative"}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    from rivulet.app.picker import session_line
+
+    session = load_session(path)
+    [note] = [w for w in session.warnings if "not saved" in w]  # a negative count is no such note
+    assert "2 items were not saved" in note and "\x1b" not in note and "\x07" not in note
+    assert "\x1b" not in session_line(session) and "\x07" not in session_line(session)
