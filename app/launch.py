@@ -251,14 +251,9 @@ def _has_terminal() -> bool:
 
 async def terminal_approver(request: ApprovalRequest) -> Decision:
     """`exec --approval ask`: the question on the terminal (stderr), the answer from it."""
+    from rivulet.app.exec_prompt import question_text  # what the chat's dialog shows, as plain lines
     from rivulet.core.tools.approval import Decision
-    what = f"run `{sanitize(request.title)}` {sanitize(request.detail)}" if request.kind == "shell" \
-        else f"call MCP tool {sanitize(request.title)} with these arguments" if request.kind == "mcp" \
-        else f"apply a patch ({sanitize(request.title)})"
-    if request.kind in ("patch", "mcp"):
-        print(sanitize(request.detail), file=sys.stderr)
-    prompt = f"rivulet: {what}? [y]es / [a]lways / [n]o / [s]top: "
-    answer = await asyncio.to_thread(_read_tty, prompt)
+    answer = await asyncio.to_thread(_read_tty, question_text(request))
     return {"y": Decision.YES, "a": Decision.ALWAYS, "s": Decision.STOP}.get(answer[:1].lower(), Decision.NO)
 
 
