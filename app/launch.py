@@ -68,6 +68,8 @@ def run_sessions(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from rivulet.core.store.export import to_json, to_markdown
     from rivulet.core.store.session import SessionError, find_session, load_session
 
@@ -77,8 +79,12 @@ def run_export(args: argparse.Namespace) -> int:
         return _fail(exc.message)
     text = to_markdown(session) if args.format == "md" else to_json(session)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
+        from rivulet.core.store.write_file import write_private
+
+        try:  # never through a link planted at the name
+            write_private(Path(args.output), text)
+        except OSError as exc:
+            return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
     else:
         sys.stdout.write(text)
     return 0
