@@ -204,6 +204,8 @@ async def run_exec(args: argparse.Namespace) -> int:
     writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url)) \
         if settings.save_sessions else None
     conversation = Conversation(settings, transport, bus, tools=tools, session=writer)
+    for refused in conversation.project.refused if not args.json else []:  # (--json has it as a notice)
+        print(f"rivulet: warning: AGENTS.md: {sanitize(refused)}", file=sys.stderr)
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
     mcp.start(tools, conversation, notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
     turn = asyncio.ensure_future(conversation.run_turn(prompt, images))
