@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from rivulet.core.sanitize import reveal, sanitize
 from rivulet.core.tools.approval import ApprovalRequest
 
-OUTSIDE = "OUTSIDE THE SANDBOX: it can read and change anything you can, and reach the network"
+OUTSIDE = "OUTSIDE THE SANDBOX: it can read and change anything you can (asked every time)"
 
 
 def plural(n: int, word: str) -> str:

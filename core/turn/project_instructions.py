@@ -94,10 +94,14 @@ def _open_inside(path: Path, inside: Path) -> tuple[int, int] | str:
     # O_NOFOLLOW: the last component cannot become a link after the check; O_NONBLOCK:
     # a FIFO does not hang the open; fstat judges what was opened, not the name.
     fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+    try:  # what was opened (a directory on the way swapped for a link after `resolve`)
+        opened = Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:  # no /proc here
+        opened = real
     info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
+    if not opened.is_relative_to(inside) or not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        return "it is not a regular file"
+        return "it is not a regular file" if opened.is_relative_to(inside) else "it is a link to outside the repository"
     os.set_blocking(fd, True)
     return fd, info.st_size
 
