@@ -1,5 +1,6 @@
 """Issue 21 in a real terminal: the chat's approval dialog says OUTSIDE THE SANDBOX and
-numbers every line; a copied code block holding ESC[201~ reaches the clipboard clean."""
+numbers every line; a copied code block holding ESC[201~ reaches the clipboard clean;
+typing `@` in a repository with a hostile .git/config runs nothing."""
 
 from __future__ import annotations
 
