@@ -12,7 +12,7 @@ from typing import Any
 from textual.app import App
 
 from rivulet.core import items as it
-from rivulet.core.terminal.clipboard import code_blocks, system_copy
+from rivulet.core.terminal.clipboard import clean_copy, code_blocks, removed_note, system_copy
 from rivulet.core.turn.history import History
 
 
@@ -28,13 +28,14 @@ def last_answer(history: History | None) -> str:
 
 
 def copy_text(app: App, text: str, what: str) -> None:
+    text, removed = clean_copy(text)  # model text, pasted into a shell: no control characters
     tool = system_copy(text)
     if tool is None:
         app.copy_to_clipboard(text)  # OSC 52: the terminal sets the clipboard, if it allows it
         via = "OSC 52 (if your terminal allows it)"
     else:
         via = tool
-    app.notify(f"Copied {what} ({len(text)} characters) via {via}", markup=False)
+    app.notify(f"Copied {what} ({len(text)} characters) via {via}{removed_note(removed)}", markup=False)
 
 
 def copy_commands(app: App, answer: str) -> list[tuple[str, str, Callable[[], Any]]]:

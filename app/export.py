@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from rivulet.core.store.export import to_json, to_markdown
 from rivulet.core.store.session import load_session
+from rivulet.core.store.write_file import write_private
 
 
 def export_session(path: Path, fmt: str) -> Path:
@@ -15,8 +15,6 @@ def export_session(path: Path, fmt: str) -> Path:
     session = load_session(path)
     out = path.with_suffix(f".{fmt}")
     text = to_markdown(session) if fmt == "md" else to_json(session)
-    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
+    write_private(out, text)  # a link at the name is replaced, never followed
     return out
 

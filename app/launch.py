@@ -68,6 +68,8 @@ def run_sessions(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from rivulet.core.store.export import to_json, to_markdown
     from rivulet.core.store.session import SessionError, find_session, load_session
 
@@ -77,8 +79,12 @@ def run_export(args: argparse.Namespace) -> int:
         return _fail(exc.message)
     text = to_markdown(session) if args.format == "md" else to_json(session)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
+        from rivulet.core.store.write_file import write_private
+
+        try:  # never through a link planted at the name
+            write_private(Path(args.output), text)
+        except OSError as exc:
+            return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
     else:
         sys.stdout.write(text)
     return 0
@@ -203,6 +209,8 @@ async def run_exec(args: argparse.Namespace) -> int:
     writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url), frontend="exec") \
         if saving else None
     conversation = Conversation(settings, transport, bus, tools=tools, session=writer)
+    for refused in conversation.project.refused if not args.json else []:  # (--json has it as a notice)
+        print(f"rivulet: warning: AGENTS.md: {sanitize(refused)}", file=sys.stderr)
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
     mcp.start(tools, conversation, notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
     turn = asyncio.ensure_future(conversation.run_turn(prompt, images))
@@ -258,14 +266,9 @@ def _has_terminal() -> bool:
 
 async def terminal_approver(request: ApprovalRequest) -> Decision:
     """`exec --approval ask`: the question on the terminal (stderr), the answer from it."""
+    from rivulet.app.exec_prompt import question_text  # what the chat's dialog shows, as plain lines
     from rivulet.core.tools.approval import Decision
-    what = f"run `{sanitize(request.title)}` {sanitize(request.detail)}" if request.kind == "shell" \
-        else f"call MCP tool {sanitize(request.title)} with these arguments" if request.kind == "mcp" \
-        else f"apply a patch ({sanitize(request.title)})"
-    if request.kind in ("patch", "mcp"):
-        print(sanitize(request.detail), file=sys.stderr)
-    prompt = f"rivulet: {what}? [y]es / [a]lways / [n]o / [s]top: "
-    answer = await asyncio.to_thread(_read_tty, prompt)
+    answer = await asyncio.to_thread(_read_tty, question_text(request))
     return {"y": Decision.YES, "a": Decision.ALWAYS, "s": Decision.STOP}.get(answer[:1].lower(), Decision.NO)
 
 

@@ -458,6 +458,13 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
                 self.push_screen(RawItemScreen(entry))
                 return
 
+    def copy_to_clipboard(self, text: str) -> None:
+        """Every copy through Textual (OSC 52: a selection, a text area, ours) without
+        control characters: it is pasted into a shell (app/copying.py says how many)."""
+        from rivulet.core.terminal.clipboard import clean_copy
+
+        super().copy_to_clipboard(clean_copy(text)[0])
+
     def export_session(self, fmt: str) -> None:
         from rivulet.app.export import export_session
 

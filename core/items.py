@@ -18,6 +18,9 @@ CALL_OUTPUT_TYPES: dict[str, str] = {
     "computer_call": "computer_call_output",
 }
 OUTPUT_TYPES: frozenset[str] = frozenset(CALL_OUTPUT_TYPES.values())
+# Item types only a client sends (its tools' results, its answers to the server): in a
+# response's output they cannot be the model's, whatever the server says.
+INPUT_ONLY_TYPES: frozenset[str] = OUTPUT_TYPES | {"mcp_approval_response", "item_reference"}
 
 
 def item_type(item: Item) -> str:
@@ -38,6 +41,29 @@ def is_call(item: Item) -> bool:
 
 def is_output(item: Item) -> bool:
     return item_type(item) in OUTPUT_TYPES
+
+
+def hosted_call_id(item: Item) -> str | None:
+    """The call_id of a call the server runs itself (a hosted shell_call), else None."""
+    return call_id(item) if item_type(item) in CALL_OUTPUT_TYPES and not is_call(item) else None
+
+
+def foreign_reason(item: Item, hosted: set[str] | frozenset[str] = frozenset()) -> str | None:
+    """Why an item in a response's output cannot be the model's own words, or None: a
+    message in another role (`user`, `developer`, `system`) or an input-only type (a
+    `function_call_output` would be taken as a tool's result). Only the model speaks
+    as the model. The output of a call the server ran itself (its call_id in `hosted`,
+    a hosted shell's `shell_call_output`) is the server's to send."""
+    kind = item_type(item)
+    if kind in OUTPUT_TYPES and call_id(item) in hosted:
+        return None
+    if kind in INPUT_ONLY_TYPES:
+        return f"a {kind} (only the client sends those)"
+    if kind == "message":
+        role = item.get("role")
+        if role not in (None, "assistant"):
+            return f"a message in the role {str(role)[:40]!r}"
+    return None
 
 
 def call_id(item: Item) -> str | None:

@@ -38,6 +38,15 @@ def sanitize(text: str) -> str:
     return text.replace("\r\n", "\n").translate(_TABLE)
 
 
+_ROW = str.maketrans({0x0A: "\u240a", 0x09: "\u2409"})
+
+
+def one_row(text: str) -> str:
+    """Untrusted text for a single row (a file name in a list): sanitised, and a newline
+    or tab shown as ␊ / ␉, so one name can never look like two rows."""
+    return sanitize(text).translate(_ROW)
+
+
 _REVEAL = str.maketrans({**_REPLACE, 0x09: "\u2409", 0x0D: "\u240d", 0x200D: "\\u200d"})
 
 

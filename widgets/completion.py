@@ -38,7 +38,7 @@ from textual.fuzzy import Matcher
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from rivulet.core.sanitize import sanitize
+from rivulet.core.sanitize import one_row
 
 MAX_ROWS = 8  # the popup's height at most; the list scrolls past it
 
@@ -93,7 +93,7 @@ class CompletionPopup(OptionList):
         if entries == self.entries and self.display:
             return  # unchanged: keep the highlight where the user moved it
         self.entries = list(entries)
-        width = min(30, max((len(e.label) for e in entries), default=0))  # the help texts in one column
+        width = min(30, max((len(one_row(e.label)) for e in entries), default=0))  # the help texts in a column
         self.set_options([self._option(e, width) for e in entries])
         self.display = bool(entries)
         if entries:
@@ -122,8 +122,10 @@ class CompletionPopup(OptionList):
 
     @staticmethod
     def _option(entry: Completion, width: int) -> Option:
-        label = Text(sanitize(entry.label), style="bold", no_wrap=True, overflow="ellipsis")
+        # One row each, whatever the name holds: a newline in a file name is shown as ␊.
+        shown = one_row(entry.label)
+        label = Text(shown, style="bold", no_wrap=True, overflow="ellipsis")
         if entry.help:
-            label.append(" " * max(2, width - len(entry.label) + 2))
-            label.append(sanitize(entry.help), style="dim")
+            label.append(" " * max(2, width - len(shown) + 2))
+            label.append(one_row(entry.help), style="dim")
         return Option(label)

@@ -18,8 +18,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from rivulet.core.sanitize import reveal, sanitize
+from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.approval import ApprovalRequest, Decision
+from rivulet.core.tools.approval_text import number_lines, question
 
 from .safe import safe_text
 
@@ -39,17 +40,12 @@ def diff_text(diff: str, limit: int | None = 200_000) -> Text:
 
 def numbered(text: str) -> Text:
     """Every line of a command, numbered (a line far below the first is still seen)."""
-    lines = text.split("\n")
-    width = len(str(len(lines)))
+    rows = number_lines(text)
     out = Text()
-    for n, line in enumerate(lines, 1):
-        out.append(f"{n:>{width}} │ ", style="dim")
-        out.append(line + ("\n" if n < len(lines) else ""), style="bold")
+    for i, (n, line) in enumerate(rows, 1):
+        out.append(f"{n} │ ", style="dim")
+        out.append(line + ("\n" if i < len(rows) else ""), style="bold")
     return out
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 class ApprovalScreen(ModalScreen[Decision]):
@@ -81,52 +77,19 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def compose(self) -> ComposeResult:
         r = self.request
-        if r.kind == "shell":
-            shown, hidden = reveal(r.title)
-            what = f"Run this command? ({_plural(r.title.count(chr(10)) + 1, 'line')})"
-            meta = f"in {r.workdir or r.detail.removeprefix('in ') or '.'}"
-            if r.timeout is not None:
-                meta += f" · time limit {r.timeout:g} s"
-            if r.sandbox:
-                meta += f" · {r.sandbox}"
-            body = numbered(shown)
-        elif r.kind == "mcp":
-            # The arguments come as indented JSON, hidden characters already shown as codes
-            # by the core (which says so in `reason`).
-            what = f"Call this MCP tool? ({_plural(r.detail.count(chr(10)) + 1, 'line')} of arguments)"
-            meta = f"server {r.server or '?'} · tool {r.tool or '?'}"
-            if r.destructive:
-                meta += " · the server marks it destructive"
-            elif r.read_only:
-                meta += " · the server marks it read-only"
-            shown, hidden = r.detail, []
-            body = numbered(shown)
-        else:
-            files = r.files or [r.title]
-            shown, hidden = reveal("\n".join(files))
-            what = f"Apply this patch? ({_plural(len(files), 'file')})"
-            meta = ""
-            body = Text(shown + "\n\n", style="bold")
+        q = question(r)  # the words, shared with exec's terminal prompt (core/tools/approval_text.py)
+        if r.kind == "patch":
+            body = Text(q.body + "\n\n", style="bold")
             body.append_text(diff_text(r.detail, limit=None))
+        else:
+            body = numbered(q.body)
         with Vertical(id="approval"):
-            yield Static(Text(what, style="bold"), id="approval-title")
-            for reason in r.protected:
-                yield Static(safe_text(f"⚠ Protected: {reason}", "bold"), classes="approval-warning")
-            if hidden:
-                thing = "command" if r.kind == "shell" else "list of files"
-                yield Static(Text(f"⚠ The {thing} holds {' and '.join(hidden)}: shown below as ␛, \\u… codes. "
-                                  "Read it before you allow it.", style="bold"), classes="approval-warning",
-                             id="approval-hidden")
-            if r.kind == "patch" and (in_content := reveal(r.detail.replace("\r\n", "\n"))[1]):
-                yield Static(Text(f"⚠ The patch's content holds {' and '.join(in_content)}: shown in the diff as "
-                                  "codes.", style="bold"), classes="approval-warning", id="approval-hidden-content")
-            if meta:
-                yield Static(safe_text(meta), id="approval-meta")
-            if r.reason and r.kind == "mcp":  # the core's warning about hidden characters
-                yield Static(safe_text(f"⚠ The arguments hold {r.reason.split(': ', 1)[-1]}: shown below as "
-                                       "␛, \\u… codes. Read them before you allow the call.", "bold"),
-                             classes="approval-warning", id="approval-hidden")
-            elif r.reason:
+            yield Static(Text(q.title, style="bold"), id="approval-title")
+            for warning in q.warnings:
+                yield Static(Text(f"⚠ {warning}", style="bold"), classes="approval-warning")
+            if q.meta:
+                yield Static(safe_text(q.meta), id="approval-meta")
+            if r.reason and r.kind != "mcp":  # (an MCP call's reason is the warning above)
                 yield Static(safe_text("why: " + r.reason, "italic"), id="approval-reason")
             with VerticalScroll(id="approval-detail"):
                 yield Static(body, id={"shell": "approval-command", "mcp": "approval-arguments"}.get(r.kind,

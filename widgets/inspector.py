@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Input, Select, Static, TextArea
 
 from rivulet.core import items as it
 from rivulet.core.sanitize import sanitize
+from rivulet.core.terminal.clipboard import clean_copy, removed_note
 from rivulet.core.turn.history import HistoryEntry
 from rivulet.widgets.entries import reasoning_raw, reasoning_summary
 
@@ -111,8 +112,9 @@ class RawItemScreen(ModalScreen[None]):
             yield TextArea(self.text, read_only=True, id="raw-json", show_line_numbers=True, soft_wrap=False)
 
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard(self.text)
-        self.notify("Copied the item's JSON")
+        text, removed = clean_copy(self.text)  # JSON escapes C0, not C1 nor bidi controls
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied the item's JSON{removed_note(removed)}", markup=False)
 
 
 class InspectorScreen(ModalScreen[None]):

@@ -13,6 +13,8 @@ would make typing lag in a large repository.
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -107,10 +109,15 @@ def _kind(path: Path) -> str:
     """The popup's hint beside a path: an image, or the file's size."""
     from rivulet.app.attach.refs import size_text
 
-    try:
-        size = path.stat().st_size
-        with path.open("rb") as f:
-            head = f.read(16)
+    try:  # O_NONBLOCK and a regular file only: a FIFO named in the repository must not hang the popup
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return ""
+            size, head = info.st_size, os.read(fd, 16)
+        finally:
+            os.close(fd)
     except OSError:
         return ""
     from rivulet.core.turn.attachments import image_mime

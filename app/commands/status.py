@@ -53,12 +53,14 @@ def status_lines(app: RivuletApp) -> list[str]:
 def _instructions(app: RivuletApp) -> list[str]:
     conv = app.conversation
     project = conv.project if conv is not None else None
-    if project is None or not project.files:
+    if project is None or not (project.files or project.refused):
         return ["AGENTS.md      none"]
     out = []
     for n, f in enumerate(project.files):
         cut = f" (cut to {f.used:,})" if f.truncated else ""
         out.append(f"{'AGENTS.md' if n == 0 else '':15}{f.path} · {f.size:,} bytes{cut}")
+    for refused in project.refused:  # a link out of the repository, /proc, a FIFO: named, not read
+        out.append(f"{'AGENTS.md' if not out else '':15}refused: {refused}")
     return out
 
 

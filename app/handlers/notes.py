@@ -47,7 +47,7 @@ class Notes:
         await self.app._transcript.mount(Static(line, classes="protocol-note"))
 
     async def notice(self, event: b.Notice) -> None:
-        self.app.notify(sanitize(event.text), severity="warning", timeout=8)
+        self.app.notify(sanitize(event.text), severity="warning", timeout=8, markup=False)
 
     async def retrying(self, event: b.Retrying) -> None:
         self.server_errors.append(event.error)

@@ -1,6 +1,11 @@
 """Copying text out: through the system clipboard when there is one (pbcopy, wl-copy,
 xclip, xsel), else the caller falls back to OSC 52 (the terminal sets the clipboard;
-it works over SSH, where the terminal allows it)."""
+it works over SSH, where the terminal allows it).
+
+What is copied is model text, and it is pasted into the user's shell: `clean_copy` strips
+every control character first (an `ESC[201~` inside a code block ends a bracketed paste
+early, and the shell then runs the lines after it), and the bidi controls and tag
+characters that would hide what the user pastes."""
 
 from __future__ import annotations
 
@@ -9,6 +14,25 @@ import re
 import shutil
 import subprocess
 import sys
+
+from rivulet.core.sanitize import BIDI
+
+# C0 but tab and newline, DEL, C1, bidi controls, tag characters: removed from a copy.
+_STRIP = {c: None for c in (*range(0x20), 0x7F, *range(0x80, 0xA0), *BIDI, *range(0xE0000, 0xE0080))
+          if c not in (0x09, 0x0A)}
+
+
+def clean_copy(text: str) -> tuple[str, int]:
+    """(text without control characters, how many were removed). A CRLF is a newline."""
+    text = text.replace("\r\n", "\n")
+    cleaned = text.translate(_STRIP)
+    return cleaned, len(text) - len(cleaned)
+
+
+def removed_note(removed: int) -> str:
+    """What the copy's notice adds when something was stripped."""
+    return f"; {removed} control character{'' if removed == 1 else 's'} removed" if removed else ""
+
 
 # (tool, argv, what it needs in the environment)
 TOOLS = [

@@ -11,7 +11,13 @@ MCP tools (kind `mcp`) ask like shell commands, with the tool's annotations (hin
 server gives; the user chose to configure that server): a `readOnlyHint` tool runs without
 asking under `auto-edit` and `auto`; a `destructiveHint` tool asks under every policy but
 `never-ask`, every time ("always" answers only that call). "Always" for any other MCP tool
-allows that one tool (server and tool) for the session. The question
+allows that one tool (the exact server and tool names, never a shortened display name)
+for the session.
+
+"Always" for a command is keyed on what runs: its text, its directory, whether it runs
+in the sandbox and its time limit; the same text elsewhere, outside the sandbox or with
+a longer limit asks again. A command outside the sandbox asks every time (unless
+`never-ask`): "always" answers only that call. The question
 itself goes to an `Approver`: the app's dialog, a terminal prompt in `exec`, or a
 scripted one in tests."""
 
@@ -52,6 +58,23 @@ class ApprovalRequest:
     tool: str | None = None
     read_only: bool = False
     destructive: bool = False
+    # An MCP call's exact identity (server and the server's own tool name, uncut): what
+    # "always" remembers. `tool` above is only for display (sanitised, cut).
+    tool_id: str | None = None
+
+    def always_key(self) -> tuple[object, ...]:
+        """What "always" remembers: everything that decides what runs."""
+        if self.kind == "mcp":
+            return ("mcp", self.server, self.tool_id if self.tool_id is not None else self.tool)
+        return ("shell", self.title, self.workdir, self.sandboxed, self.timeout)
+
+    @property
+    def remembered(self) -> bool:
+        """Whether "always" can allow it again: not outside the sandbox, not a
+        protected path, not a destructive MCP tool (those ask every time)."""
+        if self.protected or self.destructive:
+            return False
+        return self.kind != "shell" or self.sandboxed
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
@@ -68,8 +91,8 @@ class ApprovalPolicy:
     approver: Approver = deny_all
     # What "yes for this session" has allowed: every patch, or these exact commands.
     allow_patches: bool = False
-    allowed_commands: set[str] = field(default_factory=set)
-    allowed_mcp_tools: set[str] = field(default_factory=set)  # "server/tool"
+    allowed_commands: set[tuple[object, ...]] = field(default_factory=set)  # ApprovalRequest.always_key
+    allowed_mcp_tools: set[tuple[object, ...]] = field(default_factory=set)  # the exact server and tool
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         if self.policy == "never-ask":
@@ -83,18 +106,20 @@ class ApprovalPolicy:
             return Decision.YES
         if request.kind == "shell" and self.policy == "auto" and request.sandboxed:
             return Decision.YES  # it cannot leave the sandbox: nothing to ask
-        if request.kind == "shell" and request.title in self.allowed_commands:
+        if request.kind == "shell" and request.always_key() in self.allowed_commands:
             return Decision.YES
         decision = await self.approver(request)
         if decision is Decision.ALWAYS:
             if request.kind == "patch":
                 self.allow_patches = True
+            elif not request.remembered:  # outside the sandbox: this call only
+                return Decision.YES
             else:
-                self.allowed_commands.add(request.title)
+                self.allowed_commands.add(request.always_key())
         return decision
 
     async def _decide_mcp(self, request: ApprovalRequest) -> Decision:
-        key = f"{request.server}/{request.tool}"
+        key = request.always_key()
         if request.destructive:  # asked every time, as a protected path is
             decision = await self.approver(request)
             return Decision.YES if decision is Decision.ALWAYS else decision

@@ -59,7 +59,7 @@ class McpRouter:
         request = ApprovalRequest("mcp", it.call_id(call) or "", f"{server.name} · {tool.display}", detail=shown,
                                   reason=("hidden characters in the arguments: " + ", ".join(hidden)) if hidden
                                   else None, server=server.name, tool=tool.display, read_only=tool.read_only,
-                                  destructive=tool.destructive)
+                                  destructive=tool.destructive, tool_id=tool.tool)
         declined = f"The user declined the call of {tool.display} on MCP server {server.name}; it did not run."
         if await decide(call, request, declined) is Decision.NO:
             return self._out(call, declined + " Do not call it again unchanged: ask the user what they want.")

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pathspec
 
+from rivulet.core.tools.safe_git import run_git
+
 MAX_FILES = 50_000  # a completion list has no use for more; huge trees stay fast
 SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
 
@@ -30,8 +32,8 @@ def list_files(workspace: Path, *, max_files: int = MAX_FILES, use_git: bool = T
 
 def _git_files(workspace: Path, max_files: int) -> list[str] | None:
     try:
-        proc = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-                              cwd=workspace, capture_output=True, timeout=10, check=False)
+        # Through safe_git: the repository's own config must run nothing (fsmonitor, ...).
+        proc = run_git(workspace, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
     except (OSError, subprocess.SubprocessError):
         return None
     if proc.returncode != 0:

@@ -28,6 +28,7 @@ from rivulet.core.turn.bus import (
     ErrorOccurred,
     EventBus,
     ItemCompleted,
+    Notice,
     ResponseStarted,
     Retrying,
     TurnCompleted,
@@ -152,6 +153,8 @@ class Conversation:
         self.project = project if project is not None else load_project_instructions(
             Path(settings.workspace or os.getcwd()).expanduser(), max_bytes=settings.project_instructions_max_bytes,
             extra=settings.instructions)
+        for refused in self.project.refused:  # an AGENTS.md that is a link out, /proc, a FIFO: said once
+            self.bus.publish(Notice(f"AGENTS.md: {refused}"))
         if session is not None:
             self.history.observers.append(session.observe)
         if not self.history.models:  # a new conversation (the session header names its model)

@@ -9,10 +9,17 @@ contributes its `AGENTS.override.md` if it has one, else its `AGENTS.md`, so a d
 A budget caps what is sent (Codex's `project_doc_max_bytes`, 32 KiB by default): each
 file is cut to what is left of it, and files after the budget is spent are listed as
 skipped. Nothing here raises: an unreadable file is skipped with a warning.
+
+The repository is as hostile as the model (a sandboxed command can plant a link): a file
+is read only when it is a regular file inside the project (the root, or the workspace
+without one). `AGENTS.md -> ~/.ssh/id_rsa`, a link to `/proc/self/environ`, a device or
+a FIFO is refused, named in `refused` (one line each, shown as a notice and in /status).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +45,7 @@ class ProjectInstructions:
     project_text: str = ""  # the AGENTS.md part alone
     text: str | None = None  # what goes into the request's `instructions` (None: nothing)
     warnings: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # files not read, and why (one line each)
 
     @property
     def total_bytes(self) -> int:
@@ -77,6 +85,27 @@ def _cut(data: bytes, limit: int) -> bytes:
     return cut.decode("utf-8", "ignore").encode("utf-8")
 
 
+def _open_inside(path: Path, inside: Path) -> tuple[int, int] | str:
+    """(an open descriptor, the size) of `path` when it is a regular file whose real
+    path is inside `inside`; else why it is refused. Raises OSError."""
+    real = path.resolve()
+    if not real.is_relative_to(inside):
+        return "it is a link to outside the repository"
+    # O_NOFOLLOW: the last component cannot become a link after the check; O_NONBLOCK:
+    # a FIFO does not hang the open; fstat judges what was opened, not the name.
+    fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+    try:  # what was opened (a directory on the way swapped for a link after `resolve`)
+        opened = Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:  # no /proc here
+        opened = real
+    info = os.fstat(fd)
+    if not opened.is_relative_to(inside) or not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        return "it is not a regular file" if opened.is_relative_to(inside) else "it is a link to outside the repository"
+    os.set_blocking(fd, True)
+    return fd, info.st_size
+
+
 def load(workspace: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, per_file_max_bytes: int | None = None,
          extra: str | None = None) -> ProjectInstructions:
     """The project's AGENTS.md files and the request's instructions: their text, then
@@ -86,16 +115,22 @@ def load(workspace: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, per_file_max_by
     budget = max(0, max_bytes)
     per_file = budget if per_file_max_bytes is None else max(0, per_file_max_bytes)
     parts: list[str] = []
+    inside = root if root is not None else workspace.resolve()
     for directory in dirs if budget else []:
-        path = next((directory / n for n in FILENAMES if (directory / n).is_file()), None)
-        if path is None:
+        path = next((directory / n for n in FILENAMES if os.path.lexists(directory / n)), None)
+        if path is None or path.is_dir():
             continue
         try:
-            size = path.stat().st_size
-            with path.open("rb") as f:  # never more than can be used: a huge file costs nothing
+            opened = _open_inside(path, inside)
+            if isinstance(opened, str):
+                result.refused.append(f"{path} not read: {opened}")
+                result.warnings.append(result.refused[-1])
+                continue
+            fd, size = opened
+            with os.fdopen(fd, "rb") as f:  # never more than can be used: a huge file costs nothing
                 data = f.read(min(budget, per_file) + 1)
-        except OSError as exc:
-            result.warnings.append(f"cannot read {path}: {exc.strerror or exc}")
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a link loop (resolve, before 3.13)
+            result.warnings.append(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}")
             continue
         if not data.strip():
             continue

@@ -36,9 +36,13 @@ attribution: a delta must never be drawn in, or committed to, the wrong item.
    items are committed as for Completed and the result says why it was cut.
 8. A stream that ends before Completed -> StreamError. On any error, open items
    are discarded (their transient state is not history); committed items stay.
+9. Only the model speaks as the model: an output item in another role (`user`,
+   `developer`) or of an input-only type (`function_call_output`, ...) is never drawn
+   live, never committed (so never resent as the user's words, nor taken as a tool's
+   result): it is noted as a deviation, with the start of its text, once per item.
 
 Every tolerated deviation reaches the sink as a `Deviation` (once per rule and
-response). With `strict=True` each one is a ProtocolError instead, for people who
+response; a foreign item, once per item). With `strict=True` each one is a ProtocolError instead, for people who
 develop servers.
 """
 
@@ -138,6 +142,7 @@ class _Open:
     output_index: int | None
     live: bool = True  # False once a later item was added while this one streamed
     chars: int = 0
+    foreign: str | None = None  # why it is not the model's own (rule 9): never committed
 
 
 class _Machine:
@@ -152,16 +157,19 @@ class _Machine:
         self.last_message: str | None = None
         self.deviations: list[Deviation] = []
         self._noted: set[str] = set()
+        self.refused: set[str] = set()  # keys of foreign items (rule 9)
+        self.hosted: set[str] = set()  # call_ids of calls the server ran itself: their outputs are its own
         self.items_seen = 0
 
-    async def note(self, rule: str, detail: str, event: str) -> None:
-        """Record a tolerated deviation (once per rule in a response), or, when
-        strict, refuse it."""
+    async def note(self, rule: str, detail: str, event: str, once: str | None = None) -> None:
+        """Record a tolerated deviation (once per rule in a response, or per `once`), or,
+        when strict, refuse it."""
         if self.strict:
             raise ProtocolError(f"{detail} (strict protocol: {rule})")
-        if rule in self._noted:
+        once = once or rule
+        if once in self._noted:
             return
-        self._noted.add(rule)
+        self._noted.add(once)
         note = Deviation(rule, detail, event)
         self.deviations.append(note)
         log.info("protocol deviation %s: %s", rule, detail)
@@ -185,9 +193,10 @@ class _Machine:
                             f"{live.key} stays open until its output_item.done", "response.output_item.added")
             live.live = False
             await self.sink.live_ended(live.key)
-        entry = _Open(key, ev.item, ev.output_index)
+        entry = _Open(key, ev.item, ev.output_index, foreign=self._foreign(ev.item))
         self.open[key] = entry
-        await self.sink.begin_item(key, ev.item)
+        if entry.foreign is None:  # a foreign item gets no live pane: nothing of it is drawn as the model's
+            await self.sink.begin_item(key, ev.item)
 
     async def transient(self, ev: Transient) -> None:
         target = self._owner(ev)
@@ -201,6 +210,8 @@ class _Machine:
             if target.chars > self.limits.max_item_chars:
                 raise LimitExceeded(f"item {target.key} streamed more than {self.limits.max_item_chars:,} "
                                     "characters (max_item_chars)")
+        if target.foreign is not None:
+            return  # counted (its limit holds), never drawn
         if not target.live:
             await self.note("delta_after_live_ended", f"{event_type} for {target.key} after a later item was "
                             "added; accepted (it names its item), shown when the item is done", event_type)
@@ -221,12 +232,18 @@ class _Machine:
 
     async def done(self, ev: OutputItemDone) -> None:
         key = it.item_key(ev.item, ev.output_index)
-        if key in self.committed:
+        if key in self.committed or key in self.refused:
             raise ProtocolError(f"item {key} done twice")
         entry = self.open.pop(key, None)
         if entry is None and ev.output_index is not None:
             # Added without an id, done with one: match on the index it was added at.
             entry = self.open.pop(f"#{ev.output_index}", None)
+        if (entry is not None and entry.foreign) or self._foreign(ev.item):
+            if entry is None:
+                self._count_item()
+            await self._refuse(entry.key if entry is not None else key, ev.item, "response.output_item.done",
+                               begun=entry is not None and entry.foreign is None)
+            return
         if entry is None:
             # Done-only item (rule 3): announce and commit at once.
             self._count_item()
@@ -246,9 +263,14 @@ class _Machine:
         raw = ev.response.get("output")
         output = [o for o in raw if isinstance(o, dict)] if isinstance(raw, list) else []
         by_key = {it.item_key(o, i): (i, o) for i, o in enumerate(output)}
+        self.hosted.update(h for o in output if (h := it.hosted_call_id(o)))
         # Open items: commit from output if listed there, else discard (rule 6).
         for key in list(self.open):
-            del self.open[key]
+            entry = self.open.pop(key)
+            if (entry.foreign and self._foreign(entry.item)) or (key in by_key and self._foreign(by_key[key][1])):
+                await self._refuse(key, by_key[key][1] if key in by_key else entry.item, "response.completed",
+                                   begun=entry.foreign is None)
+                continue
             if key in by_key:
                 await self.note("committed_from_completed", f"{key} had no output_item.done; committed from "
                                 "response.completed's output", "response.completed")
@@ -260,7 +282,11 @@ class _Machine:
         self.streaming = None
         # Items that only the final output lists.
         for key, (_, item) in by_key.items():
-            if key not in self.committed:
+            if key in self.committed or key in self.refused:
+                continue
+            if self._foreign(item):
+                await self._refuse(key, item, "response.completed")
+            else:
                 await self.sink.begin_item(key, item)
                 await self._commit(key, item, backfilled=True)
         order = [k for k in by_key] + [k for k in self.committed if k not in by_key]
@@ -325,6 +351,30 @@ class _Machine:
         if live is not None and live.key in self.open and all(e.live for e in self.open.values()):
             return live
         return None
+
+    def _foreign(self, item: it.Item) -> str | None:
+        """Why `item` is not the model's own (rule 9); a hosted call seen is remembered."""
+        kind = item.get("type")
+        if (kind == "message" and item.get("role") in (None, "assistant")) or kind == "reasoning":
+            return None  # the common case, at once (10,000 items in one response)
+        if hosted := it.hosted_call_id(item):
+            self.hosted.add(hosted)
+        return it.foreign_reason(item, self.hosted)
+
+    async def _refuse(self, key: str, item: it.Item, event: str, begun: bool = False) -> None:
+        """A foreign item (rule 9): noted with the start of its text, never committed; a
+        live pane it had (added as the model's, done as another's) is taken down."""
+        self.refused.add(key)
+        if begun:
+            await self.sink.discard(key, "not the model's own item")
+        text = it.message_text(item)
+        if text is None:
+            output = item.get("output")
+            text = output if isinstance(output, str) else ""
+        said = " ".join(text.split())[:160]
+        why = self._foreign(item) or "added as another's"
+        await self.note("foreign_item", f"output item {key} is {why}: not the model's, so not kept nor "
+                        f"resent{': ' + repr(said) if said else ''}", event, once=f"foreign_item:{key}")
 
     def _count_item(self) -> None:
         self.items_seen += 1

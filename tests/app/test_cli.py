@@ -86,6 +86,15 @@ def test_exec_demo_answers_from_the_demo(tmp_path):
     assert 'You asked: "hello there"' in proc.stdout
 
 
+def test_exec_names_a_refused_agents_md_on_stderr(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "AGENTS.md").symlink_to("/proc/self/environ")
+    proc = rivulet("exec", "--demo", "hi", env={"RIVULET_SESSIONS_DIR": str(tmp_path / "s")}, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (f"rivulet: warning: AGENTS.md: {tmp_path / 'AGENTS.md'} not read: it is a link to "
+                           "outside the repository\n")
+
+
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):

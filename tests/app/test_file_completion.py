@@ -53,3 +53,17 @@ def test_ignored_files_are_never_offered(tmp_path: Path):
         (tmp_path / rel).write_text("x")
     found = FileCompletion(tmp_path).matches("@main", (0, 5))
     assert found is not None and sorted(found.paths) == ["docs/main.md", "src/main.py"]
+
+
+def test_a_fifo_in_the_workspace_does_not_hang_the_popup(tmp_path):
+    """The hint beside a path reads the file's head: a FIFO nobody writes to must not block."""
+    import os
+
+    from rivulet.app.attach.file_completion import FileCompletion
+
+    (tmp_path / "pipe.txt").parent.mkdir(exist_ok=True)
+    os.mkfifo(tmp_path / "pipe.txt")
+    (tmp_path / "page.txt").write_text("hello")
+    found = FileCompletion(tmp_path, lister=lambda _: ["pipe.txt", "page.txt"]).find("@p", (0, 2))
+    assert found is not None
+    assert {e.label: e.help for e in found.entries} == {"pipe.txt": "", "page.txt": "5 B"}

@@ -311,6 +311,22 @@ async def test_status_names_model_server_session_context_and_instructions(tmp_pa
         assert "60% context left" in str(app.query_one(StatusLine).render())
 
 
+async def test_status_names_a_refused_agents_md_in_one_line(tmp_path):
+    server = GatedServer(answer("x"))
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "AGENTS.md").write_text("be brief\n")
+    (repo / "sub" / "AGENTS.md").symlink_to("/proc/self/environ")
+    app = with_session(server, tmp_path, workspace=repo / "sub", tools=agent_tools(repo / "sub"))
+    async with app.run_test(size=(140, 50)) as pilot:
+        await command(pilot, "/status")
+        await until(pilot, lambda: notes(app), "the status note")
+        text = notes(app)[-1]
+        assert f"AGENTS.md      {repo / 'AGENTS.md'} · 9 bytes" in text
+        assert f"refused: {repo / 'sub' / 'AGENTS.md'} not read: it is a link to outside the repository" in text
+
+
 async def test_help_lists_every_command_with_its_description():
     from rivulet.app.commands.registry import slash_commands
 

@@ -41,3 +41,10 @@ def test_any_split_is_safe_and_matches_the_whole(text, cut):
     assert _is_safe(sanitize(a) + sanitize(b))
     if "\r" not in text:  # \r\n folding is the one cross-boundary rule
         assert sanitize(a) + sanitize(b) == sanitize(text)
+
+
+def test_one_row_shows_newlines_and_tabs_as_codes():
+    from rivulet.core.sanitize import one_row
+
+    assert one_row("a\nb\tc\x1b[2J.txt") == "a␊b␉c␛[2J.txt"
+    assert one_row("plain/path.py") == "plain/path.py"

@@ -40,7 +40,10 @@ class _Handler(BaseHTTPRequestHandler):
         s.start()
         if self.server.reasoning:
             s.reasoning(self.server.reasoning)
-        s.message(self.server.answer(prompt))
+        if self.server.calls:  # a function call the test queued answers this request
+            s.call(*self.server.calls.pop(0))
+        else:
+            s.message(self.server.answer(prompt))
         s.finish(10)
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
@@ -82,6 +85,7 @@ class StreamServer:
         self._server.answer = echo
         self._server.words_per_second = 0
         self._server.reasoning = ""
+        self._server.calls = []  # (name, JSON arguments): answered in turn, before the echo
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -106,6 +110,10 @@ class StreamServer:
         self._server.words_per_second = words_per_second
         self._server.reasoning = reasoning
 
+
+    def call(self, name: str, arguments: dict[str, Any]) -> None:
+        """Answer the next request with a call of `name` (then the echo again)."""
+        self._server.calls.append((name, json.dumps(arguments)))
 
     def start(self) -> StreamServer:
         self._thread.start()

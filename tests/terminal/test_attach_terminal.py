@@ -109,3 +109,20 @@ def test_the_at_popup_offers_workspace_files_and_tab_inserts_one(term, server):
     term.send("Enter")
     term.wait("[file notes.txt (24 bytes)]", what="the sent attachment")
     assert user_parts(server.bodies[0])[1]["text"].startswith('<file path="notes.txt">')
+
+
+def test_a_file_name_with_a_newline_is_one_popup_row(term, server):
+    """Issue 21: a newline in a file name split its row of the `@` popup in two (the
+    second half looked like another file). A FIFO beside it does not hang the popup."""
+    import os
+
+    work = term.home / "work"
+    (work / "zq-evil\nzq-fake.txt").write_text("x")
+    os.mkfifo(work / "zq-pipe")
+    start_chat(term, server)
+    term.type("look @zq")
+    screen = term.wait("zq-pipe", what="the popup")
+    rows = [r for r in screen.splitlines() if "zq-" in r]
+    assert any("zq-evil␊zq-fake.txt" in r for r in rows), screen
+    assert not any(r.strip(" │▎▊").startswith("zq-fake.txt") for r in rows), screen  # never a row of its own
+    assert len(rows) == 2, screen

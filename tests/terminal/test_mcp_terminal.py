@@ -124,8 +124,8 @@ def test_exec_asks_on_the_terminal_before_an_mcp_call(term, model):
     env = _config(term.home)
     term.start([*RIVULET, "--base-url", model, "exec", "--approval", "ask", "mcp-pid"], cwd=term.home / "work",
                env={**env, "RIVULET_SAVE_SESSIONS": "false"})
-    screen = term.wait("call MCP tool test · pid with these arguments", what="the question")
-    assert "{}" in screen
+    screen = term.wait("Call this MCP tool (1 line of arguments)?", what="the question")
+    assert "1 │ {}" in screen and "server test · tool pid" in screen  # as the chat's dialog shows it
     term.send("y", "Enter")
     assert term.wait_exit() == 0, term.screen()
     assert "That is the server's process id." in term.scrollback()

@@ -113,10 +113,15 @@ async def test_no_and_stop_ends_the_turn_with_every_call_answered(tmp_path):
 
 
 async def test_yes_for_the_session_stops_asking_for_that_command(tmp_path):
+    """In the sandbox: the same command, directory and time limit is not asked again
+    (outside it every command asks: tests/security/test_approval_keys.py)."""
     cmd = {"command": "echo hi", "workdir": None, "timeout_ms": None, "justification": None}
     approver = Scripted(Decision.ALWAYS)
     conv, _ = agent(tmp_path, fn_call_response("r1", fn_call("a", "c1", "shell", cmd)),
-                    fn_call_response("r2", fn_call("b", "c2", "shell", cmd)), answer("r3", "ok"), approver=approver)
+                    fn_call_response("r2", fn_call("b", "c2", "shell", cmd)), answer("r3", "ok"), approver=approver,
+                    sandbox="workspace-write")
+    if not conv.tools.sandbox.active:
+        pytest.skip("needs a working bubblewrap sandbox (bwrap cannot run here)")
     await conv.run_turn("twice")
     assert len(approver.asked) == 1
 

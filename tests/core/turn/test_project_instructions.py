@@ -108,14 +108,14 @@ def test_an_unreadable_file_is_a_warning_not_an_error(tmp_path, monkeypatch):
     repo, ws = _tree(tmp_path)
     (repo / "pkg" / "AGENTS.md").unlink()
     (repo / "pkg" / "AGENTS.md").mkdir()  # not a file: ignored
-    real = Path.open
+    real = pi.os.open
 
-    def refuse(self, *args, **kw):
-        if self.parent == repo.resolve():
+    def refuse(path, *args, **kw):  # as root, chmod 000 would not stop the read
+        if Path(path).parent == repo.resolve():
             raise PermissionError(13, "Permission denied")
-        return real(self, *args, **kw)
+        return real(path, *args, **kw)
 
-    monkeypatch.setattr(Path, "open", refuse)
+    monkeypatch.setattr(pi.os, "open", refuse)
     got = pi.load(ws)
     assert got.files == [] and got.text is None
     assert got.warnings == [f"cannot read {(repo / 'AGENTS.md').resolve()}: Permission denied"]
