@@ -228,11 +228,14 @@ async def run_exec(args: argparse.Namespace) -> int:
         print(f"rivulet: warning: {sanitize(writer.failed)}", file=sys.stderr)
     if reader_gone.is_set():
         raise BrokenPipeError
-    if not args.json:
+    if not args.json and not result.no_answer:
         print(sanitize(result.last_message or ""))
         sys.stdout.flush()
     if result.stopped:
         print(f"rivulet: stopped: {sanitize(result.stopped)}", file=sys.stderr)
+    if result.no_answer:  # a script must not take silence for an answer: exit 1, as for a cut one
+        print(f"rivulet: {result.no_answer}", file=sys.stderr)
+        return 1
     return 0
 
 

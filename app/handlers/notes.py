@@ -1,6 +1,7 @@
 """What the server and the session tell the user on the side: protocol deviations
 (kept for the inspector, one dim line per kind), server errors with their whole
-bodies, notices, and a session file that can no longer be written."""
+bodies, notices, a session file that can no longer be written, and a turn that
+thought but never answered."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ class Notes:
             b.ErrorOccurred: self.error,
             b.TurnStarted: self.check_session_file,
             b.ItemCompleted: self.check_session_file,
+            b.TurnCompleted: self.no_answer,
         }
 
     async def deviation(self, note: b.ProtocolDeviation) -> None:
@@ -60,3 +62,22 @@ class Notes:
         if writer is not None and writer.failed and not self._unsaved_warned:
             self._unsaved_warned = True
             self.app.notify(sanitize(writer.failed), severity="error", timeout=15)
+
+    async def no_answer(self, event: b.TurnCompleted) -> None:
+        """The turn ended inside the model's reasoning: its Thought is all there is, so it
+        is opened, and a line under it says that no answer came."""
+        if not event.no_answer:
+            return
+        from textual.widgets import Collapsible
+
+        from rivulet.widgets.entries import ReasoningEntry
+
+        transcript = self.app._transcript
+        line = Static(Text(f"⚠ {sanitize(event.no_answer)}", style="italic"), classes="no-answer")
+        thoughts = [w for w in transcript.children if isinstance(w, ReasoningEntry)]
+        if not thoughts:
+            await transcript.mount(line)
+            return
+        for fold in thoughts[-1].query(Collapsible):
+            fold.collapsed = False
+        await transcript.mount(line, after=thoughts[-1])

@@ -37,6 +37,7 @@ from rivulet.core.turn.bus import (
 from rivulet.core.turn.bus_sink import BusSink
 from rivulet.core.turn.compaction import auto_compact
 from rivulet.core.turn.history import History
+from rivulet.core.turn.no_answer import NO_ANSWER, ended_in_reasoning
 from rivulet.core.turn.project_instructions import ProjectInstructions
 from rivulet.core.turn.project_instructions import load as load_project_instructions
 from rivulet.core.turn.state_machine import Deviation, Limits, SamplingResult, consume_response
@@ -91,6 +92,7 @@ class TurnResult:
     usage: dict[str, Any] | None
     requests: int
     stopped: str | None = None
+    no_answer: str | None = None  # why the turn gave no answer though it completed (no_answer.py)
 
 
 # Left in history when the user interrupts a turn in which the model already did
@@ -233,6 +235,7 @@ class Conversation:
         usage: dict[str, Any] | None = None
         last_message: str | None = None
         stopped: str | None = None
+        no_answer: str | None = None
         requests = 0
         try:
             while True:
@@ -247,6 +250,7 @@ class Conversation:
                     cut = ResponseIncomplete(_incomplete_message(result.incomplete), code=result.incomplete)
                     cut.partial = result.last_message
                     raise cut
+                no_answer = NO_ANSWER if ended_in_reasoning(result.committed) else None
                 stopped = await self._run_tools(result.pending_calls)
                 if stopped or not result.needs_follow_up:
                     break
@@ -265,8 +269,8 @@ class Conversation:
             self.bus.publish(TurnInterrupted(turn_id, prompt if undone else None))
             raise
         self._turn_ended(turn_id, usage, "stopped" if stopped else "completed")
-        self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped))
-        return TurnResult(turn_id, last_message, usage, requests, stopped)
+        self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped, no_answer))
+        return TurnResult(turn_id, last_message, usage, requests, stopped, no_answer)
 
     async def _run_tools(self, calls: list[it.Item]) -> str | None:
         """Run the calls in order, committing each output at once. Returns why the user

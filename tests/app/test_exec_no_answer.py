@@ -1,0 +1,41 @@
+"""`rivulet exec` against a model that thinks and never answers: one line on stderr
+and exit status 1, never a silent exit 0 (issue 23, part 7)."""
+
+from __future__ import annotations
+
+import json
+
+from helpers.aimock import rivulet
+from helpers.canned_server import CannedServer
+from helpers.think_streams import thinking_only, thought_then_answer
+
+LINE = "rivulet: no answer: the model's output ended inside its reasoning"
+
+
+def test_a_reasoning_only_answer_is_said_on_stderr_and_exits_1(tmp_path):
+    with CannedServer(thinking_only()) as server:
+        proc = rivulet("exec", "--base-url", server.base_url, "write a haiku",
+                       env={"RIVULET_SESSIONS_DIR": str(tmp_path)})
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout == ""  # stdout stays the answer: there is none
+    assert proc.stderr.strip().splitlines() == [LINE]
+
+
+def test_json_carries_it_in_turn_completed(tmp_path):
+    with CannedServer(thinking_only()) as server:
+        proc = rivulet("exec", "--json", "--base-url", server.base_url, "write a haiku",
+                       env={"RIVULET_SESSIONS_DIR": str(tmp_path)})
+    assert proc.returncode == 1
+    done = [json.loads(line) for line in proc.stdout.splitlines()][-1]
+    assert done["type"] == "turn.completed"
+    assert done["no_answer"] == "no answer: the model's output ended inside its reasoning"
+    assert LINE in proc.stderr
+
+
+def test_reasoning_then_an_answer_prints_the_answer(tmp_path):
+    with CannedServer(thought_then_answer("Five, seven, five.", "Old pond, a frog")) as server:
+        proc = rivulet("exec", "--base-url", server.base_url, "write a haiku",
+                       env={"RIVULET_SESSIONS_DIR": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Old pond, a frog\n"
+    assert "no answer" not in proc.stderr
