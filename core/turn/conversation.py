@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from rivulet.core import items as it
 from rivulet.core.config import Settings
 from rivulet.core.errors import ResponseIncomplete, RivuletError
+from rivulet.core.protocol.context_window import ModelWindows
 from rivulet.core.protocol.events import ResponseEvent
 from rivulet.core.turn import attachments as att
 from rivulet.core.turn.bus import (
@@ -127,8 +128,11 @@ class Conversation:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         session: SessionRecorder | None = None,
         project: ProjectInstructions | None = None,
+        windows: ModelWindows | None = None,
     ) -> None:
         self.settings = settings
+        # What the server said of its models' context windows (automatic compaction reads it).
+        self.windows = windows or ModelWindows()
         self.transport = transport
         self.bus = bus or EventBus()
         self.history = history or History()
