@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from conftest import ROOT
 from helpers.aimock import rivulet
 from helpers.canned_server import CannedServer
 from helpers.think_streams import thinking_only, thought_then_answer
@@ -39,3 +40,12 @@ def test_reasoning_then_an_answer_prints_the_answer(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "Old pond, a frog\n"
     assert "no answer" not in proc.stderr
+
+
+def test_the_real_llamacpp_capture_of_a_think_block_never_closed(tmp_path):
+    capture = (ROOT / "fixtures/real/llamacpp/llamacpp_reasoning_never_closed.sse").read_bytes()
+    with CannedServer(capture) as server:
+        proc = rivulet("exec", "--base-url", server.base_url, "what is 17*23?",
+                       env={"RIVULET_SESSIONS_DIR": str(tmp_path)})
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr.strip().splitlines() == [LINE]

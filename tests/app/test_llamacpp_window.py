@@ -5,8 +5,10 @@ from, and automatic compaction measures against it (issue 23, part 7)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from conftest import empty_config
+from conftest import ROOT, empty_config
 from helpers.canned_server import CannedServer
 from helpers.streams import simple_text_response
 from helpers.tui import until
@@ -71,3 +73,13 @@ async def test_automatic_compaction_measures_against_the_servers_window():
             await until(pilot, lambda: len(server.requests) == 3 and status.state == "idle", "the second turn")
     prompts = [r["input"][-1]["content"][0]["text"] for r in server.requests]
     assert prompts == ["first", SUMMARY_PROMPT, "second"]
+
+
+async def test_the_real_llamacpp_model_list_gives_its_n_ctx_for_a_short_name():
+    listed = json.loads((ROOT / "fixtures/real/llamacpp/llamacpp_models.json").read_text())["data"]
+    with CannedServer(simple_text_response("hi"), models=listed) as server:
+        app = _app(server, model="qwen")
+        async with app.run_test(size=(110, 30)) as pilot:
+            status = app.query_one(StatusLine)
+            await until(pilot, lambda: status.window == 16_384, "the window of the real capture")
+            assert "window from    the server's /models (/work/peer/models/qwen-coder-1.5b.gguf)" in status_lines(app)
