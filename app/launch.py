@@ -87,17 +87,12 @@ def run_export(args: argparse.Namespace) -> int:
 def run_replay(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from rivulet.app.tui import RivuletApp
-    from rivulet.core.config import Settings
-    from rivulet.core.protocol.replay import ReplayTransport
+    from rivulet.app.replay import replay_app
 
     try:
-        transport = ReplayTransport(Path(args.file), speed=args.speed)
+        app = replay_app(Path(args.file), speed=args.speed)
     except (OSError, ValueError, RivuletError) as exc:
         return _fail(f"cannot replay {args.file}: {getattr(exc, 'message', exc)}")
-    settings = Settings(base_url="http://replay.invalid/v1", model=f"replay of {Path(args.file).name}",
-                        max_retries=0, max_follow_ups=max(0, len(transport.recordings) - 1), save_sessions=False)
-    app = RivuletApp(settings, transport, replay=Path(args.file).name)
     app.run()
     return app.return_code or 0
 
