@@ -8,11 +8,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.widget import Widget
 from textual.widgets import Static
 
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn import bus as b
+from rivulet.core.turn.no_answer import NO_ANSWER
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler
@@ -56,6 +58,8 @@ class Notes:
 
     async def error(self, event: b.ErrorOccurred) -> None:
         self.server_errors.append(event.error)
+        if event.error.message.startswith(NO_ANSWER):  # cut inside the reasoning: it is all there is
+            self._open_last_thought()
 
     async def check_session_file(self, _: b.BusEvent) -> None:
         writer = self.app.session_writer
@@ -68,16 +72,18 @@ class Notes:
         is opened, and a line under it says that no answer came."""
         if not event.no_answer:
             return
+        line = Static(Text(f"⚠ {sanitize(event.no_answer)}", style="italic"), classes="no-answer")
+        await self.app._transcript.mount(line, after=self._open_last_thought())
+
+    def _open_last_thought(self) -> Widget | None:
+        """Unfold the newest Thought of the transcript; it, or None when there is none."""
         from textual.widgets import Collapsible
 
         from rivulet.widgets.entries import ReasoningEntry
 
-        transcript = self.app._transcript
-        line = Static(Text(f"⚠ {sanitize(event.no_answer)}", style="italic"), classes="no-answer")
-        thoughts = [w for w in transcript.children if isinstance(w, ReasoningEntry)]
+        thoughts = [w for w in self.app._transcript.children if isinstance(w, ReasoningEntry)]
         if not thoughts:
-            await transcript.mount(line)
-            return
+            return None
         for fold in thoughts[-1].query(Collapsible):
             fold.collapsed = False
-        await transcript.mount(line, after=thoughts[-1])
+        return thoughts[-1]

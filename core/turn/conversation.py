@@ -78,11 +78,13 @@ class FollowUpLimit(RivuletError):
     kind = "follow_up_limit"
 
 
-def _incomplete_message(reason: str) -> str:
+def _incomplete_message(reason: str, in_reasoning: bool = False) -> str:
     why = {
         "max_output_tokens": "it reached the output token limit (max_output_tokens)",
         "content_filter": "the server's content filter stopped it",
     }.get(reason, f"reason: {reason}")
+    if in_reasoning:  # cut before any answer: "the answer was cut short" would promise one
+        return f"{NO_ANSWER}: {why}; its reasoning is kept"
     return f"the answer was cut short: {why}; what it wrote is kept"
 
 
@@ -251,7 +253,8 @@ class Conversation:
                 usage = add_usage(usage, result.usage)
                 last_message = result.last_message or last_message
                 if result.incomplete:
-                    cut = ResponseIncomplete(_incomplete_message(result.incomplete), code=result.incomplete)
+                    why = _incomplete_message(result.incomplete, ended_in_reasoning(result.committed))
+                    cut = ResponseIncomplete(why, code=result.incomplete)
                     cut.partial = result.last_message
                     raise cut
                 no_answer = NO_ANSWER if ended_in_reasoning(result.committed) else None

@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 from conftest import empty_config
 from helpers.streams import completed, created, message, message_events
-from helpers.think_streams import thought_events
+from helpers.think_streams import thinking_cut, thought_events
 from helpers.tui import GatedServer, make_app, until
 from textual.widgets import Collapsible, Static
 
+from rivulet.core.protocol.recordings import sse_payloads
 from rivulet.core.turn.bus import TurnCompleted
-from rivulet.widgets.entries import ReasoningEntry
+from rivulet.widgets.entries import ErrorEntry, ReasoningEntry
 from rivulet.widgets.transcript import Transcript
 
 THOUGHT = "The user wants a haiku. Five syllables first"
@@ -50,3 +51,13 @@ async def test_an_answered_turn_leaves_the_thought_folded():
         await pilot.pause()
         assert not app.query(".no-answer")
         assert app.query_one(ReasoningEntry).query_one(Collapsible).collapsed is True
+
+
+async def test_cut_inside_the_reasoning_opens_the_thought_under_the_error():
+    server = GatedServer(sse_payloads(thinking_cut(THOUGHT)))
+    app = make_app(server)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"haiku", "enter")
+        await until(pilot, lambda: app.query(ErrorEntry), "the error line")
+        assert app.query_one(ReasoningEntry).query_one(Collapsible).collapsed is False
+        assert "no answer: the model's output ended inside its reasoning" in app.query_one(ErrorEntry).message

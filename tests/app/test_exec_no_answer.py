@@ -8,7 +8,7 @@ import json
 from conftest import ROOT
 from helpers.aimock import rivulet
 from helpers.canned_server import CannedServer
-from helpers.think_streams import thinking_only, thought_then_answer
+from helpers.think_streams import thinking_cut, thinking_only, thought_then_answer
 
 LINE = "rivulet: no answer: the model's output ended inside its reasoning"
 
@@ -49,3 +49,13 @@ def test_the_real_llamacpp_capture_of_a_think_block_never_closed(tmp_path):
                        env={"RIVULET_SESSIONS_DIR": str(tmp_path)})
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr.strip().splitlines() == [LINE]
+
+
+def test_cut_inside_the_reasoning_says_no_answer_not_a_cut_answer(tmp_path):
+    with CannedServer(thinking_cut()) as server:
+        proc = rivulet("exec", "--base-url", server.base_url, "write a haiku",
+                       env={"RIVULET_SESSIONS_DIR": str(tmp_path)})
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr.strip().splitlines() == [
+        "rivulet: error: response_incomplete: no answer: the model's output ended inside its reasoning: "
+        "it reached the output token limit (max_output_tokens); its reasoning is kept"]

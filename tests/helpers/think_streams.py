@@ -30,3 +30,12 @@ def thinking_only(text: str = "The user wants a haiku. Let me count syllables: f
 def thought_then_answer(thought: str, answer: str, rid: str = "resp_think") -> bytes:
     return body([created(rid), *thought_events("rs_1", thought), *message_events("msg_1", answer),
                  completed([_reasoning_item("rs_1", thought), message("msg_1", answer)], rid)])
+
+
+def thinking_cut(text: str = "Let me think about the haiku: five syllables, then", rid: str = "resp_cut") -> bytes:
+    """OpenAI's way: the output token limit is reached inside the reasoning, and the
+    response ends `incomplete` with only the reasoning item."""
+    return body([created(rid), *thought_events("rs_1", text),
+                 ev("response.incomplete", response={"id": rid, "status": "incomplete",
+                                                     "incomplete_details": {"reason": "max_output_tokens"},
+                                                     "output": [_reasoning_item("rs_1", text)]})])
