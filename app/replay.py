@@ -18,6 +18,7 @@ def replay_app(path: Path, *, speed: float = 1.0) -> RivuletApp:
     when the file cannot be read as a recording."""
     from rivulet.app.tui import RivuletApp
     from rivulet.core.config import Settings
+    from rivulet.core.protocol.context_window import NoWindows
     from rivulet.core.protocol.replay import ReplayTransport
     from rivulet.core.turn.replay_tools import ReplayTools
 
@@ -25,5 +26,6 @@ def replay_app(path: Path, *, speed: float = 1.0) -> RivuletApp:
     count = len(transport.recordings)
     settings = Settings(base_url="http://replay.invalid/v1", model=f"replay of {path.name}",
                         max_retries=0, max_follow_ups=max(0, count - 1), save_sessions=False)
-    tools = ReplayTools(lambda: count - transport.played)
-    return RivuletApp(settings, transport, tools=tools, replay=path.name)
+    app = RivuletApp(settings, transport, tools=ReplayTools(transport), replay=path.name)
+    app.windows = NoWindows()  # no model: no context left to show
+    return app

@@ -93,3 +93,11 @@ class ModelWindows:
 
     def choose(self, settings: Settings, model: str | None = None) -> Window:
         return choose_window(settings, model, self.listed)
+
+
+class NoWindows(ModelWindows):
+    """A replay: its "model" is a file's name, so no table entry may give it a window
+    (`replay of llamacpp_….sse` would pass for a Llama)."""
+
+    def choose(self, settings: Settings, model: str | None = None) -> Window:
+        return Window(None, UNKNOWN)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import REAL, empty_config
+from helpers.calls import fn_call, fn_call_response
 from helpers.tui import until
 
 from rivulet.app.replay import replay_app
@@ -29,6 +30,7 @@ async def _replay(path):
         calls = [(c.item.get("name"), c.item.get("arguments"), c.output) for c in app.query(ToolCallEntry)]
         errors = [e.message for e in app.query(ErrorEntry)]
         note = status.note
+        assert status.window is None  # a file's name is no model: no "context left"
         history = [i.get("type") for i in app.conversation.history.items]
     return calls, errors, note, history, app.transport
 
@@ -51,3 +53,13 @@ async def test_a_recorded_multi_step_run_plays_every_response():
     assert errors == [] and len(transport.recordings) == 4 and transport.played == 4
     assert len(calls) == 3 and all(output["output"] == NOT_RUN for _, _, output in calls)
     assert note.startswith("Done in") and history[-1] == "message"
+
+
+async def test_every_call_of_the_last_response_shows_as_recorded(tmp_path):
+    recording = tmp_path / "two_calls.sse"
+    recording.write_bytes(fn_call_response("r1", fn_call("fc1", "call_1", "date", {}),
+                                           fn_call("fc2", "call_2", "uptime", {"pretty": True})))
+    calls, errors, note, history, transport = await _replay(recording)
+    assert errors == [] and note == f"Stopped: {RECORDING_ENDS}" and transport.played == 1
+    assert [(name, output["output"]) for name, _, output in calls] == [("date", NOT_RUN), ("uptime", NOT_RUN)]
+    assert history[-4:] == ["function_call", "function_call", "function_call_output", "function_call_output"]
