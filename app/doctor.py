@@ -140,7 +140,7 @@ class Doctor:
                 return self.report  # nothing else can work
             if text.warn:
                 self.report.notes.append(f"the plain text probe got no text ({text.detail.split(':')[0]}): "
-                                         "exec would print nothing for such an answer")
+                                         "turns with this server may end without an answer")
             calls = await self.probe("function call (tool_choice required)", self._ask(sse, self._body(
                 "Call the current_time tool now.", tools=[_TIME_TOOL], tool_choice="required"), _judge_call))
             if calls.ok is False and "invalid_request" in calls.detail:
@@ -221,7 +221,9 @@ def _judge_text(result: SamplingResult, watch: _Watch) -> tuple[bool, str, bool]
 def _judge_call(result: SamplingResult, watch: _Watch) -> tuple[bool, str]:
     calls = [i for i in result.committed if i.get("type") == "function_call"]
     if not calls:
-        return False, f"no function call; the model said: {_clip(result.last_message)}"
+        said = _clip(result.last_message)
+        got = ", ".join(sorted({it.item_type(i) or "?" for i in result.committed})) or "nothing"
+        return False, f"no function call; the model said: {said}" if said else f"no function call; got {got}"
     streamed = "function_call_arguments" in watch.delta_kinds
     return True, f"{calls[0].get('name')}({_clip(calls[0].get('arguments'))})" + \
         ("" if streamed else ", arguments not streamed (done only)")

@@ -38,7 +38,9 @@ def test_a_reasoning_only_answer_is_a_chat_said_as_such_and_the_probes_go_on():
     assert report["can_chat"] and len(report["probes"]) == 6  # every probe ran
     reasoning = next(p for p in report["probes"] if p["name"] == "reasoning")
     assert reasoning["ok"] and reasoning["detail"] == "raw reasoning text streamed (no summaries)"
-    assert any("exec would print nothing" in n for n in report["notes"])
+    assert any("may end without an answer" in n for n in report["notes"])
+    calls = next(p for p in report["probes"] if p["name"] == "function call (tool_choice required)")
+    assert calls["ok"] is False and calls["detail"] == "no function call; got reasoning"
     assert text_proc.returncode == 0 and "warn plain text" in text_proc.stdout
     assert "cannot chat" not in text_proc.stdout
 
