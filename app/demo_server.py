@@ -140,6 +140,8 @@ def script_for(request: dict[str, Any]) -> list[dict[str, Any]]:
         s.message(f"The `current_time` tool answered:\n\n```json\n{last.get('output')}\n```\n\n"
                   "That was a function call: the model asked, rivulet ran the tool, sent the output back, "
                   "and this second response finished the turn.")
+    elif last.get("type") == "custom_tool_call_output" and _called(inputs, last) != "apply_patch":
+        s.message(f"`{_called(inputs, last)}` answered:\n\n```\n{last.get('output')}\n```")
     elif last.get("type") == "custom_tool_call_output":
         s.message(f"`apply_patch` answered:\n\n```\n{last.get('output')}\n```\n\n"
                   "Press **ctrl+t** to see everything this turn changed, or **ctrl+o** for the history inspector.")
@@ -149,18 +151,30 @@ def script_for(request: dict[str, Any]) -> list[dict[str, Any]]:
                   "no model. Nothing is pending.")
     else:
         prompt = _text(last).strip()
-        offered = {t.get("name") for t in request.get("tools") or [] if isinstance(t, dict)}
+        offered = {t.get("name"): t.get("type") for t in request.get("tools") or [] if isinstance(t, dict)}
+        asked = re.search(r"\bcall the (\S+) tool\b", prompt, re.I)  # as `rivulet doctor` asks
+        custom = asked.group(1) if asked and offered.get(asked.group(1)) == "custom" else None
         if re.search(r"\b(file|patch|edit)\b", prompt, re.I) and "apply_patch" in offered:
             s.reasoning(PATCH_REASONING)
             s.custom_call("apply_patch", DEMO_PATCH)
         elif re.search(r"\b(time|clock|tool)\b", prompt, re.I) and "current_time" in offered:
             s.reasoning(TOOL_REASONING)
             s.call("current_time", "{}")
+        elif custom:  # "Call the echo tool with the input: hello": a freeform call to it
+            s.custom_call(custom, prompt.split("input:", 1)[-1].strip())
         else:
             s.reasoning(REASONING)
             s.message(ANSWER.format(prompt=prompt[:200].replace("\n", " ")))
     s.finish(input_tokens)
     return s.events
+
+
+def _called(inputs: list[Any], output: dict[str, Any]) -> str:
+    """The name of the call an output answers (the request carries the call before it)."""
+    for item in inputs:
+        if isinstance(item, dict) and item.get("call_id") == output.get("call_id") and item.get("name"):
+            return str(item["name"])
+    return "the tool"
 
 
 def _text(item: dict[str, Any]) -> str:

@@ -4,7 +4,10 @@ A few short probe requests, each through the real transports and state machine (
 deviation the chat would tolerate is seen here too): plain text, a forced function
 call, a custom (freeform) tool, reasoning, the WebSocket handshake and
 `previous_response_id`. It prints what worked, every protocol deviation seen, and the
-settings it recommends. It exits non-zero only when the server cannot chat at all.
+settings it recommends. It exits non-zero only when the server cannot chat at all: a
+valid answer without text (reasoning only, a tool call) is a chat, said as what it was,
+and the probes go on. A WebSocket route the server does not have is "not offered",
+not a failure (SSE is the answer then).
 """
 
 from __future__ import annotations
@@ -24,9 +27,13 @@ from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.core.protocol.events import Delta
 from rivulet.core.sanitize import sanitize
+from rivulet.core.turn.no_answer import ended_in_reasoning
 from rivulet.core.turn.state_machine import Deviation, SamplingResult, SamplingSink, Transient, consume_response
 
 PROBE_TOKENS = 200  # enough for a short answer or one tool call, so each probe stays quick
+# Handshake answers that mean "no WebSocket here" rather than "broken": no route, wrong
+# method, upgrade refused (426), not implemented.
+NO_WEBSOCKET = (404, 405, 426, 501)
 
 _TIME_TOOL = {"type": "function", "name": "current_time", "description": "The current local time.",
               "parameters": {"type": "object", "properties": {}, "additionalProperties": False}}
@@ -39,6 +46,8 @@ class Probe:
     ok: bool | None = None  # None: not applicable / not tried
     detail: str = ""
     seconds: float = 0.0
+    warn: bool = False  # it worked, but not as a chat client needs (an answer without text)
+    http_status: int | None = None  # the server's HTTP status when it refused the probe
 
 
 @dataclass
@@ -95,22 +104,26 @@ class Doctor:
             self.report.deviations.setdefault(note.rule, note)
         return result, watch
 
-    async def probe(self, name: str, attempt: Callable[[], Awaitable[tuple[bool, str]]]) -> Probe:
-        """Run one probe, timed; a timeout or a server error is its result, not a crash."""
+    async def probe(self, name: str, attempt: Callable[[], Awaitable[tuple[Any, ...]]]) -> Probe:
+        """Run one probe, timed; a timeout or a server error is its result, not a crash.
+        A judge may add a third value: True when it worked with a reservation."""
         probe = Probe(name)
         started = time.monotonic()
         try:
-            probe.ok, probe.detail = await attempt()
+            verdict = await attempt()
+            probe.ok, probe.detail = verdict[0], verdict[1]
+            probe.warn = bool(verdict[2:3] and verdict[2])
         except TimeoutError:
             probe.ok, probe.detail = False, f"no answer within {self.timeout:g}s"
         except RivuletError as exc:
             probe.ok, probe.detail = False, _failure(exc)
+            probe.http_status = getattr(exc, "status", None)
         probe.seconds = round(time.monotonic() - started, 2)
         self.report.probes.append(probe)
         return probe
 
-    def _ask(self, transport: Any, body: dict[str, Any], judge: Any) -> Callable[[], Awaitable[tuple[bool, str]]]:
-        async def attempt() -> tuple[bool, str]:
+    def _ask(self, transport: Any, body: dict[str, Any], judge: Any) -> Callable[[], Awaitable[tuple[Any, ...]]]:
+        async def attempt() -> tuple[Any, ...]:
             result, watch = await self._run(transport, body)
             return judge(result, watch)
 
@@ -125,6 +138,9 @@ class Doctor:
                                                             _judge_text))
             if not text.ok:
                 return self.report  # nothing else can work
+            if text.warn:
+                self.report.notes.append(f"the plain text probe got no text ({text.detail.split(':')[0]}): "
+                                         "turns with this server may end without an answer")
             calls = await self.probe("function call (tool_choice required)", self._ask(sse, self._body(
                 "Call the current_time tool now.", tools=[_TIME_TOOL], tool_choice="required"), _judge_call))
             if calls.ok is False and "invalid_request" in calls.detail:
@@ -157,9 +173,13 @@ class Doctor:
 
         ws = WebSocketTransport(self.settings, incremental=False)
         try:
-            return await self.probe("Responses WebSocket", self._ask(ws, self._body("Say hi."), _judge_text))
+            probe = await self.probe("Responses WebSocket", self._ask(ws, self._body("Say hi."), _judge_text))
         finally:
             await ws.aclose()
+        if probe.ok is False and probe.http_status in NO_WEBSOCKET:
+            probe.ok, probe.detail = None, f"not offered (HTTP {probe.http_status} at the handshake): use SSE"
+        probe.warn = False  # any answer shows the transport works; the text probe judged the model
+        return probe
 
     def _recommend(self, calls: Probe, custom: Probe, reasoning: Probe, chained: Probe, ws: Probe) -> None:
         rec = self.report.recommended
@@ -179,18 +199,31 @@ class Doctor:
             notes.append(f"patch_tool resolves to {current} for this server today: set it explicitly")
 
 
-def _judge_text(result: SamplingResult, watch: _Watch) -> tuple[bool, str]:
+def _judge_text(result: SamplingResult, watch: _Watch) -> tuple[bool, str, bool]:
+    """A valid answer of any kind shows the server can chat; what came is said."""
     text = (result.last_message or "").strip()
-    if not text:
-        return False, "completed without any assistant text"
     cut = f" (cut: {result.incomplete})" if result.incomplete else ""
-    return True, f"answered{cut}: {_clip(text)}"
+    if text:
+        return True, f"answered{cut}: {_clip(text)}", False
+    kinds = [it.item_type(i) or "?" for i in result.committed]
+    if not kinds:
+        return False, "completed without any output", False
+    if ended_in_reasoning(result.committed):
+        return True, f"reasoning only{cut}: no message text (a model that never closes <think>?)", True
+    calls = [i for i in result.committed if it.is_call(i)]
+    if calls:
+        call = calls[0]
+        what = f"{call.get('name') or it.item_type(call)}({_clip(call.get('arguments') or call.get('input'), 40)})"
+        return True, f"a tool call{cut}, no text, though no tool was offered: {what}", True
+    return True, f"no text{cut}; items: {', '.join(sorted(set(kinds)))}", True
 
 
 def _judge_call(result: SamplingResult, watch: _Watch) -> tuple[bool, str]:
     calls = [i for i in result.committed if i.get("type") == "function_call"]
     if not calls:
-        return False, f"no function call; the model said: {_clip(result.last_message)}"
+        said = _clip(result.last_message)
+        got = ", ".join(sorted({it.item_type(i) or "?" for i in result.committed})) or "nothing"
+        return False, f"no function call; the model said: {said}" if said else f"no function call; got {got}"
     streamed = "function_call_arguments" in watch.delta_kinds
     return True, f"{calls[0].get('name')}({_clip(calls[0].get('arguments'))})" + \
         ("" if streamed else ", arguments not streamed (done only)")
@@ -229,7 +262,7 @@ def _clip(text: Any, limit: int = 60) -> str:
 def render(report: Report) -> str:
     lines = [f"rivulet doctor · {report.server} · model {report.model}", ""]
     for p in report.probes:
-        mark = {True: "ok  ", False: "FAIL", None: "--  "}[p.ok]
+        mark = "warn" if p.ok and p.warn else {True: "ok  ", False: "FAIL", None: "--  "}[p.ok]
         lines.append(f"  {mark} {p.name:<38} {p.seconds:6.2f}s  {sanitize(p.detail)}")
     lines.append("")
     if report.deviations:

@@ -93,17 +93,12 @@ def run_export(args: argparse.Namespace) -> int:
 def run_replay(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from rivulet.app.tui import RivuletApp
-    from rivulet.core.config import Settings
-    from rivulet.core.protocol.replay import ReplayTransport
+    from rivulet.app.replay import replay_app
 
     try:
-        transport = ReplayTransport(Path(args.file), speed=args.speed)
+        app = replay_app(Path(args.file), speed=args.speed)
     except (OSError, ValueError, RivuletError) as exc:
         return _fail(f"cannot replay {args.file}: {getattr(exc, 'message', exc)}")
-    settings = Settings(base_url="http://replay.invalid/v1", model=f"replay of {Path(args.file).name}",
-                        max_retries=0, max_follow_ups=max(0, len(transport.recordings) - 1), save_sessions=False)
-    app = RivuletApp(settings, transport, replay=Path(args.file).name)
     app.run()
     return app.return_code or 0
 
@@ -239,15 +234,19 @@ async def run_exec(args: argparse.Namespace) -> int:
     await bus.close()
     if reader_gone.is_set():
         raise BrokenPipeError
-    if not args.json:
+    if not args.json and not result.no_answer:
         print(sanitize(result.last_message or ""))
         sys.stdout.flush()
     if result.stopped:
         print(f"rivulet: stopped: {sanitize(result.stopped)}", file=sys.stderr)
+    if result.no_answer:  # a script must not take silence for an answer: exit 1, as for a cut one
+        print(f"rivulet: {result.no_answer}", file=sys.stderr)
     unsaved = writer.closing_note() if writer is not None else None
-    if unsaved:  # the answer is out, but the session is not whole: the last line, and status 3
+    if unsaved:  # the session is not whole: always the last line, and status 3
         print(f"rivulet: warning: {sanitize(unsaved)}", file=sys.stderr)
         return 3
+    if result.no_answer:
+        return 1
     return 0
 
 

@@ -50,6 +50,7 @@ from rivulet.widgets.transcript import Transcript
 if TYPE_CHECKING:
     from rivulet.app.boot import BootError, Ready
     from rivulet.core.config import Settings
+    from rivulet.core.protocol.context_window import ModelWindows
     from rivulet.core.store.prompt_history import PromptHistory
     from rivulet.core.store.session import Session, SessionWriter
     from rivulet.core.tools.approval import ApprovalRequest, Decision
@@ -126,7 +127,8 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self.replay = replay  # the name of a recording being replayed: the app plays it at once
         self.prompt_history = prompt_history  # prompts sent in this workspace, across sessions
         self._images = images  # --image files: held for the first message
-        self.model_windows: dict[str, int] = {}  # context windows the server reported (/model)
+        # What the server's /models said of context windows (made at _start: it imports httpx).
+        self.windows: ModelWindows | None = None
         self.mcp = None  # the MCP servers' McpWiring (from the settings when the app builds its tools)
         # The bus's handlers, by family; each owns the state its events change.
         self.live_panes = LivePanes(self)
@@ -254,6 +256,9 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         from rivulet.core.turn.conversation import Conversation
 
         assert self.settings is not None and self.transport is not None
+        from rivulet.core.protocol.context_window import ModelWindows
+
+        self.windows = self.windows or ModelWindows()
         self.frame_interval = self.frame_interval or 1 / self.settings.stream_fps
         self.bus.subscribe(self.bridge.publish)
         if hasattr(self.transport, "on_fallback"):  # a FallbackTransport (not imported: see transports.py)
@@ -266,7 +271,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             self.mcp = McpWiring([])  # tools given from outside (tests, replay): no servers
         history = self.session.history if self.session is not None else None
         self.conversation = Conversation(self.settings, self.transport, self.bus, history=history, tools=self.tools,
-                                         session=self.session_writer)
+                                         session=self.session_writer, windows=self.windows)
         start_for_app(self)  # in the background: the UI does not wait for the servers
         if self.prompt_history is not None:
             self._composer.load_history(self.prompt_history)

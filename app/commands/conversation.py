@@ -49,7 +49,7 @@ async def replace_conversation(app: RivuletApp, session: Session | None, writer)
     app.session, app.session_writer = session, writer
     app.conversation = Conversation(app.settings, app.transport, app.bus,
                                     history=session.history if session is not None else None,
-                                    tools=app.tools, session=writer)
+                                    tools=app.tools, session=writer, windows=app.windows)
     app.turn_status.turn_diff = ""
     app.live.clear()
     await chat_widget(app, Transcript).remove_children()

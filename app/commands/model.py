@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from rivulet.app.commands.output import show_note, status_line
 from rivulet.core.errors import RivuletError
-from rivulet.core.protocol.models import context_window, fetch_models, list_models
+from rivulet.core.protocol.models import fetch_models, list_models
 from rivulet.core.sanitize import sanitize
 from rivulet.widgets.choice import Choice, ChoiceScreen
 
@@ -33,7 +33,7 @@ def refresh_model_status(app: RivuletApp) -> None:
     s = app.settings
     status.model = s.model
     status.effort = s.reasoning_effort
-    status.window = context_window(s, s.model, app.model_windows.get(s.model))
+    status.window = app.windows.choose(s).tokens if app.windows is not None else s.context_window
     status.refresh_line()
     _banner_model(app, s.model)
 
@@ -55,17 +55,16 @@ def _banner_model(app: RivuletApp, model: str) -> None:
 
 async def learn_windows(app: RivuletApp) -> None:
     """At start: the context windows the server reports for its models (llama.cpp's
-    `n_ctx` is the window it really runs), for the status line. Quietly nothing when
-    the server cannot say: the table or the `context_window` setting stands."""
-    if app.settings.context_window:
+    `n_ctx` is the window it really runs), for the status line, /status and automatic
+    compaction. Quietly nothing when the server cannot say: the table or the
+    `context_window` setting stands."""
+    if app.settings.context_window or app.windows is None:
         return
     try:
         found = await fetch_models(app.settings, timeout=10)
     except RivuletError:
         return
-    for info in found:
-        if info.context_window:
-            app.model_windows[info.id] = info.context_window
+    app.windows.learn(found)
     refresh_model_status(app)
 
 
@@ -107,9 +106,8 @@ async def choose_model(app: RivuletApp, arg: str = "") -> None:
         return
     status.note = None
     status.refresh_line()
-    for info in found.models:
-        if info.context_window:
-            app.model_windows[info.id] = info.context_window
+    if found.source == "server" and app.windows is not None:
+        app.windows.learn(found.models)
     if found.source == "server":
         note = f"{len(found.models)} models from the server"
     else:

@@ -37,6 +37,8 @@ def status_lines(app: RivuletApp) -> list[str]:
         context += f", {left}% left"
     lines.append(f"tokens used    {status.total_tokens:,} this run")
     lines.append(f"context        {context}")
+    if app.windows is not None:
+        lines.append(f"window from    {app.windows.choose(s).describe()}")
     if conv is not None:
         lines.append(f"history        {len(conv.history.entries)} items, {len(conv.history.compactions)} compactions")
     tools = app.tools

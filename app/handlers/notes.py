@@ -1,17 +1,20 @@
 """What the server and the session tell the user on the side: protocol deviations
 (kept for the inspector, one dim line per kind), server errors with their whole
-bodies, notices, and a session file that can no longer be written."""
+bodies, notices, a session file that can no longer be written, and a turn that
+thought but never answered."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.widget import Widget
 from textual.widgets import Static
 
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn import bus as b
+from rivulet.core.turn.no_answer import NO_ANSWER
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler
@@ -34,6 +37,7 @@ class Notes:
             b.ErrorOccurred: self.error,
             b.TurnStarted: self.check_session_file,
             b.ItemCompleted: self.check_session_file,
+            b.TurnCompleted: self.no_answer,
         }
 
     async def deviation(self, note: b.ProtocolDeviation) -> None:
@@ -54,9 +58,32 @@ class Notes:
 
     async def error(self, event: b.ErrorOccurred) -> None:
         self.server_errors.append(event.error)
+        if event.error.message.startswith(NO_ANSWER):  # cut inside the reasoning: it is all there is
+            self._open_last_thought()
 
     async def check_session_file(self, _: b.BusEvent) -> None:
         writer = self.app.session_writer
         if writer is not None and writer.failed and not self._unsaved_warned:
             self._unsaved_warned = True
             self.app.notify(sanitize(writer.failed), severity="error", timeout=15)
+
+    async def no_answer(self, event: b.TurnCompleted) -> None:
+        """The turn ended inside the model's reasoning: its Thought is all there is, so it
+        is opened, and a line under it says that no answer came."""
+        if not event.no_answer:
+            return
+        line = Static(Text(f"⚠ {sanitize(event.no_answer)}", style="italic"), classes="no-answer")
+        await self.app._transcript.mount(line, after=self._open_last_thought())
+
+    def _open_last_thought(self) -> Widget | None:
+        """Unfold the newest Thought of the transcript; it, or None when there is none."""
+        from textual.widgets import Collapsible
+
+        from rivulet.widgets.entries import ReasoningEntry
+
+        thoughts = [w for w in self.app._transcript.children if isinstance(w, ReasoningEntry)]
+        if not thoughts:
+            return None
+        for fold in thoughts[-1].query(Collapsible):
+            fold.collapsed = False
+        return thoughts[-1]

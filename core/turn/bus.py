@@ -163,6 +163,7 @@ class TurnCompleted(BusEvent):
     usage: dict[str, Any] | None
     last_message: str | None
     stopped: str | None = None  # why the user stopped the turn early, if they did
+    no_answer: str | None = None  # the last response was reasoning only (core/turn/no_answer.py)
     type: str = field(init=False, default="turn.completed")
 
 

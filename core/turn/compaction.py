@@ -67,9 +67,9 @@ def uses_server(settings: Settings) -> bool:
 def needs_compaction(conv: Conversation, window: int | None = None) -> bool:
     """Whether the context is at least `auto_compact_percent` full (0 turns it off),
     judged by the last response's usage against the model's window (`window`: what
-    the server reported for the model, if known)."""
+    the server reported for the model; else as `conv.windows` chooses it)."""
     percent = conv.settings.auto_compact_percent
-    size = context_window(conv.settings, reported=window)
+    size = context_window(conv.settings, reported=window) if window else conv.windows.choose(conv.settings).tokens
     used = tokens_in_context(conv.last_usage)
     if not percent or not size or used is None:
         return False

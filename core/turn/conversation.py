@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from rivulet.core import items as it
 from rivulet.core.config import Settings
 from rivulet.core.errors import ResponseIncomplete, RivuletError
+from rivulet.core.protocol.context_window import ModelWindows
 from rivulet.core.protocol.events import ResponseEvent
 from rivulet.core.turn import attachments as att
 from rivulet.core.turn.bus import (
@@ -38,6 +39,7 @@ from rivulet.core.turn.bus import (
 from rivulet.core.turn.bus_sink import BusSink
 from rivulet.core.turn.compaction import auto_compact
 from rivulet.core.turn.history import History
+from rivulet.core.turn.no_answer import NO_ANSWER, ended_in_reasoning
 from rivulet.core.turn.project_instructions import ProjectInstructions
 from rivulet.core.turn.project_instructions import load as load_project_instructions
 from rivulet.core.turn.state_machine import Deviation, Limits, SamplingResult, consume_response
@@ -80,11 +82,13 @@ class FollowUpLimit(RivuletError):
     kind = "follow_up_limit"
 
 
-def _incomplete_message(reason: str) -> str:
+def _incomplete_message(reason: str, in_reasoning: bool = False) -> str:
     why = {
         "max_output_tokens": "it reached the output token limit (max_output_tokens)",
         "content_filter": "the server's content filter stopped it",
     }.get(reason, f"reason: {reason}")
+    if in_reasoning:  # cut before any answer: "the answer was cut short" would promise one
+        return f"{NO_ANSWER}: {why}; its reasoning is kept"
     return f"the answer was cut short: {why}; what it wrote is kept"
 
 
@@ -95,6 +99,7 @@ class TurnResult:
     usage: dict[str, Any] | None
     requests: int
     stopped: str | None = None
+    no_answer: str | None = None  # why the turn gave no answer though it completed (no_answer.py)
 
 
 # Left in history when the user interrupts a turn in which the model already did
@@ -129,8 +134,11 @@ class Conversation:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         session: SessionRecorder | None = None,
         project: ProjectInstructions | None = None,
+        windows: ModelWindows | None = None,
     ) -> None:
         self.settings = settings
+        # What the server said of its models' context windows (automatic compaction reads it).
+        self.windows = windows or ModelWindows()
         self.transport = transport
         self.bus = bus or EventBus()
         self.history = history or History()
@@ -239,6 +247,7 @@ class Conversation:
         usage: dict[str, Any] | None = None
         last_message: str | None = None
         stopped: str | None = None
+        no_answer: str | None = None
         requests = 0
         try:
             while True:
@@ -250,9 +259,11 @@ class Conversation:
                 usage = add_usage(usage, result.usage)
                 last_message = result.last_message or last_message
                 if result.incomplete:
-                    cut = ResponseIncomplete(_incomplete_message(result.incomplete), code=result.incomplete)
+                    why = _incomplete_message(result.incomplete, ended_in_reasoning(result.committed))
+                    cut = ResponseIncomplete(why, code=result.incomplete)
                     cut.partial = result.last_message
                     raise cut
+                no_answer = NO_ANSWER if ended_in_reasoning(result.committed) else None
                 stopped = await self._run_tools(result.pending_calls)
                 if stopped or not result.needs_follow_up:
                     break
@@ -271,8 +282,8 @@ class Conversation:
             self.bus.publish(TurnInterrupted(turn_id, prompt if undone else None))
             raise
         self._turn_ended(turn_id, usage, "stopped" if stopped else "completed")
-        self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped))
-        return TurnResult(turn_id, last_message, usage, requests, stopped)
+        self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped, no_answer))
+        return TurnResult(turn_id, last_message, usage, requests, stopped, no_answer)
 
     async def _run_tools(self, calls: list[it.Item]) -> str | None:
         """Run the calls in order, committing each output at once. Returns why the user
