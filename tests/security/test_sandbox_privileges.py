@@ -1,0 +1,192 @@
+"""Issue 21, attacks 1 and 7: as root the bubblewrap sandbox kept almost every capability
+(`CapEff: 000001fffeffffff`): a command remounted `/` read-write and wrote to the host,
+unmounted the sandbox's `/proc`, found rivulet in the host's and read its memory; and
+unix sockets (git's credential cache under ~/.cache, docker.sock in /run) were reachable
+from the no-network sandbox. Each test runs as root and as an unprivileged user."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shutil
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+from as_user import User, sandboxed_or_honest, user
+
+
+@pytest.fixture(params=["root", "nobody"])
+def who(request) -> User:
+    return user(request.param)
+
+
+@pytest.fixture
+def ws(who: User):
+    path = who.directory()
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_a_sandboxed_command_has_no_capability(who, ws):
+    result = who.drive({"workspace": str(ws), "command": "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status"})
+    if not sandboxed_or_honest(who, result):
+        return
+    caps = re.findall(r"^Cap(\w+):\s+([0-9a-f]+)$", result["output"], re.M)
+    assert len(caps) == 5, result["output"]
+    assert all(int(value, 16) == 0 for _, value in caps), result["output"]
+
+
+def test_it_cannot_remount_the_root_writable_nor_unmount_proc(who, ws):
+    host = Path("/opt") / f"rivulet-sbx-{secrets.token_hex(4)}"  # a system dir: visible, read-only
+    host.mkdir()
+    who.give(host)
+    try:
+        result = who.drive({"workspace": str(ws), "command":
+                            "mount -o remount,bind,rw / 2>&1; echo remount=$?; umount -l /proc 2>&1; echo umount=$?; "
+                            f"echo pwned > {host}/written 2>/dev/null; echo write=$?; unshare -Urm true; "
+                            "echo unshare=$?"})
+        if not sandboxed_or_honest(who, result):
+            return
+        assert not (host / "written").exists()
+        out = result["output"]
+        assert "remount=0" not in out and "umount=0" not in out and "write=0" not in out, out
+        assert "unshare=0" not in out, out  # no new user namespace, where its capabilities would come back
+    finally:
+        shutil.rmtree(host)
+
+
+_READ_MEMORY = r"""python3 - <<'EOF'
+import os, sys
+pid, needle, found = {pid}, bytes.fromhex(sys.argv[1] if len(sys.argv) > 1 else "NEEDLE"), []
+try:
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        found += ["environ"] if needle in f.read() else []
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", 0) as mem:
+        for line in maps:
+            span, perms = line.split()[:2]
+            lo, hi = (int(x, 16) for x in span.split("-"))
+            if perms.startswith("rw") and hi - lo < 1 << 28:
+                try:
+                    mem.seek(lo)
+                    found += ["mem"] if needle in mem.read(hi - lo) else []
+                except OSError:
+                    pass
+except OSError as exc:
+    print("blocked:", type(exc).__name__)
+print("FOUND:" + ",".join(found) if found else "not found")
+EOF"""
+
+
+def test_it_cannot_unmount_proc_to_read_rivulets_memory(who, ws):
+    key = "sk-proj-" + secrets.token_hex(20)
+    command = "umount -l /proc 2>/dev/null; ls /proc/{pid} >/dev/null 2>&1 && echo SEES-RIVULET; " + \
+        _READ_MEMORY.replace("NEEDLE", key.encode().hex())
+    result = who.drive({"workspace": str(ws), "command": command, "secret": key})
+    if not sandboxed_or_honest(who, result):
+        return
+    out = result["output"]
+    assert "not found" in out or "blocked" in out, out
+    assert "FOUND:" not in out and "SEES-RIVULET" not in out, out
+
+
+def test_ptrace_and_process_vm_readv_are_denied(who, ws):
+    probe = r"""python3 - <<'EOF'
+import ctypes, os, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+child = subprocess.Popen(["sleep", "10"])
+print("attach", libc.ptrace(16, child.pid, 0, 0), ctypes.get_errno())
+buf = ctypes.create_string_buffer(8)
+class Iov(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+local, remote = Iov(ctypes.addressof(buf), 8), Iov(0x400000, 8)
+print("vm_readv", libc.process_vm_readv(child.pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0),
+      ctypes.get_errno())
+child.kill()
+pid = os.fork()
+if pid == 0:
+    os._exit(0 if libc.ptrace(0, 0, 0, 0) == 0 else 1)
+print("traceme", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+EOF"""
+    result = who.drive({"workspace": str(ws), "command": probe})
+    if not sandboxed_or_honest(who, result):
+        return
+    out = result["output"]
+    assert "attach -1 1\n" in out, out  # EPERM: the filter, whoever the target is
+    assert "vm_readv -1 1\n" in out, out
+    assert "traceme 1" in out, out
+
+
+def _listen(path: Path) -> socket.socket:
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    path.chmod(0o777)  # anyone may connect: only the sandbox stands in the way
+    server.listen()
+
+    def accept() -> None:
+        try:
+            while True:
+                conn, _ = server.accept()
+                conn.sendall(b"token=ghp_secret\n")
+                conn.close()
+        except OSError:
+            pass
+
+    threading.Thread(target=accept, daemon=True).start()
+    return server
+
+
+_CONNECT = r"""python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1]); print("connected", s.recv(100))
+except OSError as exc:
+    print("unreachable", type(exc).__name__)
+' {}"""
+
+
+def test_a_socket_under_home_cache_is_unreachable(who, ws):
+    home = who.directory("rivulet-home-")
+    cache = home / ".cache" / "git" / "credential"
+    cache.mkdir(parents=True)
+    for d in (home / ".cache", home / ".cache" / "git", cache):
+        d.chmod(0o755)
+    server = _listen(cache / "socket")
+    try:
+        result = who.drive({"workspace": str(ws), "command": _CONNECT.format(cache / "socket")}, home=home)
+    finally:
+        server.close()
+        shutil.rmtree(home)
+    if not sandboxed_or_honest(who, result):
+        return
+    assert "unreachable" in result["output"] and "ghp_secret" not in result["output"], result["output"]
+
+
+def test_a_docker_socket_in_run_is_unreachable(who, ws):
+    run = Path("/run") / f"rivulet-sbx-{secrets.token_hex(4)}"
+    run.mkdir(mode=0o755)
+    server = _listen(run / "docker.sock")
+    try:
+        result = who.drive({"workspace": str(ws), "command": _CONNECT.format(run / "docker.sock")},
+                           env={"DOCKER_HOST": f"unix://{run}/docker.sock"})
+    finally:
+        server.close()
+        shutil.rmtree(run)
+    if not sandboxed_or_honest(who, result):
+        return
+    assert "unreachable" in result["output"] and "ghp_secret" not in result["output"], result["output"]
+
+
+def test_the_workspace_and_system_stay_usable(who, ws):
+    # The belt must not break ordinary work: threads (clone3 falls back to clone), git, a
+    # file written, a private /tmp.
+    result = who.drive({"workspace": str(ws), "command":
+                        "python3 -c 'import threading; t = threading.Thread(target=print, args=(\"thread-ok\",)); "
+                        "t.start(); t.join()' && git init -q repo && echo git-ok && echo hi > f && cat f && "
+                        "echo t > /tmp/t && echo tmp-ok"})
+    if not sandboxed_or_honest(who, result):
+        return
+    for mark in ("thread-ok", "git-ok", "hi", "tmp-ok"):
+        assert mark in result["output"], result["output"]
