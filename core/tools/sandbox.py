@@ -45,6 +45,11 @@ _BASE_ARGS = ["--die-with-parent", "--new-session", "--unshare-user", "--unshare
 _HIDDEN = ("/home", "/root", "/run", "/var/run", "/var/tmp", "/tmp")
 _HIDDEN_ENV_DIRS = ("HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
                     "XDG_STATE_HOME", "GNUPGHOME")
+# Toolchains a user installs in their home (pyenv, rustup, nvm, uv's Pythons, ...): seen,
+# read-only, so that `python`, `cargo` or `node` still run; their credential files are not.
+_TOOLCHAINS = (".pyenv", ".rustup", ".cargo", ".nvm", ".volta", ".bun", ".deno", "go", ".sdkman", ".asdf",
+               ".local/bin", ".local/share/uv/python", ".local/share/mise", ".local/share/pnpm")
+_TOOLCHAIN_SECRETS = (".cargo/credentials", ".cargo/credentials.toml")
 _SOCKET_ENV = ("SSH_AUTH_SOCK", "DOCKER_HOST", "DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS",
                "GPG_AGENT_INFO", "PULSE_SERVER")
 
@@ -177,6 +182,29 @@ class Sandbox:
         socks = [os.path.realpath(s) for s in sockets if os.path.exists(s)]
         return sorted(dirs), [s for s in socks if not _inside(s, ws) and not any(_inside(s, d) for d in dirs)]
 
+    def toolchains(self, hidden: list[str]) -> tuple[list[str], list[str]]:
+        """(toolchain directories inside hidden ones, bound read-only; their secret files,
+        covered by /dev/null): the fixed list under $HOME, and every PATH entry (with its
+        prefix when it is a `bin` or `shims` directory, unless that is $HOME or ~/.local)."""
+        home = os.path.realpath(os.path.expanduser("~"))
+        wanted = [os.path.join(home, t) for t in _TOOLCHAINS]
+        for entry in os.environ.get("PATH", "").split(":"):
+            if not entry.startswith("/"):
+                continue
+            real = os.path.realpath(entry)
+            wanted.append(real)
+            parent = os.path.dirname(real)
+            if os.path.basename(real) in ("bin", "shims") and parent not in (home, os.path.join(home, ".local")):
+                wanted.append(parent)
+        out: list[str] = []
+        for path in wanted:
+            real = os.path.realpath(path)
+            if os.path.isdir(real) and any(_inside(real, d) for d in hidden) and real not in hidden \
+                    and not any(_inside(real, o) for o in out):
+                out = [o for o in out if not _inside(o, real)] + [real]
+        secrets = [os.path.join(home, s) for s in _TOOLCHAIN_SECRETS]
+        return sorted(out), [s for s in secrets if os.path.isfile(s) and any(_inside(s, o) for o in out)]
+
     def argv(self, command: str, cwd: Path, visible: Sequence[Path] = (),
              read_only: Sequence[Path] | None = None) -> list[str]:
         """The command line for `bash -c command` in `cwd` (inside the workspace).
@@ -192,6 +220,11 @@ class Sandbox:
             args += ["--tmpfs", folder]
         for sock in sockets:
             args += ["--ro-bind", "/dev/null", sock]
+        tools, secrets = self.toolchains(dirs)
+        for path in tools:
+            args += ["--ro-bind", path, path]
+        for secret in secrets:
+            args += ["--ro-bind", "/dev/null", secret]
         for path in [*visible, *_git_dirs(self.workspace)]:
             real = path.resolve()
             if real.exists() and any(_inside(str(real), d) for d in dirs):
