@@ -221,12 +221,12 @@ class Sandbox:
         for sock in sockets:
             args += ["--ro-bind", "/dev/null", sock]
         tools, secrets = self.toolchains(dirs)
-        for path in tools:
-            args += ["--ro-bind", path, path]
+        for tool in tools:
+            args += ["--ro-bind", tool, tool]
         for secret in secrets:
             args += ["--ro-bind", "/dev/null", secret]
-        for path in [*visible, *_git_dirs(self.workspace)]:
-            real = path.resolve()
+        for needed in [*visible, *_git_dirs(self.workspace)]:
+            real = needed.resolve()
             if real.exists() and any(_inside(str(real), d) for d in dirs):
                 args += ["--ro-bind", str(real), str(real)]
         ws = str(self.workspace)
@@ -236,8 +236,8 @@ class Sandbox:
                 from rivulet.core.tools.protected_snapshot import take
 
                 read_only = take(self.workspace).read_only()
-            for path in read_only:  # what can make code run later stays read-only
-                args += ["--ro-bind", str(path), str(path)]
+            for protected in read_only:  # what can make code run later stays read-only
+                args += ["--ro-bind", str(protected), str(protected)]
         else:
             args += ["--ro-bind", ws, ws, "--remount-ro", "/tmp"]
         args += ["--clearenv", *[a for k, v in self.env().items() for a in ("--setenv", k, v)],
