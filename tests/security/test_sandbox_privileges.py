@@ -190,3 +190,30 @@ def test_the_workspace_and_system_stay_usable(who, ws):
         return
     for mark in ("thread-ok", "git-ok", "hi", "tmp-ok"):
         assert mark in result["output"], result["output"]
+
+
+def test_the_home_is_hidden_but_its_toolchains_are_not(who, ws):
+    home = who.directory("rivulet-home-")
+    try:
+        (home / ".ssh").mkdir(mode=0o700)
+        (home / ".ssh" / "id_rsa").write_text("PRIVATE KEY\n")
+        (home / ".pyenv" / "bin").mkdir(parents=True)
+        tool = home / ".pyenv" / "bin" / "mytool"
+        tool.write_text("#!/bin/sh\necho toolchain-ok\n")
+        tool.chmod(0o755)
+        (home / ".cargo").mkdir()
+        (home / ".cargo" / "credentials.toml").write_text("token = 'cargo-secret'\n")
+        for path in [home, *home.rglob("*")]:
+            who.give(path)
+        for d in (home / ".pyenv", home / ".pyenv" / "bin", home / ".cargo"):
+            d.chmod(0o755)
+        result = who.drive({"workspace": str(ws), "command": f"cat {home}/.ssh/id_rsa; mytool; "
+                            f"cat {home}/.cargo/credentials.toml; ls -A {home}; echo end"},
+                           home=home, env={"PATH": f"{home}/.pyenv/bin:/usr/bin:/bin"})
+    finally:
+        shutil.rmtree(home)
+    if not sandboxed_or_honest(who, result):
+        return
+    out = result["output"]
+    assert "PRIVATE KEY" not in out and "\n.ssh\n" not in out, out  # not even listed
+    assert "toolchain-ok" in out and "cargo-secret" not in out, out
