@@ -20,6 +20,7 @@ nothing is removed that the first walk did not see as absent).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -76,6 +77,11 @@ class Snapshot:
         return out
 
 
+@functools.lru_cache(maxsize=8)
+def _matcher(patterns: tuple[str, ...]) -> _Matcher:
+    return _Matcher(patterns)
+
+
 class _Matcher:
     """protected.py's patterns, compiled for one name at a time (the walk stops at a match)."""
 
@@ -102,7 +108,7 @@ def take(workspace: Path, patterns: tuple[str, ...] | list[str] = DEFAULT_PROTEC
     for rel, why in own.items():  # at any depth, whether the walk reaches them or not
         if os.path.lexists(root / rel):
             _found(snap, rel, rel, why)
-    matches = _Matcher(patterns)
+    matches = _matcher(tuple(patterns))
     level = [("", str(root))]
     listed = 0
     depth = 0
@@ -191,6 +197,7 @@ def _hash_under(snap: Snapshot, rel: str, budget: list[int]) -> None:
             continue
         for folder, dirs, names in os.walk(top):
             dirs[:] = [d for d in dirs if d not in PRUNE]
+            names = [n for n in names if not n.endswith(".sample")]  # git never runs hooks/*.sample
             for name in names[:left]:
                 full = os.path.join(folder, name)
                 snap.files[os.path.relpath(full, snap.root)] = _entry(full, budget)

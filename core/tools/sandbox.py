@@ -62,6 +62,7 @@ class Probe:
 
 
 _probe: Probe | None = None
+_layouts: dict[tuple[str, ...], tuple[list[str], list[str], list[str], list[str]]] = {}
 
 
 def launcher(bwrap_args: Sequence[str]) -> list[str]:
@@ -159,6 +160,15 @@ class Sandbox:
                     "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1"})
         return env
 
+    def _layout(self) -> tuple[list[str], list[str], list[str], list[str]]:
+        """hidden() and toolchains(), worked out once per environment and workspace (a
+        few dozen realpath calls: ~5 ms a command otherwise)."""
+        key = (str(self.workspace), *(os.environ.get(v, "") for v in ("PATH", *_HIDDEN_ENV_DIRS, *_SOCKET_ENV)))
+        if key not in _layouts:
+            dirs, sockets = self.hidden()
+            _layouts[key] = (dirs, sockets, *self.toolchains(dirs))
+        return _layouts[key]
+
     def hidden(self) -> tuple[list[str], list[str]]:
         """(directories covered by an empty tmpfs, socket files covered by /dev/null).
         Nothing inside the workspace is hidden: the user chose to give it."""
@@ -198,6 +208,8 @@ class Sandbox:
                 wanted.append(parent)
         out: list[str] = []
         for path in wanted:
+            if not os.path.isdir(path):
+                continue
             real = os.path.realpath(path)
             if os.path.isdir(real) and any(_inside(real, d) for d in hidden) and real not in hidden \
                     and not any(_inside(real, o) for o in out):
@@ -215,12 +227,11 @@ class Sandbox:
         args = [*_BASE_ARGS, *info.extra]
         if not self.network:
             args.append("--unshare-net")
-        dirs, sockets = self.hidden()
+        dirs, sockets, tools, secrets = self._layout()
         for folder in dirs:
             args += ["--tmpfs", folder]
         for sock in sockets:
             args += ["--ro-bind", "/dev/null", sock]
-        tools, secrets = self.toolchains(dirs)
         for tool in tools:
             args += ["--ro-bind", tool, tool]
         for secret in secrets:
