@@ -3,7 +3,8 @@
 CI runs as root, where the sandbox used to keep every capability; a developer runs as
 themself. `who` names the variant: "root" needs root (CI is root: it never skips
 there), "nobody" is `setpriv --reuid=nobody` when the tests run as root, and the
-tests' own unprivileged user otherwise. Each variant runs tests/security/sandbox_driver.py,
+tests' own unprivileged user otherwise (the driver drops to nobody itself, after its
+imports: see sandbox_driver.py). Each variant runs tests/security/sandbox_driver.py,
 which takes the model's call through the real router, so the sandbox is built for the
 uid that runs it. Where that uid cannot make a user namespace, the sandbox cannot hold:
 then `sandboxed_or_honest` checks rivulet said so and asked, instead of skipping.
@@ -33,6 +34,7 @@ class User:
     gid: int
     prefix: list[str]  # what runs a command as this user
     userns: bool  # can this user make a user namespace here?
+    drop: list[str]  # the driver's arguments that make it drop to this user
 
     def give(self, path: Path) -> None:
         """Make `path` this user's (tests run as root: the nobody variant needs its own dirs)."""
@@ -50,7 +52,7 @@ class User:
     def drive(self, job: dict, home: Path | None = None, env: dict | None = None) -> dict:
         environ = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home or "/nonexistent"),
                    "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", **(env or {})}
-        done = subprocess.run([*self.prefix, sys.executable, str(DRIVER)], input=json.dumps(job),
+        done = subprocess.run([sys.executable, str(DRIVER), *self.drop], input=json.dumps(job),
                               capture_output=True, text=True, timeout=120, env=environ)
         assert done.returncode == 0, f"driver failed as {self.name}: {done.stderr[-2000:]}"
         result = json.loads(done.stdout)
@@ -73,7 +75,8 @@ def user(name: str) -> User:
     else:
         uid, gid, prefix = os.getuid(), os.getgid(), []
     probe = subprocess.run([*prefix, "unshare", "-U", "true"], capture_output=True)
-    return User(name, uid, gid, prefix, probe.returncode == 0)
+    drop = ["--uid", str(uid), "--gid", str(gid)] if prefix else []
+    return User(name, uid, gid, prefix, probe.returncode == 0, drop)
 
 
 def sandboxed_or_honest(who: User, result: dict) -> bool:

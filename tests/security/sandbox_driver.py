@@ -1,6 +1,11 @@
 """Runs one model `shell` call through rivulet's real tool router and prints what came of
-it as JSON: the sandbox tests start it as root and, through setpriv, as nobody, so that
-the sandbox is tested for the uid it actually runs as.
+it as JSON: the sandbox tests start it as root and as nobody, so that the sandbox is
+tested for the uid it actually runs as.
+
+`--uid N --gid M` (given when the tests run as root): the driver imports everything it
+will use, then drops to that user itself (setgroups, setgid, setuid: every capability
+goes, as with setpriv). A CI clone may lie in a folder nobody cannot enter; the imports
+are done before the drop, so only the sandbox's own programs must be reachable.
 
 Input (JSON on stdin): workspace, command (`{pid}` becomes this process's pid), policy,
 sandbox, answers (the approver's decisions, in order), secret (held in this process's
@@ -8,13 +13,18 @@ memory and environment, as rivulet holds the API key)."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
 import sys
 from pathlib import Path
 
+import pyseccomp  # noqa: F401  (loaded now: after the drop it may be out of reach)
+
+from rivulet.core.tools import protected_guard, protected_snapshot  # noqa: F401  (imported lazily by the router)
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
+from rivulet.core.tools.protected import rivulet_dirs
 from rivulet.core.tools.router import AgentTools, ToolSettings
 from rivulet.core.tools.sandbox import probe
 from rivulet.core.turn.bus import EventBus, Notice
@@ -52,7 +62,16 @@ async def _run(job: dict) -> dict:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--uid", type=int)
+    parser.add_argument("--gid", type=int)
+    args = parser.parse_args()
     job = json.loads(sys.stdin.read())
+    rivulet_dirs()  # imports platformdirs and the config module
+    if args.uid is not None:
+        os.setgroups([])
+        os.setgid(args.gid)
+        os.setuid(args.uid)
     if job.get("secret"):
         os.environ["OPENAI_API_KEY"] = job["secret"]
     print(json.dumps(asyncio.run(_run(job))))
