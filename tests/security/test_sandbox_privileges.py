@@ -217,3 +217,27 @@ def test_the_home_is_hidden_but_its_toolchains_are_not(who, ws):
     out = result["output"]
     assert "PRIVATE KEY" not in out and "\n.ssh\n" not in out, out  # not even listed
     assert "toolchain-ok" in out and "cargo-secret" not in out, out
+
+
+def test_without_user_namespaces_it_says_so_and_every_command_asks(tmp_path):
+    # The honest path, for real: rivulet itself runs where no user namespace can be made
+    # (inside a bwrap with --disable-userns), so its sandbox cannot hold. It must say so
+    # and ask before each command under `auto`, never run one "sandboxed" without one.
+    import json
+    import subprocess
+    import sys
+
+    from as_user import DRIVER
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    job = {"workspace": str(ws), "command": "touch ran", "policy": "auto"}
+    done = subprocess.run(["bwrap", "--unshare-user", "--disable-userns", "--dev-bind", "/", "/", "--",
+                           sys.executable, str(DRIVER)], input=json.dumps(job), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert not result["sandboxed"] and "cannot create a sandbox" in result["probe"]
+    assert len(result["asked"]) == 1 and not result["asked"][0]["sandboxed"]
+    assert "did not run" in result["output"] and not (ws / "ran").exists()
+    assert len(result["notices"]) == 1 and result["notices"][0].startswith("No sandbox:")

@@ -75,3 +75,14 @@ def test_the_seccomp_program_is_private_and_whole():
     data = path.read_bytes()
     assert data and len(data) % 8 == 0  # struct sock_filter: 8 bytes an instruction
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+def test_without_libseccomp_there_is_no_sandbox_and_probe_says_why(monkeypatch, tmp_path):
+    monkeypatch.setattr(sb, "_probe", None)
+    monkeypatch.setattr(seccomp_filter, "available", lambda: "libseccomp cannot be loaded (test)")
+    try:
+        info = sb.probe()
+        assert not info.ok and info.reason == "libseccomp cannot be loaded (test)"
+        assert not Sandbox("workspace-write", tmp_path).active
+    finally:
+        monkeypatch.setattr(sb, "_probe", None)  # the next test probes again, for real
