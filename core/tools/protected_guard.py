@@ -32,6 +32,8 @@ async def settle(before: Snapshot, patterns: tuple[str, ...], call: it.Item, app
     marks = [f"{c.what} {c.path}" for c in changes]
     request = ApprovalRequest("patch", it.call_id(call) or "", "keep what the command wrote: " + ", ".join(marks),
                               detail=_detail(before, changes), files=marks,
+                              reason="a sandboxed command wrote these protected paths: yes keeps what it wrote, "
+                                     "no undoes it",
                               protected=[f"{c.path}: {c.why}" if not c.why.startswith(c.path) else c.why
                                          for c in changes])
     decision = await approvals.decide(request)
