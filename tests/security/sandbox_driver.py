@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import sys
 from pathlib import Path
 
-import pyseccomp  # noqa: F401  (loaded now: after the drop it may be out of reach)
-
-from rivulet.core.tools import protected_guard, protected_snapshot  # noqa: F401  (imported lazily by the router)
+from rivulet.core.tools import protected
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
-from rivulet.core.tools.protected import rivulet_dirs
 from rivulet.core.tools.router import AgentTools, ToolSettings
 from rivulet.core.tools.sandbox import probe
 from rivulet.core.turn.bus import EventBus, Notice
@@ -67,7 +65,14 @@ def main() -> None:
     parser.add_argument("--gid", type=int)
     args = parser.parse_args()
     job = json.loads(sys.stdin.read())
-    rivulet_dirs()  # imports platformdirs and the config module
+    # What rivulet imports lazily, loaded now: after the drop it may be out of reach. (Each
+    # is optional: the same tests are run against older checkouts, to see them fail there.)
+    for module in ("pyseccomp", "rivulet.core.tools.protected_guard", "rivulet.core.tools.protected_snapshot"):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            pass
+    getattr(protected, "rivulet_dirs", getattr(protected, "_rivulet_dirs", None))()  # platformdirs, config
     if args.uid is not None:
         os.setgroups([])
         os.setgid(args.gid)
