@@ -163,19 +163,28 @@ class Sandbox:
     def _layout(self) -> tuple[list[str], list[str], list[str], list[str]]:
         """hidden() and toolchains(), worked out once per environment and workspace (a
         few dozen realpath calls: ~5 ms a command otherwise)."""
-        key = (str(self.workspace), *(os.environ.get(v, "") for v in ("PATH", *_HIDDEN_ENV_DIRS, *_SOCKET_ENV)))
+        key = (str(self.workspace), *(os.environ.get(v, "") for v in ("PATH", "RIVULET_CONFIG", "RIVULET_SESSIONS_DIR",
+                                                                       *_HIDDEN_ENV_DIRS, *_SOCKET_ENV)))
         if key not in _layouts:
             dirs, sockets = self.hidden()
             _layouts[key] = (dirs, sockets, *self.toolchains(dirs))
         return _layouts[key]
 
     def hidden(self) -> tuple[list[str], list[str]]:
-        """(directories covered by an empty tmpfs, socket files covered by /dev/null).
-        Nothing inside the workspace is hidden: the user chose to give it."""
+        """(directories covered by an empty tmpfs, files covered by /dev/null: sockets,
+        rivulet's config file). Nothing inside the workspace is hidden: the user chose to
+        give it."""
+        from rivulet.core.tools.protected import rivulet_dirs
+
         ws = str(self.workspace)
         dirs: list[str] = []
         wanted = [*_HIDDEN, *(os.environ.get(v, "") for v in _HIDDEN_ENV_DIRS)]
         sockets = []
+        for own in rivulet_dirs():  # its config (it may hold the key), its sessions
+            if own.is_dir():
+                wanted.append(str(own))
+            elif own.is_file():
+                sockets.append(str(own))
         for sock in _socket_paths():
             parent = os.path.dirname(sock)
             if _inside(ws, parent):  # its folder holds the workspace: cover the socket alone
@@ -189,7 +198,7 @@ class Sandbox:
             if real == "/" or _inside(real, ws) or any(_inside(real, d) for d in dirs):
                 continue
             dirs = [d for d in dirs if not _inside(d, real)] + [real]
-        socks = [os.path.realpath(s) for s in sockets if os.path.exists(s)]
+        socks = [os.path.realpath(s) for s in sockets if os.path.exists(s) and not os.path.isdir(s)]
         return sorted(dirs), [s for s in socks if not _inside(s, ws) and not any(_inside(s, d) for d in dirs)]
 
     def toolchains(self, hidden: list[str]) -> tuple[list[str], list[str]]:

@@ -86,3 +86,18 @@ def test_without_libseccomp_there_is_no_sandbox_and_probe_says_why(monkeypatch, 
         assert not Sandbox("workspace-write", tmp_path).active
     finally:
         monkeypatch.setattr(sb, "_probe", None)  # the next test probes again, for real
+
+
+def test_rivulets_own_config_and_sessions_are_hidden(tmp_path, monkeypatch, tmp_not_hidden):
+    config = tmp_path / "etc" / "rivulet.toml"  # outside any home: it may hold the key
+    config.parent.mkdir()
+    config.write_text('api_key = "sk-x"\n')
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    monkeypatch.setenv("RIVULET_CONFIG", str(config))
+    monkeypatch.setenv("RIVULET_SESSIONS_DIR", str(sessions))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    argv = Sandbox("workspace-write", ws).argv("true", ws)
+    assert ("/dev/null", str(config)) in _pairs(argv, "--ro-bind")
+    assert str(sessions) in [argv[i + 1] for i, a in enumerate(argv) if a == "--tmpfs"]
