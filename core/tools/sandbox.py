@@ -88,7 +88,7 @@ def probe() -> Probe:
         try:
             argv = launcher([*_BASE_ARGS, *extra, "--unshare-net", "--tmpfs", "/tmp", "--", "true"])
             done = subprocess.run(argv, capture_output=True, text=True, timeout=10, env={"PATH": os.defpath})
-        except (OSError, subprocess.SubprocessError) as exc:
+        except (OSError, ValueError, RuntimeError, subprocess.SubprocessError) as exc:  # the filter too
             last = str(exc)
             continue
         if done.returncode == 0:

@@ -71,9 +71,12 @@ def build(out: int) -> None:
     for request in (TIOCSTI, TIOCLINUX):  # the request is an int: compare its low 32 bits only
         filt.add_rule(deny, "ioctl", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, request))
     filt.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER))
-    # clone3 passes its flags in memory, out of the filter's sight: ENOSYS makes libc fall
-    # back to clone, whose flags it can check.
-    filt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    try:
+        # clone3 passes its flags in memory, out of the filter's sight: ENOSYS makes libc
+        # fall back to clone, whose flags it can check.
+        filt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    except (OSError, ValueError):  # a libseccomp older than clone3 (then the kernel's is refused too)
+        pass
     filt.export_bpf(os.fdopen(out, "wb", closefd=False))
 
 
