@@ -90,12 +90,16 @@ class _Matcher:
         self.names = frozenset(p for p in plain if "/" not in p and not re.search(r"[*?\[]", p))
         globs = [translate(p) for p in plain if "/" not in p and re.search(r"[*?\[]", p)]
         self.glob = re.compile("|".join(f"(?:{g})" for g in globs)) if globs else None
-        self.slashed = [p for p in plain if "/" in p]
+        self.slashed: dict[int, list[str]] = {}  # by the number of slashes: only a path as deep can match
+        for p in plain:
+            if "/" in p:
+                self.slashed.setdefault(p.count("/"), []).append(p)
 
     def __call__(self, rel: str, name: str) -> bool:
         if name in self.names or (self.glob is not None and self.glob.match(name)):
             return True
-        return any(fnmatchcase(rel, p) for p in self.slashed if p.count("/") == rel.count("/"))
+        deep = self.slashed.get(rel.count("/")) if self.slashed else None
+        return deep is not None and any(fnmatchcase(rel, p) for p in deep)
 
 
 def take(workspace: Path, patterns: tuple[str, ...] | list[str] = DEFAULT_PROTECTED) -> Snapshot:
