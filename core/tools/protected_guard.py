@@ -48,8 +48,17 @@ async def settle(before: Snapshot, patterns: tuple[str, ...], call: it.Item, app
     if bus is not None:
         bus.publish(Notice("Undid what a command wrote to protected paths: " + "; ".join(lines)))
     if decision is Decision.STOP:
-        raise StopTurn({**done, "output": str(done["output"]) + text}, "you did not keep what a command wrote")
+        raise StopTurn(with_note(done, text), "you did not keep what a command wrote")
     return text
+
+
+def with_note(done: it.Item, note: str) -> it.Item:
+    """The call's output with `note` after it (a text part, when the output is a list)."""
+    if not note:
+        return done
+    if isinstance(done["output"], list):  # an MCP result with images
+        return {**done, "output": [*done["output"], {"type": "input_text", "text": note.lstrip()}]}
+    return {**done, "output": str(done["output"]) + note}
 
 
 def _detail(before: Snapshot, changes: list[Change]) -> str:
