@@ -6,6 +6,7 @@ from the no-network sandbox. Each test runs as root and as an unprivileged user.
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import shutil
@@ -39,7 +40,8 @@ def test_a_sandboxed_command_has_no_capability(who, ws):
 
 
 def test_it_cannot_remount_the_root_writable_nor_unmount_proc(who, ws):
-    host = Path("/opt") / f"rivulet-sbx-{secrets.token_hex(4)}"  # a system dir: visible, read-only
+    # A system directory (visible, read-only in the sandbox); run as a user, the checkout.
+    host = (Path("/opt") if os.geteuid() == 0 else Path.cwd()) / f"rivulet-sbx-{secrets.token_hex(4)}"
     host.mkdir()
     who.give(host)
     try:
@@ -165,7 +167,10 @@ def test_a_socket_under_home_cache_is_unreachable(who, ws):
 
 
 def test_a_docker_socket_in_run_is_unreachable(who, ws):
-    run = Path("/run") / f"rivulet-sbx-{secrets.token_hex(4)}"
+    base = Path("/run") if os.geteuid() == 0 else Path(os.environ.get("XDG_RUNTIME_DIR", "/nonexistent"))
+    if not os.access(base, os.W_OK):
+        pytest.skip("needs root, or a writable $XDG_RUNTIME_DIR under /run")
+    run = base / f"rivulet-sbx-{secrets.token_hex(4)}"
     run.mkdir(mode=0o755)
     server = _listen(run / "docker.sock")
     try:
