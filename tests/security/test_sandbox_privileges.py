@@ -246,3 +246,22 @@ def test_without_user_namespaces_it_says_so_and_every_command_asks(tmp_path):
     assert len(result["asked"]) == 1 and not result["asked"][0]["sandboxed"]
     assert "did not run" in result["output"] and not (ws / "ran").exists()
     assert len(result["notices"]) == 1 and result["notices"][0].startswith("No sandbox:")
+
+
+_X86_64 = {"ptrace": 101, "mount": 165, "umount2": 166, "unshare": 272, "perf_event_open": 298, "setns": 308,
+           "process_vm_readv": 310, "bpf": 321, "userfaultfd": 323, "add_key": 248, "request_key": 249,
+           "keyctl": 250, "io_uring_setup": 425, "open_by_handle_at": 304, "kexec_load": 246}
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the syscall numbers below are x86-64's")
+def test_the_filter_denies_each_call_with_eperm(who, ws):
+    # Each call with harmless arguments: without the filter most fail otherwise (EFAULT,
+    # EINVAL, ENOSYS...) or succeed; with it, each is EPERM before the kernel looks.
+    probe = "python3 - <<'EOF'\nimport ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n" + "".join(
+        f"print('{name}', libc.syscall({nr}, 0, 0, 0, 0, 0), ctypes.get_errno())\n" for name, nr in _X86_64.items()
+    ) + "EOF"
+    result = who.drive({"workspace": str(ws), "command": probe})
+    if not sandboxed_or_honest(who, result):
+        return
+    for name in _X86_64:
+        assert f"{name} -1 1\n" in result["output"], result["output"]
