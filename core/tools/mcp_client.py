@@ -272,6 +272,8 @@ def _needed_paths(command: str, args: list[str], cwd: Path | None) -> list[Path]
         exe = Path(program).absolute()
         venv = exe.parent.parent
         paths.append(venv if (venv / "pyvenv.cfg").exists() else exe.parent)
+        real = exe.resolve()  # a virtualenv's python links to an interpreter that may lie in a hidden home
+        paths.append(real.parent.parent if real.parent.name == "bin" else real.parent)
     paths += [Path(a).absolute().parent for a in args if os.path.exists(a)]
     if cwd is not None:
         paths.append(cwd)

@@ -1,13 +1,15 @@
 """Paths whose change can make code run later, or turn approvals off: a patch touching
 one always asks, whatever the approval policy (except `never-ask`), and the question
-says why.
+says why. A sandboxed command cannot change the ones that exist (they are bound
+read-only) and one it creates is found afterwards and asked about (protected_snapshot.py).
 
 `DEFAULT_PROTECTED` is the configurable part (setting `protected_paths`): glob patterns.
 A pattern without a slash matches any one path component (`.git` protects every
 `.git` directory at any depth, and everything under it); a pattern with a slash matches
 the path relative to the workspace. Always on, whatever the setting: files inside a
 virtualenv (a directory holding `pyvenv.cfg`) and rivulet's own config and data
-directories when they lie inside the workspace.
+directories when they lie inside the workspace, and the directory a `.git` file's
+`gitdir:` points to.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ WHY: dict[str, str] = {
     "site-packages": "installed packages: " + _PY, "sitecustomize.py": _PY, "usercustomize.py": _PY,
     ".envrc": "direnv runs it on entering the directory", ".vscode": _EDITOR, ".idea": _EDITOR,
     ".devcontainer": _EDITOR, ".pre-commit-config.yaml": "pre-commit runs the hooks it names",
+    ".husky": "git hooks (core.hooksPath)", ".githooks": "git hooks (core.hooksPath)",
+    ".github/workflows": "CI runs it with the repository's secrets",
     **{rc: _SHELL for rc in (".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
                              ".zshenv", ".zprofile", ".zlogin", ".inputrc", ".config/fish")},
     ".rivulet": "rivulet's own settings (approvals, sandbox)",
@@ -33,7 +37,7 @@ WHY: dict[str, str] = {
 DEFAULT_PROTECTED: tuple[str, ...] = tuple(WHY)
 
 
-def _rivulet_dirs() -> list[Path]:
+def rivulet_dirs() -> list[Path]:
     from platformdirs import user_config_dir, user_data_dir
 
     from rivulet.core.config_sources import config_path, sessions_dir
@@ -42,9 +46,9 @@ def _rivulet_dirs() -> list[Path]:
     return [d.expanduser().resolve() for d in dirs]
 
 
-def protection_reason(workspace: Path, rel: str,
-                      patterns: tuple[str, ...] | list[str] = DEFAULT_PROTECTED) -> str | None:
-    """Why writing `rel` (relative to `workspace`) must be asked about, or None."""
+def pattern_reason(rel: str, patterns: tuple[str, ...] | list[str] = DEFAULT_PROTECTED) -> str | None:
+    """Why `rel` matches one of `patterns` (the configurable part), or None: names only,
+    nothing is read from disk."""
     parts = PurePosixPath(rel.replace("\\", "/")).parts
     for pattern in patterns:
         why = WHY.get(pattern, "listed in protected_paths")
@@ -54,6 +58,15 @@ def protection_reason(workspace: Path, rel: str,
                 if n == len(parts):
                     return f"{rel}: {why}"
                 return f"{rel} is inside {'/'.join(parts[:n])}: {why}"
+    return None
+
+
+def protection_reason(workspace: Path, rel: str,
+                      patterns: tuple[str, ...] | list[str] = DEFAULT_PROTECTED) -> str | None:
+    """Why writing `rel` (relative to `workspace`) must be asked about, or None."""
+    if (why := pattern_reason(rel, patterns)) is not None:
+        return why
+    parts = PurePosixPath(rel.replace("\\", "/")).parts
     root = workspace.resolve()
     target = root.joinpath(*parts)
     for parent in list(target.parents):
@@ -61,10 +74,28 @@ def protection_reason(workspace: Path, rel: str,
             break
         if (parent / "pyvenv.cfg").is_file():
             return f"{rel} is inside a virtualenv ({_rel(parent, root)})"
-    for folder in _rivulet_dirs():
+    for folder in rivulet_dirs():
         if target == folder or folder in target.parents:
             return f"{rel} is in rivulet's own settings or data ({folder})"
+    for gitdir in gitdirs(root):
+        if target == gitdir or gitdir in target.parents:
+            return f"{rel} is in the git directory that .git points to: {_VCS}"
     return None
+
+
+def gitdirs(root: Path) -> list[Path]:
+    """Where a `.git` file (a worktree's or a submodule's `gitdir: ...`) at the root points."""
+    try:
+        with open(root / ".git", "rb") as f:
+            head = f.read(4096).decode("utf-8", "replace")
+    except OSError:  # no .git, or a directory
+        return []
+    out = []
+    for line in head.splitlines():
+        if line.startswith("gitdir:"):
+            target = Path(line[len("gitdir:"):].strip())
+            out.append((root / target).resolve() if not target.is_absolute() else target.resolve())
+    return out
 
 
 def _rel(path: Path, root: Path) -> str:

@@ -25,6 +25,7 @@ from rivulet.core.tools.mcp_router import McpRouter
 from rivulet.core.tools.patch_apply import FileChange, apply_plan, confine, plan_patch
 from rivulet.core.tools.patch_format import PatchError, parse_patch
 from rivulet.core.tools.protected import DEFAULT_PROTECTED, protection_reason
+from rivulet.core.tools.protected_snapshot import Snapshot
 from rivulet.core.tools.sandbox import Sandbox, SandboxMode
 from rivulet.core.tools.shell import run_shell
 from rivulet.core.tools.turn_diff import TurnDiff, file_diff
@@ -183,7 +184,10 @@ class AgentTools:
                 return _output(call, args)
             return await self._shell(call, args)
         if self.mcp is not None and self.mcp.owns(call):
-            return await self.mcp.run(call, self._decide)
+            server = self.mcp.manager.find(str(name))
+            boxed = server is not None and server[0].config.command is not None and self.sandbox.active
+            guard = self._protected_guard() if boxed else None  # a stdio server writes the workspace too
+            return await self._settle(call, guard, await self.mcp.run(call, self._decide))
         return await self._builtin.run(call)
 
     async def _decide(self, call: it.Item, request: ApprovalRequest, declined: str) -> Decision:
@@ -251,12 +255,33 @@ class AgentTools:
             if self.bus is not None:
                 self.bus.publish(ToolOutputDelta(cid, self._mask(text)))
 
+        guard = self._protected_guard() if sandboxed else None
         result = await run_shell(command, cwd, timeout=timeout, limit=self.settings.output_limit, on_output=show,
-                                 secrets=self.settings.secrets, sandbox=self.sandbox if sandboxed else None)
+                                 secrets=self.settings.secrets, sandbox=self.sandbox if sandboxed else None,
+                                 read_only=guard.read_only() if guard is not None else None)
         status = f"timed out after {timeout:g} s (killed)" if result.timed_out else f"{result.exit_code}"
         note = f"\n(output truncated: {result.truncated} characters left out)" if result.truncated else ""
-        return _output(call, f"Exit code: {status}\nWall time: {result.duration:.1f} seconds\n"
-                             f"Output:\n{self._mask(result.output)}{note}")
+        return await self._settle(call, guard, _output(call, f"Exit code: {status}\nWall time: "
+                                                             f"{result.duration:.1f} seconds\nOutput:\n"
+                                                             f"{self._mask(result.output)}{note}"))
+
+    async def _settle(self, call: it.Item, guard: Snapshot | None, done: it.Item) -> it.Item:
+        """After a sandboxed command or MCP call: what it wrote to protected paths, asked
+        about (and undone unless kept); the model is told in the call's output."""
+        if guard is None or self.approvals.policy == "never-ask":
+            return done
+        from rivulet.core.tools.protected_guard import settle, with_note
+
+        return with_note(done, self._mask(await settle(guard, self.settings.protected_paths, call, self.approvals,
+                                                       self.bus, done)))
+
+    def _protected_guard(self) -> Snapshot | None:
+        """The workspace's protected paths before a sandboxed command that may write it."""
+        if self.sandbox.mode != "workspace-write":
+            return None
+        from rivulet.core.tools.protected_snapshot import take
+
+        return take(self.workspace, self.settings.protected_paths)
 
     def _tell_if_unsandboxed(self) -> None:
         """Once: the sandbox was asked for and bwrap cannot run here."""

@@ -13,7 +13,7 @@ import asyncio
 import codecs
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,10 +72,11 @@ def child_env(secrets: tuple[str, ...] = ()) -> dict[str, str]:
 
 async def run_shell(command: str, cwd: Path, *, timeout: float, limit: int,
                     on_output: Callable[[str], None] | None = None, secrets: tuple[str, ...] = (),
-                    sandbox: Sandbox | None = None) -> ShellResult:
+                    sandbox: Sandbox | None = None, read_only: Sequence[Path] | None = None) -> ShellResult:
+    """`read_only`: the workspace's protected paths, bound read-only in the sandbox."""
     start = time.monotonic()
     if sandbox is not None and sandbox.active:
-        argv, env = sandbox.argv(command, cwd), sandbox.env()
+        argv, env = sandbox.argv(command, cwd, read_only=read_only), sandbox.env()
     else:
         argv, env = ["bash", "-c", command], child_env(secrets)
     become_subreaper()  # orphans of the command come back to us, so they can be killed

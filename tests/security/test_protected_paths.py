@@ -66,6 +66,14 @@ ATTACKS = {
     "envrc": (lambda ws, mp: None, _add(".envrc", "touch /tmp/pwned"), ".envrc", "direnv"),
     "vscode_tasks": (lambda ws, mp: None, _add(".vscode/tasks.json", "{}"), ".vscode/tasks.json", "editor"),
     "bashrc": (lambda ws, mp: None, _add(".bashrc", "touch /tmp/pwned"), ".bashrc", "shell start-up"),
+    # Issue 21: CI workflows run with the repository's secrets; a worktree's `.git` file
+    # points at the git directory, whose hooks run as .git's do.
+    "github_workflow": (lambda ws, mp: None, _add(".github/workflows/ci.yml", "on: push"), ".github/workflows/ci.yml",
+                        "CI runs it"),
+    "gitdir_target": (lambda ws, mp: (ws / "wt.git" / "hooks").mkdir(parents=True)
+                      or (ws / ".git").write_text("gitdir: wt.git\n") or None,
+                      _add("wt.git/hooks/post-checkout", "touch /tmp/pwned"), "wt.git/hooks/post-checkout",
+                      "git directory that .git points to"),
 }
 
 
