@@ -34,6 +34,14 @@ from rivulet.core.config_sources import write_config_document as write_config_do
 from rivulet.core.errors import ConfigError, register_secret
 
 
+class _ConfigFileSource(TomlConfigSettingsSource):
+    """pydantic-settings' TOML source, reading the file the bounded way (regular files
+    under a size cap only) that `read_config_file` does."""
+
+    def _read_file(self, file_path: Any) -> dict[str, Any]:
+        return read_config_file(Path(file_path))
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="RIVULET_", extra="ignore", populate_by_name=True)
 
@@ -136,7 +144,7 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=config_path()))
+        return (init_settings, env_settings, _ConfigFileSource(settings_cls, toml_file=config_path()))
 
     def insecure_key_problem(self) -> str | None:
         """Why the key must not be sent to base_url (plain http to another machine), or None."""
