@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     max_follow_ups: int = Field(16, ge=0)
     # Retries of one request after a retryable error (cut stream, 5xx, rate limit with a delay).
     max_retries: int = Field(4, ge=0)
+    # The longest wait a server's Retry-After may ask for, in seconds; past it the error is
+    # shown at once instead of a silent sleep.
+    max_retry_wait: float = Field(60.0, ge=0)
     # Turn every tolerated protocol deviation into an error (for server developers).
     strict_protocol: bool = False
     # Caps on one response: its output items, and the streamed text of one item.
