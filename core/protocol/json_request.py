@@ -53,6 +53,8 @@ async def request_json(settings: Settings, method: str, path: str, *, what: str,
         raise error
     try:
         return json.loads(content)
+    except RecursionError:  # a depth bomb ("[[[[…") under the size cap
+        raise JsonRequestError(f"{where} answered with JSON nested too deeply to read") from None
     except ValueError:
         raise JsonRequestError(f"{where} did not answer with JSON: "
                                f"{one_line(content.decode('utf-8', 'replace'))!r}") from None

@@ -119,6 +119,13 @@ async def test_a_gzip_bomb_model_list_is_one_clear_error():
     assert peak < 16 * MIB, f"peak {peak / MIB:.0f} MiB"
 
 
+async def test_a_json_depth_bomb_under_the_cap_is_one_clear_error():
+    """Under the size cap, 200,000 nested arrays: the JSON parser's RecursionError was a traceback."""
+    bomb = Answer(200, {"content-type": "application/json"}, [b"[" * 200_000])
+    with FaultServer(lambda n, m, p: bomb) as server, pytest.raises(ModelsError, match="nested too deeply"):
+        await fetch_models(settings(base_url=server.base_url))
+
+
 async def test_an_endless_error_body_on_the_model_list_is_read_no_further_than_its_cap():
     with FaultServer(lambda n, m, p: Answer(502, {"content-type": "text/html"},
                                             endless(b"<html><title>Bad gateway</title>" + b" " * 65536))) as server:
