@@ -82,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--json", action="store_true", help="print one JSON object per line for every event")
     ex.add_argument("--ephemeral", action="store_true", help="save no session file for this run (for scripts; "
                     "save_sessions = false does it for every run)")
+    ex.add_argument("-q", "--quiet", action="store_true",
+                    help="no progress lines on stderr (retries); errors and warnings still print")
     _add_turn_options(ex)
     ex.add_argument("--patch-tool", choices=["auto", "custom", "function", "off"],
                     help="offer apply_patch as a freeform custom tool, a JSON function, or not at all "

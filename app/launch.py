@@ -151,12 +151,17 @@ def run_tui(args: argparse.Namespace) -> int:
 
 
 def run_exec_command(args: argparse.Namespace) -> int:
-    """`rivulet exec`. A reader that goes away (`| head -1`) ends the run quietly."""
+    """`rivulet exec`. A reader that goes away (`| head -1`) ends the run quietly; Ctrl-C
+    before the turn starts is one line too (during it: app/exec_signals.py)."""
+    from rivulet.app.exec_signals import say_interrupted
+
     try:
         return asyncio.run(run_exec(args))
     except BrokenPipeError:
         _quiet_stdout()
         return 0
+    except KeyboardInterrupt:
+        return say_interrupted()
 
 
 def _quiet_stdout() -> None:
@@ -167,11 +172,12 @@ def _quiet_stdout() -> None:
 
 
 async def run_exec(args: argparse.Namespace) -> int:
+    from rivulet.app.exec_signals import InterruptTurn, RetryLines, say_interrupted
     from rivulet.core.protocol.transports import make_transport
     from rivulet.core.store.lazy_session import LazySessionWriter
     from rivulet.core.tools.approval import ApprovalPolicy, deny_all
     from rivulet.core.tools.router import AgentTools, tool_settings
-    from rivulet.core.turn.bus import EventBus, Notice
+    from rivulet.core.turn.bus import EventBus, Notice, Retrying
     from rivulet.core.turn.conversation import Conversation
 
     try:
@@ -196,6 +202,8 @@ async def run_exec(args: argparse.Namespace) -> int:
     reader_gone = asyncio.Event()
     if args.json:
         bus.subscribe(partial(_print_json, reader_gone))
+    elif not args.quiet:
+        bus.subscribe(RetryLines(), Retrying)
     transport = make_transport(settings, lambda text: bus.publish(Notice(text)))
     approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
     tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus, mcp=mcp.manager)
@@ -209,6 +217,7 @@ async def run_exec(args: argparse.Namespace) -> int:
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
     mcp.start(tools, conversation, notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
     turn = asyncio.ensure_future(conversation.run_turn(prompt, images))
+    interrupt = InterruptTurn(turn)
     gone = asyncio.ensure_future(reader_gone.wait())
     try:
         await asyncio.wait([turn, gone], return_when=asyncio.FIRST_COMPLETED)
@@ -223,7 +232,14 @@ async def run_exec(args: argparse.Namespace) -> int:
         if cut_answer and not args.json:
             print(sanitize(cut_answer))  # a cut answer is still the answer, shown as it is
         return _fail(f"{exc.kind}: {exc.message}")
+    except asyncio.CancelledError:
+        if not interrupt.fired:
+            raise
+        await bus.close()
+        return say_interrupted()  # the conversation recorded the interrupt, as the chat's Esc does
     finally:
+        if not interrupt.fired:
+            interrupt.remove()
         gone.cancel()
         await mcp.aclose()
         await transport.aclose()
@@ -266,26 +282,10 @@ def _has_terminal() -> bool:
 async def terminal_approver(request: ApprovalRequest) -> Decision:
     """`exec --approval ask`: the question on the terminal (stderr), the answer from it."""
     from rivulet.app.exec_prompt import question_text  # what the chat's dialog shows, as plain lines
+    from rivulet.app.tty_prompt import ask_tty  # read through the event loop: Ctrl-C can end it
     from rivulet.core.tools.approval import Decision
-    answer = await asyncio.to_thread(_read_tty, question_text(request))
+    answer = await ask_tty(question_text(request))
     return {"y": Decision.YES, "a": Decision.ALWAYS, "s": Decision.STOP}.get(answer[:1].lower(), Decision.NO)
-
-
-def _read_tty(prompt: str) -> str:
-    """Ask on the controlling terminal. A raw file descriptor: a terminal is not
-    seekable, and Python's "r+" text mode wants it to be."""
-    fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
-    try:
-        os.write(fd, prompt.encode())
-        answer = b""
-        while not answer.endswith(b"\n"):
-            chunk = os.read(fd, 1024)
-            if not chunk:  # end of input: no answer
-                break
-            answer += chunk
-        return answer.decode(errors="replace").strip()
-    finally:
-        os.close(fd)
 
 
 def _print_json(reader_gone: asyncio.Event, event: BusEvent) -> None:

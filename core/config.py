@@ -34,6 +34,14 @@ from rivulet.core.config_sources import write_config_document as write_config_do
 from rivulet.core.errors import ConfigError, register_secret
 
 
+class _ConfigFileSource(TomlConfigSettingsSource):
+    """pydantic-settings' TOML source, reading the file the bounded way (regular files
+    under a size cap only) that `read_config_file` does."""
+
+    def _read_file(self, file_path: Any) -> dict[str, Any]:
+        return read_config_file(Path(file_path))
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="RIVULET_", extra="ignore", populate_by_name=True)
 
@@ -55,6 +63,9 @@ class Settings(BaseSettings):
     max_follow_ups: int = Field(16, ge=0)
     # Retries of one request after a retryable error (cut stream, 5xx, rate limit with a delay).
     max_retries: int = Field(4, ge=0)
+    # The longest wait a server's Retry-After may ask for, in seconds; past it the error is
+    # shown at once instead of a silent sleep.
+    max_retry_wait: float = Field(60.0, ge=0)
     # Turn every tolerated protocol deviation into an error (for server developers).
     strict_protocol: bool = False
     # Caps on one response: its output items, and the streamed text of one item.
@@ -136,7 +147,7 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=config_path()))
+        return (init_settings, env_settings, _ConfigFileSource(settings_cls, toml_file=config_path()))
 
     def insecure_key_problem(self) -> str | None:
         """Why the key must not be sent to base_url (plain http to another machine), or None."""

@@ -11,6 +11,7 @@ value still stops the chat with one line.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ SETTING_NAMES = frozenset({
     "allow_insecure_http", "api_key", "approval", "attach_max_bytes", "auto_compact_percent", "base_url",
     "compaction", "connect_timeout", "context_window", "headers", "idle_timeout", "image_max_bytes",
     "instructions", "keymap", "max_follow_ups", "max_item_chars", "max_items_per_response", "max_patch_chars",
-    "max_retries", "max_tool_args_chars", "mcp_servers", "model", "models", "notify", "patch_tool",
+    "max_retries", "max_retry_wait", "max_tool_args_chars", "mcp_servers", "model", "models", "notify", "patch_tool",
     "project_instructions_max_bytes", "protected_paths", "reasoning_effort", "reasoning_summary", "sandbox",
     "sandbox_network", "save_sessions", "shell_timeout", "shell_tool", "store", "stream_fps", "strict_protocol",
     "theme", "transport", "workspace", "ws_incremental",
@@ -51,6 +52,10 @@ def config_path() -> Path:
     return Path(override) if override else Path(user_config_dir("rivulet")) / "config.toml"
 
 
+# A config file is a few kilobytes; anything near this is a mistake (or /dev/zero).
+CONFIG_MAX_BYTES = 1024 * 1024
+
+
 def read_config_file(path: Path) -> dict[str, Any]:
     """The config file's tables (empty when there is none); one-line ConfigError otherwise."""
     import tomllib
@@ -58,11 +63,48 @@ def read_config_file(path: Path) -> dict[str, Any]:
     if os.environ.get("RIVULET_CONFIG") and not path.exists():
         raise ConfigError(f"$RIVULET_CONFIG names {str(path)!r}, which is not a file")
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        text = read_config_text(path)
+        return tomllib.loads(text) if text else {}
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
+
+
+def read_config_text(path: Path) -> str:
+    """The file's text, read only when it is a regular file under CONFIG_MAX_BYTES:
+    opened without blocking (a FIFO with no writer would wait forever) and checked with
+    fstat before a byte is read (/dev/zero never ends). /dev/null reads as empty, the
+    usual way to say "no config". Raises ConfigError, or OSError/ValueError to wrap."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            if stat.S_ISCHR(info.st_mode) and info.st_rdev == os.stat(os.devnull).st_rdev:
+                return ""
+            raise ConfigError(f"config file {path} is not a regular file (it is {_file_kind(info.st_mode)})")
+        if info.st_size > CONFIG_MAX_BYTES:
+            raise ConfigError(f"config file {path} is {info.st_size:,} bytes, more than the "
+                              f"{CONFIG_MAX_BYTES:,} a config file may be")
+        data = b""
+        while len(data) <= CONFIG_MAX_BYTES:  # it may grow while read
+            chunk = os.read(fd, CONFIG_MAX_BYTES + 1 - len(data))
+            if not chunk:
+                break
+            data += chunk
+        if len(data) > CONFIG_MAX_BYTES:
+            raise ConfigError(f"config file {path} is more than the {CONFIG_MAX_BYTES:,} bytes a config file may be")
+        return data.decode("utf-8")
+    finally:
+        os.close(fd)
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a file"
 
 
 def check_keys(data: dict[str, Any], known: frozenset[str] | set[str], path: Path) -> None:
@@ -147,7 +189,9 @@ def read_config_document(path: Path) -> Any:
     if not path.exists():
         return tomlkit.document()
     try:
-        return tomlkit.parse(path.read_text(encoding="utf-8"))
+        return tomlkit.parse(read_config_text(path))
+    except ConfigError:
+        raise
     except (OSError, ValueError) as exc:  # tomlkit's parse errors are ValueErrors
         raise ConfigError(f"cannot update config file {path}: {one_line(str(exc))}") from None
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from datetime import UTC
 from typing import Any
 
 from rivulet.core.sanitize import sanitize
@@ -103,6 +104,13 @@ class LimitExceeded(RivuletError):
     kind = "limit_exceeded"
 
 
+class RetryWaitTooLong(RivuletError):
+    """The server asked for a longer wait before a retry than `max_retry_wait` allows:
+    said at once rather than slept through unseen."""
+
+    kind = "retry_wait_too_long"
+
+
 # ---- errors the API reported ---------------------------------------------------------
 
 
@@ -143,6 +151,13 @@ class QuotaExceeded(ApiError):
 
 class InvalidRequest(ApiError):
     kind = "invalid_request"
+
+
+class UnsupportedInput(ApiError):
+    """The server says this request cannot work as sent (an image for a text-only model,
+    its parser refusing the output): never retried, whatever the HTTP status."""
+
+    kind = "unsupported_input"
 
 
 class AuthenticationError(ApiError):
@@ -200,13 +215,16 @@ _RETRYABLE_CODES: dict[str, type[ApiError]] = {
 
 
 def parse_retry_after(message: str | None, header: str | None = None) -> float | None:
-    """The delay the server asked for: a `Retry-After`/`retry-after-ms` header or the
-    'try again in 1.5s' phrase of the error message."""
+    """The delay the server asked for: a `Retry-After`/`retry-after-ms` header (seconds,
+    or an HTTP date as RFC 9110 allows) or the 'try again in 1.5s' phrase of the message."""
     if header:
         try:
             return max(0.0, float(header))
         except ValueError:
             pass
+        when = _http_date(header)
+        if when is not None:
+            return when
     if not message:
         return None
     m = _RETRY_IN.search(message)
@@ -222,6 +240,38 @@ def parse_retry_after(message: str | None, header: str | None = None) -> float |
     return total
 
 
+def _http_date(header: str) -> float | None:
+    """Seconds from now until `Retry-After: Wed, 21 Oct 2026 07:28:00 GMT` (0 when past)."""
+    import email.utils
+    from datetime import datetime
+
+    try:
+        when = email.utils.parsedate_to_datetime(header.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is always GMT; "-0000" parses as naive
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+# What a server says when the request itself can never succeed as sent, whatever its
+# status (llama.cpp answers both with a 500): input of a kind the loaded model cannot
+# take (images or audio without a multimodal projector, "mmproj"), and its chat parser
+# refusing the model's output (a tool call it cannot place). A retry sends the same
+# request and waits the same generation time for the same refusal.
+_UNSUPPORTED = re.compile(
+    r"input is not supported|mmproj|only '?text'? content type is supported"
+    r"|failed to parse input at pos|does not match the expected [\w-]+ format",
+    re.IGNORECASE)
+
+
+def _unsupported_hint(message: str) -> str:
+    lowered = message.lower()
+    if "parse" in lowered or "format" in lowered:
+        return "the server's chat parser refused the model's output"
+    return "the model on this server cannot take this input (an image or audio: remove it)"
+
+
 def classify(
     *,
     code: str | None,
@@ -233,6 +283,8 @@ def classify(
     """Map an error the server reported (by code, type and HTTP status) to its class."""
     message = message or (code or error_type or f"HTTP {status}")
     retry_after = parse_retry_after(message, retry_after_header)
+    if _UNSUPPORTED.search(message):
+        return UnsupportedInput(f"{message}; not retried: {_unsupported_hint(message)}", code=code, status=status)
     for key in (code, error_type):
         if key and key in _FATAL_CODES:
             return _FATAL_CODES[key](message, code=code or key, status=status)

@@ -26,7 +26,7 @@ class IdleWatchdog:
         self.held = False
 
     def touch(self) -> None:
-        """Record activity (an event, or a ping on a WebSocket)."""
+        """Record activity: the stream started (only complete events count after that)."""
         self.last = self._loop.time()
 
     def waiting(self, reset: bool = True) -> None:

@@ -11,7 +11,8 @@ import httpx
 
 from rivulet.core.config import Settings
 from rivulet.core.config_sources import safe_url
-from rivulet.core.errors import RivuletError, error_from_body, one_line
+from rivulet.core.errors import LimitExceeded, MalformedEventError, RivuletError, error_from_body, one_line
+from rivulet.core.protocol.byte_caps import ACCEPT_ENCODING, ERROR_BODY_MAX, message_max_bytes, read_capped, read_within
 from rivulet.core.protocol.endpoint import endpoint
 
 
@@ -28,10 +29,16 @@ async def request_json(settings: Settings, method: str, path: str, *, what: str,
     where = safe_url(url)
     own = client is None
     client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=settings.connect_timeout))
-    headers = {**settings.auth_headers(), "Accept": "application/json"}
+    headers = {**settings.auth_headers(), "Accept": "application/json", "Accept-Encoding": ACCEPT_ENCODING}
     try:
-        response = await client.request(method, url, json=body, headers=headers)
-        content = response.content
+        # Streamed and capped: neither a gzip bomb nor an endless body is read whole.
+        async with client.stream(method, url, json=body, headers=headers) as response:
+            if response.status_code >= 400:
+                content, _ = await read_capped(response, ERROR_BODY_MAX)
+            else:
+                content = await read_within(response, message_max_bytes(settings), f"the answer of {where}")
+    except (LimitExceeded, MalformedEventError) as exc:  # too large, or an encoding byte_caps refuses
+        raise JsonRequestError(exc.message) from None
     except httpx.TimeoutException as exc:
         raise JsonRequestError(f"timed out asking {where} for {what}: {type(exc).__name__}") from None
     except httpx.TransportError as exc:
@@ -46,6 +53,8 @@ async def request_json(settings: Settings, method: str, path: str, *, what: str,
         raise error
     try:
         return json.loads(content)
+    except RecursionError:  # a depth bomb ("[[[[…") under the size cap
+        raise JsonRequestError(f"{where} answered with JSON nested too deeply to read") from None
     except ValueError:
         raise JsonRequestError(f"{where} did not answer with JSON: "
                                f"{one_line(content.decode('utf-8', 'replace'))!r}") from None

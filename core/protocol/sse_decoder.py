@@ -14,13 +14,18 @@ leading BOM is skipped; an unterminated event at EOF is discarded.
 
 from __future__ import annotations
 
+from rivulet.core.errors import LimitExceeded
+
 _BOM = b"\xef\xbb\xbf"
 
 
 class SseDecoder:
-    __slots__ = ("_buf", "_cr_pending", "_started")
+    __slots__ = ("_buf", "_cr_pending", "_max", "_started")
 
-    def __init__(self) -> None:
+    def __init__(self, max_event_bytes: int | None = None) -> None:
+        # An event still open past this many bytes is refused (a line that never ends
+        # would otherwise grow the buffer without bound).
+        self._max = max_event_bytes
         self._buf = bytearray()
         self._started = False
         self._cr_pending = False  # a chunk ended in CR: it may be the first half of CRLF
@@ -49,6 +54,11 @@ class SseDecoder:
             self._started = True
         end = buf.rfind(b"\n\n", max(0, scan_from))
         if end < 0:
+            if self._max is not None and len(buf) > self._max:
+                size = len(buf)
+                buf.clear()
+                raise LimitExceeded(f"one server-sent event passed {size} bytes without ending "
+                                    f"(the cap is {self._max}): refused")
             return []
         region = bytes(buf[:end])
         del buf[: end + 2]

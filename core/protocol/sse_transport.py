@@ -17,6 +17,7 @@ import httpx
 from rivulet.core.config import Settings
 from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import MalformedEventError, StreamError, error_from_body
+from rivulet.core.protocol.byte_caps import ACCEPT_ENCODING, ERROR_BODY_MAX, body_pieces, message_max_bytes, read_capped
 from rivulet.core.protocol.events import Completed, ResponseEvent
 from rivulet.core.protocol.idle import IdleWatchdog
 from rivulet.core.protocol.payloads import payload_event
@@ -50,17 +51,18 @@ class SseTransport:
             **self.settings.auth_headers(),
             "Accept": "text/event-stream",
             "Cache-Control": "no-store",
+            "Accept-Encoding": ACCEPT_ENCODING,  # only what byte_caps inflates, a bounded piece at a time
         }
         request = {k: v for k, v in body.items() if k != "background"}
         request["stream"] = True
         where = safe_url(self.url)
-        decoder = SseDecoder()
+        decoder = SseDecoder(max_event_bytes=message_max_bytes(self.settings))
         try:
             # The watchdog also covers the wait for response headers (read timeout is off).
             async with (IdleWatchdog(self.settings.idle_timeout, where) as watchdog,
                         self._client.stream("POST", self.url, json=request, headers=headers) as response):
                 await _raise_for_status(response)
-                async for chunk in response.aiter_bytes():
+                async for chunk in body_pieces(response):
                     # While the consumer handles this chunk's events no network wait
                     # happens, so its time (even awaiting approval) is not idleness.
                     watchdog.hold()
@@ -88,7 +90,9 @@ class SseTransport:
 
 async def _raise_for_status(response: httpx.Response) -> None:
     if response.status_code >= 400:
-        body = await response.aread()
+        body, cut = await read_capped(response, ERROR_BODY_MAX)
+        if cut:
+            log.debug("HTTP %s error body cut at %d bytes", response.status_code, ERROR_BODY_MAX)
         retry = response.headers.get("retry-after")
         retry_ms = response.headers.get("retry-after-ms")
         if retry_ms:
@@ -102,7 +106,7 @@ async def _raise_for_status(response: httpx.Response) -> None:
         raise error
     ctype = response.headers.get("content-type", "").partition(";")[0].strip().lower()
     if ctype != "text/event-stream":
-        body = (await response.aread())[:300]
+        body, _ = await read_capped(response, 300)
         raise MalformedEventError(
             f"expected text/event-stream from the server, got {ctype or 'no content type'}: "
             f"{body.decode('utf-8', 'replace')!r}"

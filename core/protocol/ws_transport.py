@@ -11,9 +11,12 @@ through the same error taxonomy as an HTTP error.
 * Incremental requests: when every field but `input` is unchanged and the new input is
   the previous input plus the items the server returned plus new items, only the new
   items go, with `previous_response_id`. A fresh socket always gets a full request.
-* Liveness: the idle timeout counts every frame as activity, pings included (a server
-  that pings through a long reasoning phase is alive), and stops the clock while the
-  consumer holds an event.
+* Liveness: the idle timeout counts only complete events, as over SSE. Pings and pongs
+  prove the socket is open, not that the response moves: a server that stalls
+  mid-response while its socket still answers rivulet's own pings is idle. The clock
+  stops while the consumer holds an event.
+* One message is capped (`byte_caps.message_max_bytes`, also after permessage-deflate):
+  a larger one ends the response with one LimitExceeded line.
 * Any error, and any response abandoned before `response.completed`, drops the socket
   at once (no closing handshake to wait for); the next request reconnects.
 * HTTP 426 at the handshake raises `WebSocketUnsupported`, which `FallbackTransport`
@@ -34,7 +37,8 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from rivulet.core.config import Settings
 from rivulet.core.config_sources import safe_url
-from rivulet.core.errors import MalformedEventError, RivuletError, StreamError, error_from_body
+from rivulet.core.errors import LimitExceeded, MalformedEventError, RivuletError, StreamError, error_from_body
+from rivulet.core.protocol.byte_caps import message_max_bytes, mib
 from rivulet.core.protocol.events import Completed, ResponseEvent
 from rivulet.core.protocol.idle import IdleWatchdog
 from rivulet.core.protocol.payloads import payload_event
@@ -46,17 +50,6 @@ class WebSocketUnsupported(RivuletError):
     """The server does not speak the Responses WebSocket (HTTP 426 at the handshake)."""
 
     kind = "websocket_unsupported"
-
-
-class _Connection(ClientConnection):
-    """A client connection that reports every frame it receives, pings included."""
-
-    on_frame: Callable[[], None] | None = None
-
-    def process_event(self, event: Any) -> None:
-        super().process_event(event)
-        if self.on_frame is not None:
-            self.on_frame()
 
 
 def ws_url(base_url: str) -> str:
@@ -79,7 +72,7 @@ class WebSocketTransport:
         self.incremental = incremental
         self.ping_interval = ping_interval
         self.handshakes = 0  # sockets opened (tests and diagnostics)
-        self._ws: _Connection | None = None
+        self._ws: ClientConnection | None = None
         self._lock = asyncio.Lock()
         # What the next request may build on: the last request's fields (no input),
         # the input the server has seen plus what it returned, and its response id.
@@ -102,13 +95,13 @@ class WebSocketTransport:
         if ws is not None:
             ws.transport.abort()
 
-    async def _connect(self) -> _Connection:
+    async def _connect(self) -> ClientConnection:
         where = self.where
         try:
             ws = await connect(self.url, additional_headers=self.settings.auth_headers(),
-                               open_timeout=self.settings.connect_timeout, max_size=None,
-                               ping_interval=self.ping_interval, ping_timeout=None,
-                               create_connection=_Connection, user_agent_header="rivulet")
+                               open_timeout=self.settings.connect_timeout,
+                               max_size=message_max_bytes(self.settings),
+                               ping_interval=self.ping_interval, ping_timeout=None, user_agent_header="rivulet")
         except InvalidStatus as exc:
             response = exc.response
             if response.status_code == 426:
@@ -118,7 +111,7 @@ class WebSocketTransport:
         except (TimeoutError, OSError, InvalidHandshake) as exc:
             raise StreamError(f"cannot open a WebSocket to {where}: {exc or type(exc).__name__}") from None
         self.handshakes += 1
-        return ws  # type: ignore[return-value]
+        return ws
 
     def _frame(self, body: dict[str, Any], fresh: bool) -> dict[str, Any]:
         request = {k: v for k, v in body.items() if k not in ("stream", "background")}
@@ -157,7 +150,6 @@ class WebSocketTransport:
             finished = False
             try:
                 async with IdleWatchdog(self.settings.idle_timeout, where) as watchdog:
-                    ws.on_frame = watchdog.touch
                     await ws.send(json.dumps(frame))
                     while True:
                         data = await ws.recv()
@@ -176,9 +168,11 @@ class WebSocketTransport:
                             yield event
                         watchdog.waiting()
             except ConnectionClosed as exc:
+                if exc.sent is not None and exc.sent.code == 1009:  # websockets refused a message over max_size
+                    raise LimitExceeded(f"a WebSocket message from {where} was larger than "
+                                        f"{mib(message_max_bytes(self.settings))}: refused") from None
                 raise StreamError(f"the WebSocket to {where} closed mid-response ({exc})") from None
             finally:
-                ws.on_frame = None
                 if not finished:
                     self._drop()  # an error, or a response abandoned mid-way: never reuse this socket
 

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from rivulet.core import items as it
 from rivulet.core.config import Settings
-from rivulet.core.errors import ResponseIncomplete, RivuletError
+from rivulet.core.errors import ResponseIncomplete, RetryWaitTooLong, RivuletError
 from rivulet.core.protocol.context_window import ModelWindows
 from rivulet.core.protocol.events import ResponseEvent
 from rivulet.core.turn import attachments as att
@@ -116,8 +116,8 @@ class RetryPolicy:
     max_delay: float = 30.0
 
     def delay(self, attempt: int, error: RivuletError) -> float:
-        if error.retry_after is not None:
-            return min(error.retry_after, self.max_delay * 4)
+        if error.retry_after is not None:  # capped by the caller (max_retry_wait), never silently
+            return error.retry_after
         backoff = min(self.max_delay, self.base_delay * 2.0 ** (attempt - 1))
         return backoff * (0.8 + 0.4 * random.random())  # jitter: ±20%
 
@@ -356,6 +356,10 @@ class Conversation:
                 earlier |= {e.key for e in self.history.entries if e.segment == segment and e.key}
                 if not exc.retryable or attempt > self.retry.max_retries:
                     raise
+                if exc.retry_after is not None and exc.retry_after > self.settings.max_retry_wait:
+                    raise RetryWaitTooLong(
+                        f"{exc.message} (the server asks to wait {exc.retry_after:.0f}s before a retry, more than "
+                        f"max_retry_wait = {self.settings.max_retry_wait:g}s: not retried)") from None
                 delay = self.retry.delay(attempt, exc)
                 log.info("retrying after %s (attempt %d, %.2fs)", exc.kind, attempt, delay)
                 self.bus.publish(Retrying(attempt, self.retry.max_retries, delay, exc))

@@ -117,14 +117,16 @@ async def test_the_same_capture_is_refused_when_strict():
 
 
 async def test_llamacpp_error_frame_is_the_servers_error_not_a_malformed_event():
-    """What the user sees for this cut-off capture: the server's own message, as a
-    retryable server error (its code 500 is the HTTP status)."""
+    """What the user sees for this cut-off capture: the server's own message (its code
+    500 is the HTTP status). It is llama.cpp's chat parser refusing the model's output, so
+    it is not retried (issue 23.7): a retry waits the whole generation for the same refusal."""
     rec = recording("llamacpp_error_frame_only.sse")
-    with pytest.raises(errors.ServerError) as info:
+    with pytest.raises(errors.UnsupportedInput) as info:
         async with aclosing(serving(rec.body).stream({})) as events:
             await consume_response(events)
-    assert info.value.retryable and info.value.status == 500
-    assert info.value.message == "The model produced output that does not match the expected peg-native format"
+    assert not info.value.retryable and info.value.status == 500
+    assert info.value.message.startswith(
+        "The model produced output that does not match the expected peg-native format; not retried: ")
 
 
 @pytest.mark.parametrize("rec", COMPLETED, ids=lambda r: r.name)
@@ -220,14 +222,15 @@ async def test_live_llamacpp_captures_commit_their_completed_output(name):
         assert len(sink.ended) == 1 and set(sink.drawn) == {i["id"] for i in result.committed}
 
 
-@pytest.mark.parametrize("name, error, message", [
-    ("llamacpp_fenced_call_then_error_frame.sse", errors.ServerError,
-     "The model produced output that does not match the expected peg-native format"),
-    ("llamacpp_killed_midstream.sse", errors.StreamError, "stream closed before response.completed"),
+@pytest.mark.parametrize("name, error, message, retryable", [
+    ("llamacpp_fenced_call_then_error_frame.sse", errors.UnsupportedInput,
+     "The model produced output that does not match the expected peg-native format", False),
+    ("llamacpp_killed_midstream.sse", errors.StreamError, "stream closed before response.completed", True),
 ])
-async def test_cut_llamacpp_captures_say_what_the_user_sees(name, error, message):
-    """The user sees a retry (both are retryable) and nothing half-received commits:
-    the open message and call are discarded."""
+async def test_cut_llamacpp_captures_say_what_the_user_sees(name, error, message, retryable):
+    """The user sees a retry for a killed server, the parser's refusal at once (a retry
+    would repeat it), and nothing half-received commits: the open message and call are
+    discarded."""
     rec = recording(name)
     committed, discarded = [], []
 
@@ -241,7 +244,7 @@ async def test_cut_llamacpp_captures_say_what_the_user_sees(name, error, message
     with pytest.raises(error, match=message) as info:
         async with aclosing(serving(rec.body).stream({})) as events:
             await consume_response(events, Sink())
-    assert info.value.retryable
+    assert info.value.retryable is retryable
     assert committed == [] and discarded
 
 

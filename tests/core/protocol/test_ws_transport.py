@@ -163,16 +163,54 @@ async def test_error_frames_map_like_http_errors_and_drop_the_socket():
     assert result.last_message == "ok" and transport.handshakes == 2
 
 
-async def test_pings_keep_a_quiet_stream_alive():
+async def test_a_server_that_answers_pings_but_stalls_mid_response_times_out():
+    """Issue 23.1: pings and pongs prove the socket is open, not that the response
+    moves. The server pings every 50 ms and its library answers rivulet's own pings (every
+    50 ms here), yet sends no event: the idle timeout fires, as a retryable one-line
+    error, and the retry (on a fresh socket) completes the turn."""
     def script(n: int, request: dict) -> list[Step]:
-        events = text_response("resp_1", "after a long think")
-        return [events[0], *[("ping",), ("sleep", 0.05)] * 12, *events[1:]]  # ~0.6 s quiet, pinged
+        events = text_response("resp_1", "the answer")
+        if n == 0:  # stalls for up to 3 s (then closes: on today's main that close ends it instead)
+            return [events[0], events[1], *[("ping",), ("sleep", 0.05)] * 60, ("close",)]
+        return events
 
     async with ScriptedServer(script) as server:
-        conv, transport = ws_conversation(server, idle_timeout=0.3)
+        s = settings(base_url=server.base_url, idle_timeout=0.5)
+        transport = WebSocketTransport(s, ping_interval=0.05)
+        bus = EventBus()
+        seen: list = []
+        bus.subscribe(seen.append)
+        conv = Conversation(s, transport, bus, retry=RetryPolicy(max_retries=1, base_delay=0.0))
         result = await conv.run_turn("think hard")
+        await bus.drain()
         await transport.aclose()
-    assert result.last_message == "after a long think" and len(server.requests) == 1
+    retries = [e for e in seen if e.type == "retrying"]
+    assert len(retries) == 1
+    error = retries[0].error
+    assert isinstance(error, errors.StreamError) and error.retryable
+    assert "idle timeout" in error.message and "\n" not in error.message
+    assert result.last_message == "the answer" and server.connections == 2
+
+
+async def test_a_websocket_message_over_the_cap_is_one_clear_error_and_keeps_what_was_committed():
+    """Issue 21: one WebSocket message is capped (max_size); a larger one ends the turn
+    with LimitExceeded (not retried), and the message committed before it stays."""
+    big = "x" * (3 * 1024 * 1024)  # over the 1 MiB floor that max_item_chars=1000 leaves
+
+    def script(n: int, request: dict) -> list[Step]:
+        events = text_response("resp_1", "kept")
+        # An event type rivulet ignores: only the message's size can stop it.
+        return [*events[:-1], {"type": "response.vendor_padding", "pad": big}, events[-1]]
+
+    async with ScriptedServer(script) as server:
+        s = settings(base_url=server.base_url, max_item_chars=1000)
+        transport = WebSocketTransport(s, ping_interval=None)
+        conv = Conversation(s, transport, retry=RetryPolicy(max_retries=2, base_delay=0.0))
+        with pytest.raises(errors.LimitExceeded, match="WebSocket message .* larger than 1 MiB"):
+            await conv.run_turn("hi")
+        await transport.aclose()
+    assert len(server.requests) == 1  # not retried
+    assert [i["content"][0]["text"] for i in conv.history.items if i.get("role") == "assistant"] == ["kept"]
 
 
 async def test_a_quiet_stream_without_pings_times_out():
