@@ -46,6 +46,7 @@ async def test_a_reasoning_heading_with_a_click_action_does_nothing_when_clicked
     async with app.run_test(size=(300, 30)) as pilot:
         await pilot.press(*"hi", "enter")
         await until(pilot, lambda: app._status.state == "idle" and app.query(ReasoningEntry), "the turn")
+        await pilot.pause()  # the commit's layout settles before the title is read and clicked
         title = app.query_one(ReasoningEntry).query_one("CollapsibleTitle")
         line = title.render_line(0).text
         assert "[@click=app.screenshot(" in line  # shown as the text it is
