@@ -5,8 +5,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pydantic import BaseModel
-
 from rivulet.core.errors import ApiError, ResponseFailed, RivuletError, classify, one_line
 from rivulet.core.protocol import wire as w
 from rivulet.core.protocol.events import (
@@ -59,13 +57,21 @@ def _index(ev: Any) -> int | None:
     return None
 
 
-def map_wire(ev: BaseModel) -> ResponseEvent | None:
+# Each string-delta class (one per `type`) -> its kind: the hot path is one dict lookup.
+TEXT_DELTA_KIND: dict[type[w.WireEvent], DeltaKind] = {
+    w.BY_TYPE[t]: _DELTA_KIND[t] for t in w.TextDeltaWire.TYPES
+}
+
+
+def map_wire(ev: w.WireEvent) -> ResponseEvent | None:
     # The hot path first: string deltas are >95% of a real stream.
-    if type(ev) is w.TextDeltaWire:
-        index = ev.content_index
+    kind = TEXT_DELTA_KIND.get(type(ev))
+    if kind is not None:
+        d: w.TextDeltaWire = ev  # type: ignore[assignment]  # the class says so (no cast() call)
+        index = d.content_index
         if index is None:
-            index = ev.summary_index if ev.summary_index is not None else ev.command_index
-        return Delta(_DELTA_KIND[ev.type], ev.delta, ev.item_id, ev.output_index, index)
+            index = d.summary_index if d.summary_index is not None else d.command_index
+        return Delta(kind, d.delta, d.item_id, d.output_index, index)
     match ev:
         case w.OutputItemAddedWire():
             return OutputItemAdded(ev.item, ev.output_index)
@@ -91,7 +97,9 @@ def map_wire(ev: BaseModel) -> ResponseEvent | None:
             return Delta(DeltaKind.SHELL_OUTPUT, _object_delta_text(ev.delta), ev.item_id, ev.output_index,
                          ev.command_index)
         case w.ItemProgressWire():
-            return ItemProgress(ev.type, ev.item_id, ev.output_index, ev.model_dump(exclude={"type"}))
+            data = w.as_sent(ev)
+            data.pop("type", None)
+            return ItemProgress(ev.type, ev.item_id, ev.output_index, data)
         case w.ResponseFailedWire():
             return Failure(failure_from_response(ev.response), ev.response)
         case w.ResponseIncompleteWire():
@@ -107,7 +115,7 @@ def map_wire(ev: BaseModel) -> ResponseEvent | None:
 def _completed(ev: w.ResponseCompletedWire) -> Completed:
     resp = ev.response
     end_turn = resp.get("end_turn")
-    extra_end_turn = (ev.model_extra or {}).get("end_turn")
+    extra_end_turn = w.extra_fields(ev).get("end_turn") if end_turn is None else None
     if end_turn is None and isinstance(extra_end_turn, bool):
         end_turn = extra_end_turn
     return Completed(_str(resp.get("id")), clean_usage(resp.get("usage")),
@@ -174,7 +182,7 @@ def error_from_event(ev: w.ErrorWire) -> RivuletError:
     if not isinstance(status, int) and isinstance(code, int) and 400 <= code <= 599:
         status = code  # llama.cpp puts the HTTP status in `code`
     retry_header = None
-    headers = (ev.model_extra or {}).get("headers")
+    headers = w.extra_fields(ev).get("headers")
     if isinstance(headers, dict):
         retry_header = headers.get("retry-after") or headers.get("Retry-After")
     return classify(code=None if code is None else str(code), message=message,
