@@ -176,9 +176,9 @@ class Peer:
 
 
 class Rivulet(Peer):
-    def __init__(self, name: str, binary: Path, tmp: Path, base_url: str) -> None:
+    def __init__(self, name: str, binary: Path, tmp: Path, base_url: str, extra_env: dict[str, str]) -> None:
         super().__init__(tmp, base_url)
-        self.name, self.binary = name, binary
+        self.name, self.binary, self.extra_env = name, binary, extra_env
         self.home = tmp / f"home-{name}"
         self.home.mkdir(exist_ok=True)
         self.config = tmp / f"{name}.toml"
@@ -191,6 +191,7 @@ class Rivulet(Peer):
         env = super().env()
         env.update({"RIVULET_CONFIG": str(self.config), "RIVULET_SESSIONS_DIR": str(self.tmp / f"sessions-{self.name}"),
                     "HOME": str(self.home)})
+        env.update(self.extra_env)
         return env
 
 
@@ -289,6 +290,8 @@ def main() -> int:
     ap.add_argument("--items", type=int, default=10_000, help="output items in the large response (0: skip)")
     ap.add_argument("--before", type=Path, help="another rivulet executable to compare (e.g. main's)")
     ap.add_argument("--codex", type=Path, default=DEFAULT_CODEX, help="the Codex CLI binary")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="an environment variable for the rivulet peers (e.g. RIVULET_SAVE_SESSIONS=false)")
     ap.add_argument("--only", default="", help="peers to run, comma-separated (default: all found)")
     ap.add_argument("--floor-client", metavar="URL", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -305,9 +308,10 @@ def main() -> int:
     server = BenchServer()
     with tempfile.TemporaryDirectory(prefix="exec-bench-") as tmp_name:
         tmp = Path(tmp_name)
-        peers: list[Peer] = [Rivulet("rivulet", RIVULET, tmp, server.base_url)]
+        extra_env = dict(pair.split("=", 1) for pair in args.env)
+        peers: list[Peer] = [Rivulet("rivulet", RIVULET, tmp, server.base_url, extra_env)]
         if args.before:
-            peers.append(Rivulet("before", args.before, tmp, server.base_url))
+            peers.append(Rivulet("before", args.before, tmp, server.base_url, extra_env))
         if args.codex.is_file() and os.access(args.codex, os.X_OK):
             peers.append(Codex(args.codex, tmp, server.base_url))
         else:
@@ -318,7 +322,8 @@ def main() -> int:
             peers = [p for p in peers if p.name in args.only.split(",")]
         ref = "codex" if any(p.name == "codex" for p in peers) else "floor"
         print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start "
-              "(a shared machine: compare the ratios of one run)\n")
+              "(a shared machine: compare the ratios of one run)" +
+              (f"; rivulet ran with {' '.join(args.env)}" if args.env else "") + "\n")
         server.body = response_body(1)
         tiny = measure(peers, server, args.runs, "Hello")
         print(table("A tiny exec turn (seconds, medians)", tiny, ref,
