@@ -295,6 +295,23 @@ def _print_json(reader_gone: asyncio.Event, event: BusEvent) -> None:
     line = json.dumps(event.to_json(), ensure_ascii=True, default=_default)
     try:
         sys.stdout.write(line + "\n")
+    except BrokenPipeError:
+        reader_gone.set()
+        return
+    # One flush per burst, not per line: it runs once the bus has handed over every
+    # event queued so far (10,000 items are ~40,000 lines), so a reader still sees
+    # each line as soon as the stream pauses.
+    if not _flush_pending:
+        _flush_pending.append(True)
+        asyncio.get_running_loop().call_soon(_flush_stdout, reader_gone)
+
+
+_flush_pending: list[bool] = []
+
+
+def _flush_stdout(reader_gone: asyncio.Event) -> None:
+    _flush_pending.clear()
+    try:
         sys.stdout.flush()
     except BrokenPipeError:
         reader_gone.set()

@@ -1,19 +1,22 @@
 """Settings: defaults < config file (TOML) < environment < command line.
 
-pydantic-settings does the layering; the API key is a `SecretStr` so it never shows
-in a repr, a log line or an error. What needs no pydantic (the file, its path, safe
-URLs, the first frame's `peek`) is in `config_sources.py`, re-exported here.
+`layered` merges the sources (as pydantic-settings did, which cost a third of `exec`'s
+start: ~150 ms of imports for four dictionaries), pydantic validates the result; the API
+key is a `SecretStr` so it never shows in a repr, a log line or an error. What needs no
+pydantic (the file, its path, safe URLs, the first frame's `peek`) is in
+`config_sources.py`, re-exported here.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
-from typing import Any, Literal
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from rivulet.core.config_sources import (
     API_KEY_ENV,
@@ -33,17 +36,14 @@ from rivulet.core.config_sources import sessions_dir as sessions_dir
 from rivulet.core.config_sources import write_config_document as write_config_document
 from rivulet.core.errors import ConfigError, register_secret
 
-
-class _ConfigFileSource(TomlConfigSettingsSource):
-    """pydantic-settings' TOML source, reading the file the bounded way (regular files
-    under a size cap only) that `read_config_file` does."""
-
-    def _read_file(self, file_path: Any) -> dict[str, Any]:
-        return read_config_file(Path(file_path))
+ENV_PREFIX = "RIVULET_"
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="RIVULET_", extra="ignore", populate_by_name=True)
+class Settings(BaseModel):
+    """Built from every source: `Settings(model="m")` is that flag over the environment
+    over the config file over the defaults (see `layered`)."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
     base_url: str = Field(DEFAULT_BASE_URL,
                           validation_alias=AliasChoices("base_url", *BASE_URL_ENV))
@@ -138,16 +138,8 @@ class Settings(BaseSettings):
             raise ValueError(f"base_url must be an http(s) URL, got {safe_url(value)!r}")
         return value.rstrip("/")
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, _ConfigFileSource(settings_cls, toml_file=config_path()))
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**layered(values))
 
     def insecure_key_problem(self) -> str | None:
         """Why the key must not be sent to base_url (plain http to another machine), or None."""
@@ -166,6 +158,72 @@ class Settings(BaseSettings):
         if self.api_key is not None and self.api_key.get_secret_value():
             headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
         return headers
+
+
+def env_names(name: str) -> tuple[str, ...]:
+    """The environment variables a setting is read from: its aliases' upper-case names,
+    else RIVULET_<NAME>."""
+    alias = Settings.model_fields[name].validation_alias
+    names = tuple(n for n in getattr(alias, "choices", ()) if isinstance(n, str) and n.isupper())
+    return names or (ENV_PREFIX + name.upper(),)
+
+
+def _by_name(values: dict[str, Any]) -> dict[str, Any]:
+    """Keys given as a field's name or one of its aliases, as field names."""
+    fields = Settings.model_fields
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if key in fields:
+            out[key] = value
+            continue
+        for name, info in fields.items():
+            if key in getattr(info.validation_alias, "choices", ()):
+                out[name] = value
+                break
+    return out
+
+
+def _from_env() -> dict[str, Any]:
+    """Every setting found in the environment (names compared without case, as
+    pydantic-settings did); a dict or list setting is JSON there."""
+    environ = {k.upper(): v for k, v in os.environ.items()}
+    out: dict[str, Any] = {}
+    for name, info in Settings.model_fields.items():
+        env = next((n for n in env_names(name) if n in environ), None)
+        if env is None:
+            continue
+        value: Any = environ[env]
+        if _is_complex(info.annotation):
+            try:
+                value = json.loads(value)
+            except ValueError as exc:
+                raise ConfigError(f"bad ${env}: not JSON ({exc})") from None
+        out[name] = value
+    return out
+
+
+def _is_complex(annotation: Any) -> bool:
+    """A dict or list setting (alone or in a union with None)."""
+    args = get_args(annotation) if get_origin(annotation) in (Union, UnionType) else (annotation,)
+    return any(a in (dict, list) or get_origin(a) in (dict, list) for a in args)
+
+
+def _deep_update(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """Tables merge key by key across sources (a header from the file and one from the
+    environment both count); any other value is replaced."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_update(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def layered(init: dict[str, Any]) -> dict[str, Any]:
+    """The config file, then the environment, then `init` (flags) over it."""
+    file = read_config_file(config_path())  # bounded: a regular file under the size cap
+    return _deep_update(_deep_update(_by_name(file), _from_env()), _by_name(init))
 
 
 def effective_patch_tool(settings: Settings) -> Literal["custom", "function", "off"]:
@@ -203,10 +261,7 @@ def source_of(field: str, overrides: dict[str, Any]) -> str:
     """Where a setting's value came from, the way the user wrote it."""
     if field in overrides:
         return f"--{field.replace('_', '-')}"
-    info = Settings.model_fields.get(field)
-    alias = info.validation_alias if info is not None else None
-    names = [n for n in getattr(alias, "choices", ()) if isinstance(n, str) and n.isupper()] or \
-        [f"RIVULET_{field.upper()}"]
+    names = env_names(field) if field in Settings.model_fields else (f"RIVULET_{field.upper()}",)
     for name in names:
         if name in os.environ:
             return f"${name}"

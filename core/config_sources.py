@@ -1,7 +1,7 @@
 """Where settings come from, without pydantic: the config file (its path, its TOML, edits
 that keep its comments), the environment, and URLs made safe to show.
 
-`core/config.py` validates all of it into `Settings` with pydantic-settings. Importing
+`core/config.py` validates all of it into `Settings` with pydantic. Importing
 pydantic costs more than a tenth of a second, so the chat draws its first frame from
 `peek`: the few values that frame shows (model, server, theme, keymap), read here the
 way `Settings` reads them; the full validation follows at once (app/boot.py), and a bad

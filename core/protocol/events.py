@@ -4,15 +4,17 @@ SSE and the Responses WebSocket both map their payloads to exactly these (see
 `mapping.py`). The vocabulary is small on purpose: one class per role in the item
 lifecycle, with the item kind as data, so the consumer is a single `match`.
 
-These are plain slotted dataclasses rather than pydantic models: they are built from
-already-validated wire models on the hot path (one per delta).
+These are msgspec structs (plain slotted objects whose `__init__` is C): one is built per
+delta from an already-decoded wire event, and a Python-level `__init__` cost as much as
+decoding the payload.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+import msgspec
 
 from rivulet.core.errors import RivuletError
 
@@ -39,28 +41,24 @@ class PartKind(StrEnum):
     COMMAND = "command"  # response.shell_call_command.added
 
 
-@dataclass(slots=True)
-class Created:
+class Created(msgspec.Struct):
     response_id: str | None
     response: dict[str, Any]
 
 
-@dataclass(slots=True)
-class ResponseProgress:
+class ResponseProgress(msgspec.Struct):
     """response.in_progress / response.queued: informational."""
 
     status: str
     response: dict[str, Any]
 
 
-@dataclass(slots=True)
-class OutputItemAdded:
+class OutputItemAdded(msgspec.Struct):
     item: dict[str, Any]
     output_index: int | None = None
 
 
-@dataclass(slots=True)
-class Delta:
+class Delta(msgspec.Struct, gc=False):  # only strings and ints: no cycles to track
     kind: DeltaKind
     delta: str
     item_id: str | None = None
@@ -69,28 +67,25 @@ class Delta:
     index: int | None = None
 
 
-@dataclass(slots=True)
-class PartAdded:
+class PartAdded(msgspec.Struct):
     """A new content part / reasoning summary part begins inside the active item."""
 
     kind: PartKind
     item_id: str | None = None
     output_index: int | None = None
     index: int | None = None
-    part: dict[str, Any] = field(default_factory=dict)
+    part: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-@dataclass(slots=True)
-class PartDone:
+class PartDone(msgspec.Struct):
     kind: PartKind
     item_id: str | None = None
     output_index: int | None = None
     index: int | None = None
-    part: dict[str, Any] = field(default_factory=dict)
+    part: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-@dataclass(slots=True)
-class DeltaDone:
+class DeltaDone(msgspec.Struct):
     """The finished text of one delta channel (e.g. response.output_text.done)."""
 
     kind: DeltaKind
@@ -100,8 +95,7 @@ class DeltaDone:
     index: int | None = None
 
 
-@dataclass(slots=True)
-class ItemProgress:
+class ItemProgress(msgspec.Struct):
     """Status / side-channel events of an item (hosted tool progress, annotations)."""
 
     event_type: str
@@ -110,14 +104,12 @@ class ItemProgress:
     data: dict[str, Any]
 
 
-@dataclass(slots=True)
-class OutputItemDone:
+class OutputItemDone(msgspec.Struct):
     item: dict[str, Any]
     output_index: int | None = None
 
 
-@dataclass(slots=True)
-class Completed:
+class Completed(msgspec.Struct):
     """response.completed, or response.incomplete (then `incomplete` says why the
     server cut it: max_output_tokens, content_filter). Both end the response."""
 
@@ -128,8 +120,7 @@ class Completed:
     incomplete: str | None = None
 
 
-@dataclass(slots=True)
-class Failure:
+class Failure(msgspec.Struct):
     """response.failed / response.incomplete / error, already classified. The stream
     layer raises `error`: failures never reach the state machine's success path."""
 

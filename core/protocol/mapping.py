@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
-
-from pydantic import BaseModel
 
 from rivulet.core.errors import ApiError, ResponseFailed, RivuletError, classify, one_line
 from rivulet.core.protocol import wire as w
@@ -59,55 +58,80 @@ def _index(ev: Any) -> int | None:
     return None
 
 
-def map_wire(ev: BaseModel) -> ResponseEvent | None:
+# Each string-delta class (one per `type`) -> its kind: the hot path is one dict lookup.
+TEXT_DELTA_KIND: dict[type[w.WireEvent], DeltaKind] = {
+    w.BY_TYPE[t]: _DELTA_KIND[t] for t in w.TextDeltaWire.TYPES
+}
+
+
+def map_wire(ev: w.WireEvent) -> ResponseEvent | None:
     # The hot path first: string deltas are >95% of a real stream.
-    if type(ev) is w.TextDeltaWire:
-        index = ev.content_index
+    kind = TEXT_DELTA_KIND.get(type(ev))
+    if kind is not None:
+        d: w.TextDeltaWire = ev  # type: ignore[assignment]  # the class says so (no cast() call)
+        index = d.content_index
         if index is None:
-            index = ev.summary_index if ev.summary_index is not None else ev.command_index
-        return Delta(_DELTA_KIND[ev.type], ev.delta, ev.item_id, ev.output_index, index)
-    match ev:
-        case w.OutputItemAddedWire():
-            return OutputItemAdded(ev.item, ev.output_index)
-        case w.OutputItemDoneWire():
-            return OutputItemDone(ev.item, ev.output_index)
-        case w.ResponseCreatedWire():
-            return Created(ev.response.get("id"), ev.response)
-        case w.ResponseInProgressWire():
-            return ResponseProgress(ev.type.removeprefix("response."), ev.response)
-        case w.ResponseCompletedWire():
-            return _completed(ev)
-        case w.ContentPartWire() | w.SummaryPartWire():
-            part_kind = PartKind.CONTENT if isinstance(ev, w.ContentPartWire) else PartKind.SUMMARY
-            cls = PartAdded if ev.type.endswith(".added") else PartDone
-            return cls(part_kind, ev.item_id, ev.output_index, _index(ev), ev.part)
-        case w.TextDoneWire():
-            if ev.type == "response.shell_call_command.added":
-                return PartAdded(PartKind.COMMAND, ev.item_id, ev.output_index, _index(ev),
-                                 {"command": ev.command or ""})
-            kind = _DONE_KIND[ev.type]
-            return DeltaDone(kind, getattr(ev, _DONE_FIELD[kind], None), ev.item_id, ev.output_index, _index(ev))
-        case w.ObjectDeltaWire():
-            return Delta(DeltaKind.SHELL_OUTPUT, _object_delta_text(ev.delta), ev.item_id, ev.output_index,
-                         ev.command_index)
-        case w.ItemProgressWire():
-            return ItemProgress(ev.type, ev.item_id, ev.output_index, ev.model_dump(exclude={"type"}))
-        case w.ResponseFailedWire():
-            return Failure(failure_from_response(ev.response), ev.response)
-        case w.ResponseIncompleteWire():
-            return _incomplete(ev.response)
-        case w.ErrorWire():
-            return Failure(error_from_event(ev))
-        case w.UnknownWire():
-            return None
-    log.debug("no mapping for wire event %r", getattr(ev, "type", ev))
+            index = d.summary_index if d.summary_index is not None else d.command_index
+        return Delta(kind, d.delta, d.item_id, d.output_index, index)
+    mapper = _MAPPER_OF.get(type(ev))
+    if mapper is not None:
+        return mapper(ev)
+    if not isinstance(ev, w.UnknownWire):
+        log.debug("no mapping for wire event %r", getattr(ev, "type", ev))
     return None
+
+
+def _part(ev: w.ContentPartWire | w.SummaryPartWire) -> PartAdded | PartDone:
+    kind, cls = _PART_OF[type(ev)]
+    index = ev.content_index if type(ev).__base__ is w.ContentPartWire else ev.summary_index  # type: ignore[union-attr]
+    return cls(kind, ev.item_id, ev.output_index, index, ev.part)
+
+
+def _text_done(ev: w.TextDoneWire) -> PartAdded | DeltaDone:
+    if ev.type == "response.shell_call_command.added":
+        return PartAdded(PartKind.COMMAND, ev.item_id, ev.output_index, _index(ev), {"command": ev.command or ""})
+    kind = _DONE_KIND[ev.type]
+    return DeltaDone(kind, getattr(ev, _DONE_FIELD[kind], None), ev.item_id, ev.output_index, _index(ev))
+
+
+def _item_progress(ev: w.ItemProgressWire) -> ItemProgress:
+    data = w.as_sent(ev)
+    data.pop("type", None)
+    return ItemProgress(ev.type, ev.item_id, ev.output_index, data)
+
+
+# One function per family, found by the event's class: no chain of isinstance checks.
+_MAPPERS: dict[type[w.WireEvent], Callable[[Any], ResponseEvent | None]] = {
+    w.OutputItemAddedWire: lambda ev: OutputItemAdded(ev.item, ev.output_index),
+    w.OutputItemDoneWire: lambda ev: OutputItemDone(ev.item, ev.output_index),
+    w.ResponseCreatedWire: lambda ev: Created(ev.response.get("id"), ev.response),
+    w.ResponseInProgressWire: lambda ev: ResponseProgress(ev.type.removeprefix("response."), ev.response),
+    w.ResponseCompletedWire: lambda ev: _completed(ev),
+    w.ContentPartWire: _part,
+    w.SummaryPartWire: _part,
+    w.TextDoneWire: _text_done,
+    w.ObjectDeltaWire: lambda ev: Delta(DeltaKind.SHELL_OUTPUT, _object_delta_text(ev.delta), ev.item_id,
+                                        ev.output_index, ev.command_index),
+    w.ItemProgressWire: _item_progress,
+    w.ResponseFailedWire: lambda ev: Failure(failure_from_response(ev.response), ev.response),
+    w.ResponseIncompleteWire: lambda ev: _incomplete(ev.response),
+    w.ErrorWire: lambda ev: Failure(error_from_event(ev)),
+}
+_PART_OF: dict[type[w.WireEvent], tuple[PartKind, type[PartAdded] | type[PartDone]]] = {
+    w.BY_TYPE[t]: (PartKind.CONTENT if family is w.ContentPartWire else PartKind.SUMMARY,
+                   PartAdded if t.endswith(".added") else PartDone)
+    for family in (w.ContentPartWire, w.SummaryPartWire) for t in family.TYPES
+}
+# Each tagged class (one per `type`) -> its family's function.
+_MAPPER_OF = {cls: _MAPPERS[family] for family in w.FAMILIES if family in _MAPPERS
+              for cls in (w.BY_TYPE[t] for t in family.TYPES)}
+assert set(_MAPPERS) | {w.TextDeltaWire} == set(w.FAMILIES), "a wire family without a mapping"
 
 
 def _completed(ev: w.ResponseCompletedWire) -> Completed:
     resp = ev.response
     end_turn = resp.get("end_turn")
-    extra_end_turn = (ev.model_extra or {}).get("end_turn")
+    extra_end_turn = w.extra_fields(ev).get("end_turn") if end_turn is None else None
     if end_turn is None and isinstance(extra_end_turn, bool):
         end_turn = extra_end_turn
     return Completed(_str(resp.get("id")), clean_usage(resp.get("usage")),
@@ -174,7 +198,7 @@ def error_from_event(ev: w.ErrorWire) -> RivuletError:
     if not isinstance(status, int) and isinstance(code, int) and 400 <= code <= 599:
         status = code  # llama.cpp puts the HTTP status in `code`
     retry_header = None
-    headers = (ev.model_extra or {}).get("headers")
+    headers = w.extra_fields(ev).get("headers")
     if isinstance(headers, dict):
         retry_header = headers.get("retry-after") or headers.get("Retry-After")
     return classify(code=None if code is None else str(code), message=message,

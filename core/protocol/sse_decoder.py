@@ -14,6 +14,8 @@ leading BOM is skipped; an unterminated event at EOF is discarded.
 
 from __future__ import annotations
 
+import re
+
 from rivulet.core.errors import LimitExceeded
 
 _BOM = b"\xef\xbb\xbf"
@@ -73,7 +75,16 @@ class SseDecoder:
         return []
 
 
+# The common shape of a whole region, found in one C pass: every block `data: X` or
+# `event: Y\ndata: X` (one data line). Any other block (a comment, an id, data on two lines)
+# makes the counts differ, and the region takes the general path below.
+_SIMPLE = re.compile(rb"(?:^|\n\n)(?:event:[^\n]*\n)?data: ?([^\n]*)(?=\n\n|\Z)")
+
+
 def _payloads(region: bytes) -> list[bytes]:
+    simple: list[bytes] = _SIMPLE.findall(region)
+    if len(simple) == region.count(b"\n\n") + 1:
+        return simple
     out: list[bytes] = []
     for block in region.split(b"\n\n"):
         # The common shape, `event: x\ndata: {...}`, takes the fast path.

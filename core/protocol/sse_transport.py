@@ -19,6 +19,7 @@ from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import MalformedEventError, StreamError, error_from_body
 from rivulet.core.protocol.byte_caps import ACCEPT_ENCODING, ERROR_BODY_MAX, body_pieces, message_max_bytes, read_capped
 from rivulet.core.protocol.events import Completed, ResponseEvent
+from rivulet.core.protocol.http_client import new_client
 from rivulet.core.protocol.idle import IdleWatchdog
 from rivulet.core.protocol.payloads import payload_event
 from rivulet.core.protocol.sse_decoder import SseDecoder
@@ -32,7 +33,7 @@ class SseTransport:
     def __init__(self, settings: Settings, client: httpx.AsyncClient | None = None) -> None:
         self.settings = settings
         self._own_client = client is None
-        self._client = client or httpx.AsyncClient(
+        self._client = client or new_client(
             # No read timeout here: the idle watchdog measures time between *events*.
             timeout=httpx.Timeout(connect=settings.connect_timeout, read=None, write=30.0, pool=30.0),
         )

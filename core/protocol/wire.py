@@ -1,9 +1,10 @@
 """Wire events: the Responses stream exactly as the server sent it.
 
-One pydantic model per known event `type`, dispatched on that field by a tagged union
-validated straight from the JSON text (pydantic's Rust parser, no `json.loads` first).
-Every model keeps unknown fields (`extra="allow"`), so nothing the server sent is lost;
-items and response objects stay plain dicts, the server's own JSON.
+One msgspec struct per family of event types, one tagged subclass per `type` value, so
+a payload is decoded straight from its JSON bytes into the right class in one C call
+(no `json.loads` first). Items and response objects stay plain dicts, the server's own
+JSON. Fields the client does not know are kept as sent: each event keeps its payload
+(`raw`), and `extra_fields` / `as_sent` read them back from it.
 
 The same payloads arrive as SSE `data:` lines and as WebSocket text frames, so both
 transports call `parse_wire`.
@@ -13,21 +14,33 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Annotated, Any, Literal
+import re
+from typing import Any, ClassVar, Union, cast
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+import msgspec
 
 from rivulet.core.errors import MalformedEventError
 
 log = logging.getLogger(__name__)
+RAW_KEY = "__rivulet_raw__"
 
 
-class _Wire(BaseModel):
-    model_config = ConfigDict(extra="allow", frozen=False)
+class WireEvent(msgspec.Struct, tag_field="type", kw_only=True, gc=False):
+    """Base of every wire event. `type` is the tag; `raw` is the payload, set by `parse_wire`
+    (a slot: a per-instance __dict__ cost a third of the decode). gc=False: an event holds
+    decoded JSON, which never refers back to it, so there is no cycle to track."""
+
+    TYPES: ClassVar[tuple[str, ...]] = ()  # the `type` values of a family
     sequence_number: int | None = None
+    # Whatever a payload sends under this unlikely name is overwritten by `parse_wire`.
+    raw: Any = msgspec.field(default=None, name=RAW_KEY)
+
+    @property
+    def type(self) -> str:
+        return type(self).__struct_config__.tag  # type: ignore[return-value]
 
 
-class _ItemScoped(_Wire):
+class _ItemScoped(WireEvent, kw_only=True):
     """Events addressed to one output item. `item_id` is missing in some hosted-tool
     events (shell_call_command.*) and `output_index` in llama.cpp's streams."""
 
@@ -38,36 +51,36 @@ class _ItemScoped(_Wire):
 # ---- response lifecycle --------------------------------------------------------------
 
 
-class ResponseCreatedWire(_Wire):
-    type: Literal["response.created"]
+class ResponseCreatedWire(WireEvent, kw_only=True):
+    TYPES: ClassVar[tuple[str, ...]] = ("response.created",)
     response: dict[str, Any]
 
 
-class ResponseInProgressWire(_Wire):
-    type: Literal["response.in_progress", "response.queued"]
-    response: dict[str, Any] = Field(default_factory=dict)
+class ResponseInProgressWire(WireEvent, kw_only=True):
+    TYPES: ClassVar[tuple[str, ...]] = ("response.in_progress", "response.queued")
+    response: dict[str, Any] = {}
 
 
-class ResponseCompletedWire(_Wire):
-    type: Literal["response.completed"]
+class ResponseCompletedWire(WireEvent, kw_only=True):
+    TYPES: ClassVar[tuple[str, ...]] = ("response.completed",)
     response: dict[str, Any]
 
 
-class ResponseFailedWire(_Wire):
-    type: Literal["response.failed"]
-    response: dict[str, Any] = Field(default_factory=dict)
+class ResponseFailedWire(WireEvent, kw_only=True):
+    TYPES: ClassVar[tuple[str, ...]] = ("response.failed",)
+    response: dict[str, Any] = {}
 
 
-class ResponseIncompleteWire(_Wire):
-    type: Literal["response.incomplete"]
-    response: dict[str, Any] = Field(default_factory=dict)
+class ResponseIncompleteWire(WireEvent, kw_only=True):
+    TYPES: ClassVar[tuple[str, ...]] = ("response.incomplete",)
+    response: dict[str, Any] = {}
 
 
-class ErrorWire(_Wire):
+class ErrorWire(WireEvent, kw_only=True):
     """The top-level `error` event. The spec puts code/message at the top; real
     streams and WebSocket frames nest them under `error` and may add `status`."""
 
-    type: Literal["error"]
+    TYPES: ClassVar[tuple[str, ...]] = ("error",)
     # Any: an error is reported whatever the shapes of its fields (`error_from_event`
     # reads them defensively); a wrong type must never hide the server's message.
     code: Any = None
@@ -80,37 +93,38 @@ class ErrorWire(_Wire):
 # ---- item lifecycle ------------------------------------------------------------------
 
 
-class OutputItemAddedWire(_Wire):
-    type: Literal["response.output_item.added"]
+class OutputItemAddedWire(WireEvent, kw_only=True):
+    TYPES: ClassVar[tuple[str, ...]] = ("response.output_item.added",)
     output_index: int | None = None
     item: dict[str, Any]
 
 
-class OutputItemDoneWire(_Wire):
-    type: Literal["response.output_item.done"]
+class OutputItemDoneWire(WireEvent, kw_only=True):
+    TYPES: ClassVar[tuple[str, ...]] = ("response.output_item.done",)
     output_index: int | None = None
     item: dict[str, Any]
 
 
-class ContentPartWire(_ItemScoped):
-    type: Literal["response.content_part.added", "response.content_part.done"]
+class ContentPartWire(_ItemScoped, kw_only=True):
+    TYPES: ClassVar[tuple[str, ...]] = ("response.content_part.added", "response.content_part.done")
     content_index: int | None = None
-    part: dict[str, Any] = Field(default_factory=dict)
+    part: dict[str, Any] = {}
 
 
-class SummaryPartWire(_ItemScoped):
-    type: Literal["response.reasoning_summary_part.added", "response.reasoning_summary_part.done"]
+class SummaryPartWire(_ItemScoped, kw_only=True):
+    TYPES: ClassVar[tuple[str, ...]] = ("response.reasoning_summary_part.added",
+                                        "response.reasoning_summary_part.done")
     summary_index: int | None = None
-    part: dict[str, Any] = Field(default_factory=dict)
+    part: dict[str, Any] = {}
 
 
 # ---- deltas ----------------------------------------------------------------------------
 
 
-class TextDeltaWire(_ItemScoped):
-    """Every delta whose payload is a string, one model for all kinds (the hot path)."""
+class TextDeltaWire(_ItemScoped, kw_only=True):
+    """Every delta whose payload is a string, one family for all kinds (the hot path)."""
 
-    type: Literal[
+    TYPES: ClassVar[tuple[str, ...]] = (
         "response.output_text.delta",
         "response.refusal.delta",
         "response.reasoning_summary_text.delta",
@@ -121,25 +135,25 @@ class TextDeltaWire(_ItemScoped):
         "response.shell_call_command.delta",
         "response.apply_patch_call_operation_diff.delta",
         "response.mcp_call_arguments.delta",
-    ]
+    )
     delta: str
     content_index: int | None = None
     summary_index: int | None = None
     command_index: int | None = None
 
 
-class ObjectDeltaWire(_ItemScoped):
+class ObjectDeltaWire(_ItemScoped, kw_only=True):
     """Deltas whose payload is an object (hosted shell output: {"stdout": ...})."""
 
-    type: Literal["response.shell_call_output_content.delta"]
+    TYPES: ClassVar[tuple[str, ...]] = ("response.shell_call_output_content.delta",)
     delta: dict[str, Any] | str
     command_index: int | None = None
 
 
-class TextDoneWire(_ItemScoped):
+class TextDoneWire(_ItemScoped, kw_only=True):
     """`*.done` for the string deltas: the finished text under a kind-specific name."""
 
-    type: Literal[
+    TYPES: ClassVar[tuple[str, ...]] = (
         "response.output_text.done",
         "response.refusal.done",
         "response.reasoning_summary_text.done",
@@ -152,7 +166,7 @@ class TextDoneWire(_ItemScoped):
         "response.apply_patch_call_operation_diff.done",
         "response.mcp_call_arguments.done",
         "response.shell_call_output_content.done",
-    ]
+    )
     content_index: int | None = None
     summary_index: int | None = None
     text: str | None = None
@@ -164,11 +178,11 @@ class TextDoneWire(_ItemScoped):
     diff: str | None = None
 
 
-class ItemProgressWire(_ItemScoped):
+class ItemProgressWire(_ItemScoped, kw_only=True):
     """Status and side-channel events of an item: hosted tools' in_progress/searching/
     completed, annotations, partial images."""
 
-    type: Literal[
+    TYPES: ClassVar[tuple[str, ...]] = (
         "response.output_text.annotation.added",
         "response.web_search_call.in_progress",
         "response.web_search_call.searching",
@@ -190,44 +204,85 @@ class ItemProgressWire(_ItemScoped):
         "response.mcp_list_tools.completed",
         "response.mcp_list_tools.failed",
         "response.reasoning_summary_text.annotation.added",
-    ]
+    )
 
 
-WireEvent = Annotated[
-    (TextDeltaWire  # first: >95% of a real stream
-     | ResponseCreatedWire | ResponseInProgressWire | ResponseCompletedWire | ResponseFailedWire
-     | ResponseIncompleteWire | ErrorWire | OutputItemAddedWire | OutputItemDoneWire | ContentPartWire
-     | SummaryPartWire | ObjectDeltaWire | TextDoneWire | ItemProgressWire),
-    Field(discriminator="type"),
-]
+class UnknownWire(WireEvent, kw_only=True):
+    """An event type this client does not know: traced and ignored. Its `type` is what
+    was sent (an instance attribute, not the tag)."""
+
+    TYPES: ClassVar[tuple[str, ...]] = ()
+    sent_type: str = ""
+
+    @property
+    def type(self) -> str:
+        return self.sent_type
 
 
-class UnknownWire(BaseModel):
-    """An event type this client does not know: traced and ignored."""
-
-    model_config = ConfigDict(extra="allow")
-    type: str
-
-
-_ADAPTER: TypeAdapter[Any] = TypeAdapter(WireEvent)
-_VALIDATE_JSON = _ADAPTER.validator.validate_json  # the core validator: skips a Python wrapper layer
-KNOWN_TYPES: frozenset[str] = frozenset(
-    t for m in WireEvent.__origin__.__args__ for t in m.model_fields["type"].annotation.__args__  # type: ignore[attr-defined]
+FAMILIES: tuple[type[WireEvent], ...] = (
+    TextDeltaWire,  # first: >95% of a real stream
+    ResponseCreatedWire, ResponseInProgressWire, ResponseCompletedWire, ResponseFailedWire, ResponseIncompleteWire,
+    ErrorWire, OutputItemAddedWire, OutputItemDoneWire, ContentPartWire, SummaryPartWire, ObjectDeltaWire,
+    TextDoneWire, ItemProgressWire,
 )
 
 
-def parse_wire(data: str | bytes) -> BaseModel:
+def _tagged(family: type[WireEvent], tag: str) -> type[WireEvent]:
+    # One subclass per `type` value: msgspec dispatches a tagged union on one tag per class.
+    name = family.__name__.removesuffix("Wire") + "_" + tag.removeprefix("response.").replace(".", "_")
+    cls = cast(type[WireEvent], msgspec.defstruct(name, [], bases=(family,), tag=tag, kw_only=True))
+    cls.__module__ = __name__
+    return cls
+
+
+BY_TYPE: dict[str, type[WireEvent]] = {t: _tagged(f, t) for f in FAMILIES for t in f.TYPES}
+KNOWN_TYPES: frozenset[str] = frozenset(BY_TYPE)
+DECODE = msgspec.json.Decoder(Union[tuple(BY_TYPE.values())]).decode  # noqa: UP007 - a runtime union of classes
+_ANY = msgspec.json.Decoder().decode
+
+
+def parse_wire(data: str | bytes) -> WireEvent:
     """Parse one SSE data payload / WebSocket frame.
 
-    Returns a known wire model, or `UnknownWire` for a well-formed event of a type we
+    Returns a known wire event, or `UnknownWire` for a well-formed event of a type we
     do not know. Raises `MalformedEventError` for text that is not a JSON event or a
     known event that lacks a required field.
     """
     try:
-        model: BaseModel = _VALIDATE_JSON(data)
-        return model
-    except ValidationError as exc:
-        return _parse_slow(data, exc)
+        event: WireEvent = DECODE(data)
+    except msgspec.DecodeError:  # ValidationError too: a field of the wrong type
+        event = parse_slow(data)
+    event.raw = data
+    return event
+
+
+def _declared(event: WireEvent) -> dict[str, str]:
+    """JSON name -> attribute of the fields the event's class declares (not `raw`)."""
+    return {k: a for k, a in zip(event.__struct_encode_fields__, event.__struct_fields__, strict=True)
+            if k != RAW_KEY}
+
+
+def extra_fields(event: WireEvent) -> dict[str, Any]:
+    """The fields the server sent that the event's class does not declare."""
+    known = _declared(event)
+    return {k: v for k, v in _sent(event).items() if k not in known and k != "type"}
+
+
+def as_sent(event: WireEvent) -> dict[str, Any]:
+    """The event as the server sent it: the declared fields as decoded, the rest as sent."""
+    known = _declared(event)
+    return {k: (getattr(event, known[k]) if k in known else v) for k, v in _sent(event).items()}
+
+
+def _sent(event: WireEvent) -> dict[str, Any]:
+    raw = event.raw
+    if raw is None:
+        return {}
+    try:
+        sent = _ANY(raw)
+    except msgspec.DecodeError:
+        sent = json.loads(raw)  # JSON the fast parser refuses (NaN, Infinity): read as the slow path did
+    return sent if isinstance(sent, dict) else {}
 
 
 # Display-only fields: one of the wrong type is dropped (treated as missing) instead
@@ -240,45 +295,45 @@ _DISPLAY_ONLY: frozenset[str] = frozenset({
 _DROPPABLE_RESPONSE: frozenset[str] = frozenset({
     "response.created", "response.in_progress", "response.queued", "response.failed", "response.incomplete",
 })
-
-
+# msgspec names the bad field in its message: "Expected `int | null`, got `str` - at `$.output_index`".
+_AT_FIELD = re.compile(r" - at `\$\.([A-Za-z0-9_]+)")
 _WARNED: set[tuple[str, ...]] = set()
 
 
-def _parse_slow(data: str | bytes, exc: ValidationError) -> BaseModel:
+def parse_slow(data: str | bytes) -> WireEvent:
     try:
-        obj = json.loads(data)
+        obj = json.loads(data)  # stdlib: also reads NaN/Infinity, as the previous parser did
     except ValueError:
         raise MalformedEventError(f"event data is not JSON: {_preview(data)}") from None
     if isinstance(obj, dict) and "type" not in obj and "error" in obj:
         # llama.cpp's bare error frame: `data: {"error": {...}}` with no type.
-        return ErrorWire.model_validate({"type": "error", "error": obj["error"]})
+        return msgspec.convert({"type": "error", "error": obj["error"]}, BY_TYPE["error"])
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise MalformedEventError(f"event without a string 'type': {_preview(data)}") from None
-    if obj["type"] not in KNOWN_TYPES:
-        log.debug("ignoring unknown event type %r", obj["type"])
-        return UnknownWire.model_validate(obj)
+    etype: str = obj["type"]
+    cls = BY_TYPE.get(etype)
+    if cls is None:
+        log.debug("ignoring unknown event type %r", etype)
+        return UnknownWire(sent_type=etype)
     dropped: list[str] = []
-    for _ in range(len(obj)):
-        for error in exc.errors():
-            loc = error.get("loc", ())
-            name = loc[1] if len(loc) > 1 else None
-            droppable = name in _DISPLAY_ONLY or (name == "response" and obj["type"] in _DROPPABLE_RESPONSE)
-            if not isinstance(name, str) or not droppable or name not in obj:
-                where = ".".join(str(p) for p in loc[1:]) or "?"
-                raise MalformedEventError(f"{obj['type']}: bad field {where!r}: {error.get('msg')}") from None
-            del obj[name]
-            dropped.append(name)
+    for _ in range(len(obj) + 1):
         try:
-            model: BaseModel = _ADAPTER.validate_python(obj)
-        except ValidationError as again:
-            exc = again
-            continue
-        if dropped and (obj["type"], *dropped) not in _WARNED:
-            _WARNED.add((obj["type"], *dropped))  # once each: a broken server repeats itself
-            log.warning("%s: ignored display-only field(s) of the wrong type: %s", obj["type"], ", ".join(dropped))
-        return model
-    raise MalformedEventError(f"{obj['type']}: bad fields") from None
+            event: WireEvent = msgspec.convert(obj, cls)
+        except msgspec.ValidationError as exc:
+            error = str(exc)
+        else:
+            if dropped and (etype, *dropped) not in _WARNED:
+                _WARNED.add((etype, *dropped))  # once each: a broken server repeats itself
+                log.warning("%s: ignored display-only field(s) of the wrong type: %s", etype, ", ".join(dropped))
+            return event
+        match = _AT_FIELD.search(error)
+        name = match.group(1) if match else None
+        droppable = name in _DISPLAY_ONLY or (name == "response" and etype in _DROPPABLE_RESPONSE)
+        if name is None or not droppable or name not in obj:
+            raise MalformedEventError(f"{etype}: bad field {name or '?'!r}: {error.split(' - at ')[0]}") from None
+        del obj[name]
+        dropped.append(name)
+    raise MalformedEventError(f"{etype}: bad fields") from None
 
 
 def _preview(data: str | bytes, limit: int = 120) -> str:

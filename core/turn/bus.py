@@ -216,7 +216,8 @@ class _Subscription:
                 if event is None:
                     return
                 result = self.handler(event)
-                if asyncio.iscoroutine(result) or isinstance(result, Awaitable):
+                # Most handlers return None: no ABC isinstance check per event for them.
+                if result is not None and (asyncio.iscoroutine(result) or isinstance(result, Awaitable)):
                     await result
             except asyncio.CancelledError:
                 raise

@@ -200,11 +200,11 @@ class _Machine:
 
     async def transient(self, ev: Transient) -> None:
         target = self._owner(ev)
-        event_type = _event_type(ev)
+        # The wire type's name is only for notes: built when one is written, not per delta.
         if (ev.item_id and ev.output_index is not None and target.output_index is not None
                 and ev.output_index != target.output_index):
-            await self.note("output_index_mismatch", f"{event_type} for {target.key} says output_index "
-                            f"{ev.output_index}, the item was added at {target.output_index}", event_type)
+            await self.note("output_index_mismatch", f"{_event_type(ev)} for {target.key} says output_index "
+                            f"{ev.output_index}, the item was added at {target.output_index}", _event_type(ev))
         if type(ev) is Delta:
             target.chars += len(ev.delta)
             if target.chars > self.limits.max_item_chars:
@@ -213,13 +213,13 @@ class _Machine:
         if target.foreign is not None:
             return  # counted (its limit holds), never drawn
         if not target.live:
-            await self.note("delta_after_live_ended", f"{event_type} for {target.key} after a later item was "
-                            "added; accepted (it names its item), shown when the item is done", event_type)
+            await self.note("delta_after_live_ended", f"{_event_type(ev)} for {target.key} after a later item "
+                            "was added; accepted (it names its item), shown when the item is done", _event_type(ev))
             return
         streaming = self.streaming
         if streaming is not None and streaming is not target and streaming.live and streaming.key in self.open:
-            await self.note("interleaved_items", f"{event_type} for {target.key} while {streaming.key} is "
-                            "streaming; accepted (it names its item)", event_type)
+            await self.note("interleaved_items", f"{_event_type(ev)} for {target.key} while {streaming.key} is "
+                            "streaming; accepted (it names its item)", _event_type(ev))
         self.streaming = target
         await self.sink.transient(target.key, ev)
 
@@ -318,22 +318,23 @@ class _Machine:
     def _owner(self, ev: Transient) -> _Open:
         """The item a transient event belongs to, or a ProtocolError when it is not
         certain (rule 2)."""
-        what = _describe(ev)
         if ev.item_id:
             entry = self.open.get(ev.item_id)
             if entry is not None:
                 return entry
+            what = _describe(ev)
             if ev.item_id in self.committed:
                 raise ProtocolError(f"{what} for item {ev.item_id} after its output_item.done")
             if not self.open:
                 raise ProtocolError(f"{what} for item {ev.item_id} with no active item")
             raise ProtocolError(f"{what} for item {ev.item_id} which was never added")
         if not self.open:
-            raise ProtocolError(f"{what} with no active item")
+            raise ProtocolError(f"{_describe(ev)} with no active item")
         found = self._find(None, ev.output_index)
         if found is not None:
             return found
-        raise ProtocolError(f"{what} names no item and {len(self.open)} items are open: its owner is uncertain")
+        raise ProtocolError(f"{_describe(ev)} names no item and {len(self.open)} items are open: "
+                            "its owner is uncertain")
 
     def _find(self, item_id: str | None, output_index: int | None) -> _Open | None:
         if item_id:

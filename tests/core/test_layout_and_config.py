@@ -102,3 +102,20 @@ def test_a_remembered_setting_keeps_the_rest_of_the_file_as_written(tmp_path, mo
     written = path.read_text()
     assert "# my settings" in written and "# the one I use" in written and "# docs server" in written
     assert load_settings().notify == "bell"
+
+
+def test_tables_merge_across_the_file_and_the_environment(config_file, monkeypatch):
+    # A header from the file and one from the environment both count; the flag wins over both.
+    config_file.write_text('[headers]\nOpenAI-Project = "p1"\nX-Team = "file"\n')
+    monkeypatch.setenv("RIVULET_HEADERS", '{"X-Team": "env", "X-Env": "1"}')
+    assert load_settings().headers == {"OpenAI-Project": "p1", "X-Team": "env", "X-Env": "1"}
+    monkeypatch.setenv("rivulet_max_retries", "7")  # variable names are compared without case
+    assert load_settings().max_retries == 7
+    assert load_settings(max_retries=2).max_retries == 2
+
+
+def test_a_table_in_the_environment_that_is_not_json_is_one_line_naming_it(config_file, monkeypatch):
+    monkeypatch.setenv("RIVULET_HEADERS", "{oops")
+    with pytest.raises(ConfigError, match=r"^bad \$RIVULET_HEADERS: not JSON") as info:
+        load_settings()
+    assert "\n" not in info.value.message

@@ -11,7 +11,7 @@ from helpers.streams import decode_event
 
 from rivulet.core import errors
 from rivulet.core.protocol.events import Completed, Created, Delta, OutputItemAdded, OutputItemDone
-from rivulet.core.protocol.wire import UnknownWire, parse_wire
+from rivulet.core.protocol.wire import UnknownWire, as_sent, parse_wire
 from rivulet.core.turn.state_machine import SamplingSink, consume_response
 
 
@@ -49,8 +49,12 @@ def test_every_payload_parses_without_exception(rec):
         if "type" not in sent:  # llama.cpp's bare error frame is read as an `error` event
             assert wire.type == "error" and wire.error == sent["error"]
             continue
-        # Fields are kept as sent: a round trip through the model loses nothing.
-        assert wire.model_dump(exclude_unset=True) == sent
+        # Fields are kept as sent: a round trip through the wire event loses nothing, and
+        # every declared field decoded to what was sent.
+        assert as_sent(wire) == sent
+        assert all(getattr(wire, name) == sent[key]
+                   for name, key in zip(wire.__struct_fields__, wire.__struct_encode_fields__, strict=True)
+                   if key in sent)
 
 
 COMPLETED = [r for r in RECORDINGS if _final(r).get("type") == "response.completed"]

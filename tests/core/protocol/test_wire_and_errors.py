@@ -9,7 +9,7 @@ from helpers.streams import decode_event, ev
 
 from rivulet.core import errors
 from rivulet.core.protocol.events import Completed, Failure
-from rivulet.core.protocol.wire import UnknownWire, parse_wire
+from rivulet.core.protocol.wire import UnknownWire, as_sent, extra_fields, parse_wire
 
 
 def test_unknown_event_type_is_logged_at_debug_and_ignored(caplog):
@@ -36,7 +36,26 @@ def test_malformed_payloads_raise_a_clear_error(data, fragment):
 def test_wire_fields_are_kept_as_sent():
     payload = ev("response.output_text.delta", item_id="m", delta="x", obfuscation="abc", future_field=[1])
     wire = parse_wire(payload)
-    assert wire.model_extra == {"obfuscation": "abc", "future_field": [1]}
+    assert extra_fields(wire) == {"obfuscation": "abc", "future_field": [1]}
+    assert as_sent(wire) == {"type": "response.output_text.delta", "item_id": "m", "delta": "x",
+                             "obfuscation": "abc", "future_field": [1]}
+
+
+def test_a_payload_cannot_set_what_the_event_keeps_as_sent():
+    # The wire event keeps its payload under a field name; a server that sends that name
+    # changes nothing: the payload kept is the one received, and the field round-trips.
+    payload = ev("response.output_text.delta", item_id="m", delta="x", __rivulet_raw__={"forged": True})
+    wire = parse_wire(payload)
+    assert wire.raw == payload
+    assert as_sent(wire) == {"type": "response.output_text.delta", "item_id": "m", "delta": "x",
+                             "__rivulet_raw__": {"forged": True}}
+
+
+def test_a_wrong_type_in_a_needed_field_names_the_field_in_one_line():
+    with pytest.raises(errors.MalformedEventError) as info:
+        parse_wire(ev("response.output_item.done", output_index=0, item=[1, 2]))
+    assert info.value.message.startswith("response.output_item.done: bad field 'item'")
+    assert "\n" not in info.value.message
 
 
 @pytest.mark.parametrize("payload, cls, retryable", [

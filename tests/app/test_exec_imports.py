@@ -1,0 +1,54 @@
+"""`rivulet exec` imports what a turn needs and nothing else: no TUI, no settings library
+on top of pydantic, no command-line tool of httpx, no MCP SDK when no server is configured.
+Each of these cost tens of milliseconds of a start (benchmarks/exec_bench.py measures it)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from helpers.streams import simple_text_response
+
+NOT_NEEDED = ("textual", "rich", "pydantic_settings", "click", "pygments", "mcp", "websockets")
+
+PROBE = """
+import sys
+from rivulet.app import cli
+try:
+    code = cli.main(["exec", "--base-url", {url!r}, "hi"])
+except SystemExit as exit:
+    code = exit.code
+print("LOADED", ",".join(m for m in {modules!r} if m in sys.modules), "EXIT", code, file=sys.stderr)
+"""
+
+
+class _Answer(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        body = simple_text_response("Hello from the server")
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_an_exec_turn_imports_nothing_it_does_not_use(tmp_path):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "RIVULET_"))}
+    env.update({"RIVULET_CONFIG": os.devnull, "RIVULET_SESSIONS_DIR": str(tmp_path), "HOME": str(tmp_path)})
+    try:
+        proc = subprocess.run([sys.executable, "-c", PROBE.format(url=f"http://127.0.0.1:{server.server_port}/v1",
+                                                                  modules=NOT_NEEDED)],
+                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    finally:
+        server.shutdown()
+    assert proc.stdout.strip() == "Hello from the server"
+    assert "LOADED  EXIT 0" in proc.stderr, proc.stderr
