@@ -66,7 +66,7 @@ def test_ctrl_c_at_the_approval_prompt(term, demo, home: Path):
     sessions, work = home / "sessions", home / "work"
     term.start([*RIVULET, "--base-url", demo.base_url, "exec", "--approval", "ask", "make a file"], cwd=work,
                env={"RIVULET_SESSIONS_DIR": str(sessions), "RIVULET_CONFIG": "/dev/null"})
-    term.wait("apply a patch", what="the approval question")
+    term.wait("Apply this patch", what="the approval question")
     term.send("C-c")
     _assert_one_interrupted_line(term)  # at once: no Enter is needed to end the prompt's read
     assert not (work / "rivulet-demo.txt").exists()
