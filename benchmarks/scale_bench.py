@@ -41,10 +41,10 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import live_bench as lb  # noqa: E402 - the pty, the peers, the paced server and /proc figures
+import live_bench as lb  # the pty, the peers, the paced server and /proc figures
 
 ITEMS_MARK = "scale-items"  # a prompt "scale-items N" gets one response of N items
 
@@ -69,9 +69,9 @@ class ScaleHandler(lb.Handler):
     """live_bench's handler, plus: a request whose last user message is `scale-items N`
     gets N items at once (a title request that quotes it gets live_bench's short answer)."""
 
-    bodies: dict[int, bytes] = {}
+    bodies: ClassVar[dict[int, bytes]] = {}  # made once per N: every peer reads the same bytes
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
         try:
             request = json.loads(raw or b"{}")
@@ -406,7 +406,7 @@ class Bench:
             for n in range(1, turns + 1):
                 marks: dict[str, Any] = {}
 
-                def ended() -> None:  # in the server thread, right before response.completed
+                def ended(marks: dict[str, Any] = marks) -> None:  # server thread, before response.completed
                     marks["done"] = expect(p, "Done in")
 
                 plan.arm(self.args.soak_rate, deltas, None, ended)
