@@ -90,4 +90,4 @@ async def test_a_long_streamed_message_keeps_the_block_cache_bounded_and_hands_o
         assert frozen._cache.lines <= 100
         handed = [line for segment in segments for line in render_segment(segment, width, theme)]
         assert len(handed) == len(frozen_lines)
-        assert all(a is b for a, b in zip(handed, frozen_lines))  # the streamed lines, not a second render
+        assert all(a is b for a, b in zip(handed, frozen_lines, strict=True))  # the streamed lines, not a second render
