@@ -5,12 +5,16 @@ widget, so a 1 MB message as live Markdown makes each frame slower than the last
 A segment that will not change again is rendered once (with Rich's Markdown, styled
 from the app's theme) into `Strip`s kept by this widget, which then costs one widget
 in a layout however many segments it holds. Lines are re-rendered only when the
-width or the theme changes; rendered segments are cached by (text, width, theme), so
-the history entry that replaces a live message re-uses the live pane's work.
+width or the theme changes. The live pane's finished segments are handed to the history
+entry that replaces it (`remember_segment`, taken once by `render_segment`), so the commit
+re-uses the live pane's work; other renders are kept in small caches bounded by the lines
+they hold (a drawn line costs 2-4 kB: a cache of 1,024 segments grew a long chat by
+100 MB and never levelled off).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_right
 from collections import OrderedDict
@@ -29,8 +33,74 @@ from textual.widget import Widget
 from .segmenter import Segmenter
 from .sizing import LaidOutOnce
 
-_CACHE_SEGMENTS = 1024
-_cache: OrderedDict[tuple[str, int, str], list[Strip]] = OrderedDict()
+Key = tuple[str, int, str]  # (text, width, theme name)
+
+
+class LinesCache(OrderedDict[Key, Any]):
+    """Least recently used renders, bounded by the lines they hold, not by their number:
+    a segment is 1 to 100 lines, a block 1 to 20."""
+
+    def __init__(self, max_lines: int, size: Any = len) -> None:
+        super().__init__()
+        self.max_lines, self.size, self.lines = max_lines, size, 0
+
+    def get_recent(self, key: Key) -> Any:
+        value = self.get(key)
+        if value is not None:
+            self.move_to_end(key)
+        return value
+
+    def put(self, key: Key, value: Any) -> Any:
+        old = self.pop(key, None)
+        if old is not None:
+            self.lines -= self.size(old)
+        self[key] = value
+        self.lines += self.size(value)
+        while self.lines > self.max_lines and len(self) > 1:
+            self.lines -= self.size(self.popitem(last=False)[1])
+        return value
+
+    def take(self, key: Key) -> Any:
+        value = self.pop(key, None)
+        if value is not None:
+            self.lines -= self.size(value)
+        return value
+
+
+class Handoff:
+    """Live tails' finished segments, kept for the entry that replaces each tail, which
+    takes them (a 1 MB answer is ~25,000 lines: no cache bound fits it). Only the newest
+    `keep` tails' are kept: what is never taken (the entry shows its last segments as
+    Markdown widgets; a discarded pane) goes when newer tails have come."""
+
+    def __init__(self, keep: int = 4) -> None:
+        self.keep = keep
+        self._owners: OrderedDict[int, dict[Key, list[Strip]]] = OrderedDict()
+
+    def put(self, owner: int, key: Key, strips: list[Strip]) -> list[Strip]:
+        if owner not in self._owners:
+            self._owners[owner] = {}
+            while len(self._owners) > self.keep:
+                self._owners.popitem(last=False)
+        self._owners[owner][key] = strips
+        return strips
+
+    def take(self, key: Key) -> list[Strip] | None:
+        for segments in reversed(self._owners.values()):
+            strips = segments.pop(key, None)
+            if strips is not None:
+                return strips
+        return None
+
+    @property
+    def lines(self) -> int:
+        return sum(len(strips) for segments in self._owners.values() for strips in segments.values())
+
+
+# Segments rendered again (a resize back, a second widget with the same text): a few screens.
+_cache = LinesCache(1_000)
+_handoff = Handoff()
+_tails = itertools.count()  # each MarkdownTail's number, its segments' owner in `_handoff`
 
 
 def _rich_theme(theme: Theme) -> tuple[RichTheme, str]:
@@ -75,25 +145,22 @@ def markdown(text: str, theme: Theme) -> RichMarkdown:
 
 def render_segment(text: str, width: int, theme: Theme) -> list[Strip]:
     key = (text, width, theme.name)
-    strips = _cache.get(key)
+    strips = _handoff.take(key)  # a live pane's, for the entry that replaces it: taken once
     if strips is not None:
-        _cache.move_to_end(key)
+        return _cache.put(key, strips)
+    strips = _cache.get_recent(key)
+    if strips is not None:
         return strips
     strips = render_lines(markdown(text, theme), width, theme)
     # Segments render as blocks with a blank line between them, as Markdown would.
     strips.append(Strip.blank(width))
-    _cache[key] = strips
-    if len(_cache) > _CACHE_SEGMENTS:
-        _cache.popitem(last=False)
-    return strips
+    return _cache.put(key, strips)
 
 
-def remember_segment(text: str, width: int, theme: Theme, strips: list[Strip]) -> list[Strip]:
-    """Keep lines made elsewhere (the live tail's blocks) as `render_segment`'s for `text`."""
-    _cache[(text, width, theme.name)] = strips
-    if len(_cache) > _CACHE_SEGMENTS:
-        _cache.popitem(last=False)
-    return strips
+def remember_segment(owner: int, text: str, width: int, theme: Theme, strips: list[Strip]) -> list[Strip]:
+    """Keep lines made elsewhere (live tail `owner`'s blocks) as `render_segment`'s for
+    `text`, until `render_segment` takes them (the committed entry)."""
+    return _handoff.put(owner, (text, width, theme.name), strips)
 
 
 @dataclass(frozen=True)
@@ -105,7 +172,10 @@ class Block:
     ends_with_rule: bool  # a horizontal rule: Rich puts no blank line after it
 
 
-_blocks: OrderedDict[tuple[str, int, str], Block] = OrderedDict()
+# Blocks of live tails: a frame renders the open block, whose text is new on every frame, so
+# this holds mostly renders never asked for again; the one that is (the block that settles
+# as it was last drawn) is recent.
+_blocks = LinesCache(1_000, size=lambda block: len(block.lines))
 # Rich renders these with the blank line that separates them from what came before.
 _NESTED = ("bullet_list_open", "ordered_list_open", "table_open", "blockquote_open")
 # Inside the open segment a huge paragraph or code block is still cut (the Segmenter's
@@ -116,18 +186,14 @@ _LIST_ITEM = re.compile(r" {0,3}([-*+]|\d{1,9}[.)])( |\t|$)")
 
 def render_block(text: str, width: int, theme: Theme) -> Block:
     key = (text, width, theme.name)
-    block = _blocks.get(key)
+    block = _blocks.get_recent(key)
     if block is not None:
-        _blocks.move_to_end(key)
         return block
     md = markdown(text, theme)
     top = [t for t in md.parsed if t.level == 0]
     block = Block(render_lines(md, width, theme), bool(top) and top[0].type in _NESTED,
                   bool(top) and top[-1].type == "hr")
-    _blocks[key] = block
-    if len(_blocks) > _CACHE_SEGMENTS:
-        _blocks.popitem(last=False)
-    return block
+    return _blocks.put(key, block)
 
 
 class PrerenderedBlocks(Widget):
@@ -228,6 +294,7 @@ class MarkdownTail(LaidOutOnce, Widget):
     def __init__(self, step: int = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.text = ""  # the open segment
+        self._number = next(_tails)
         self.step = max(1, step)
         self.segments: list[str] = []  # the finished ones
         self._key: tuple[int, str] | None = None  # (width, theme) the lines are rendered for
@@ -265,12 +332,17 @@ class MarkdownTail(LaidOutOnce, Widget):
             if segment.startswith(self.text):
                 self._feed(segment[len(self.text):])
                 self._update(width)
-                lines = remember_segment(segment, width, theme, [*self._settled, *self._open, Strip.blank(width)])
+                lines = remember_segment(self._number, segment, width, theme,
+                                         [*self._settled, *self._open, Strip.blank(width)])
             else:
-                lines = render_segment(segment, width, theme)
+                lines = self._segment_lines(segment, width, theme)
             self._frozen.extend(lines)
         self._start_over()
         self.text = ""
+
+    def _segment_lines(self, segment: str, width: int, theme: Theme) -> list[Strip]:
+        """A finished segment's lines, kept for the entry that will replace this tail."""
+        return remember_segment(self._number, segment, width, theme, render_segment(segment, width, theme))
 
     def set_text(self, text: str) -> None:
         """The open segment's text, now (it only grows, or starts over after `freeze`)."""
@@ -334,7 +406,7 @@ class MarkdownTail(LaidOutOnce, Widget):
         if key != self._key:  # a new width or theme: every line again
             self._key = key
             theme = self.app.current_theme
-            self._frozen = [line for segment in self.segments for line in render_segment(segment, width, theme)]
+            self._frozen = [line for segment in self.segments for line in self._segment_lines(segment, width, theme)]
             self._settled, self._rendered = [], 0
             self._update(width)
 

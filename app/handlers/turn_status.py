@@ -1,5 +1,11 @@
 """The turn's progress in the status line: working, retrying, usage, failed, done; the
-turn's diff; and an undone turn's prompt going back to the composer."""
+turn's diff; and an undone turn's prompt going back to the composer.
+
+A turn's start and end change the status line the moment they are published (the
+bridge's `route_at_once`), not when the batch they join is handled: that batch may first
+commit the turn's last entries and lay them out, frames the user would wait for "Done".
+The queued handlers of events published before the end (a response started, a retry)
+may then run after it: they change the line only while a turn is running."""
 
 from __future__ import annotations
 
@@ -11,19 +17,24 @@ from rivulet.core.turn import bus as b
 from rivulet.widgets.entries import ErrorEntry, TranscriptEntry
 
 if TYPE_CHECKING:
-    from rivulet.app.bus_bridge import Handler
+    from rivulet.app.bus_bridge import AtOnce, Handler
     from rivulet.app.tui import RivuletApp
+
+DIFF_HINT = " · ctrl+t: turn diff"
 
 
 class TurnStatus:
     def __init__(self, app: RivuletApp) -> None:
         self.app = app
         self.started_at = 0.0
+        self.running = False  # between a turn's start and its end, as published
         self.turn_diff = ""  # the unified diff of what the current/last turn changed
+
+    def at_once(self) -> dict[type, AtOnce]:
+        return {b.TurnStarted: self.turn_started, b.TurnCompleted: self.turn_completed}
 
     def routes(self) -> dict[type, Handler]:
         return {
-            b.TurnStarted: self.turn_started,
             b.ItemStarted: self.item_started,
             b.ResponseStarted: self.response_started,
             b.Retrying: self.retrying,
@@ -31,11 +42,11 @@ class TurnStatus:
             b.TurnDiffUpdated: self.diff,
             b.ErrorOccurred: self.error,
             b.TurnInterrupted: self.taken_back,
-            b.TurnCompleted: self.turn_completed,
         }
 
-    async def turn_started(self, _: b.TurnStarted) -> None:
+    def turn_started(self, _: b.TurnStarted) -> None:
         self.turn_diff = ""
+        self.running = True
         self.started_at = time.monotonic()
         self.app.second_timer.reset()  # runs (from now, each second) until the turn is over
         status = self.app._status
@@ -44,18 +55,20 @@ class TurnStatus:
 
     async def item_started(self, _: b.ItemStarted) -> None:
         status = self.app._status
-        if status.state == "retrying":  # the retry streams: no longer reconnecting
+        if self.running and status.state == "retrying":  # the retry streams: no longer reconnecting
             status.state, status.retry = "working", None
             status.refresh_line()
 
     async def response_started(self, event: b.ResponseStarted) -> None:
-        if event.attempt == 1:
+        if event.attempt == 1 and self.running:
             status = self.app._status
             status.retry = None
             status.state = "working"
             status.refresh_line()
 
     async def retrying(self, event: b.Retrying) -> None:
+        if not self.running:
+            return
         status = self.app._status
         status.state, status.retry = "retrying", (event.attempt, event.max_attempts)
         status.refresh_line()
@@ -66,8 +79,14 @@ class TurnStatus:
 
     async def diff(self, event: b.TurnDiffUpdated) -> None:
         self.turn_diff = event.diff
+        status = self.app._status
+        if not self.running and status.state == "idle" and status.note and status.note.startswith(
+                ("Done in", "Stopped:")) and DIFF_HINT not in status.note:  # the end was shown before this
+            status.note += DIFF_HINT
+            status.refresh_line()
 
     async def error(self, event: b.ErrorOccurred) -> None:
+        self.running = False
         error = event.error
         await self.app._transcript.mount(ErrorEntry(f"{error.kind}: {error.message}"))
         status = self.app._status
@@ -87,19 +106,21 @@ class TurnStatus:
         self.app._status.note = "Interrupted before anything was committed: your message is back in the composer"
         self.app._status.refresh_line()
 
-    async def turn_completed(self, event: b.TurnCompleted) -> None:
+    def turn_completed(self, event: b.TurnCompleted) -> None:
+        self.running = False
         status = self.app._status
         status.state = "idle"
         took = int(time.monotonic() - self.started_at)
         status.note = f"Stopped: {sanitize(event.stopped)}" if event.stopped else f"Done in {took}s"
         if self.turn_diff:
-            status.note += " · ctrl+t: turn diff"
+            status.note += DIFF_HINT
         status.heading = status.retry = None
         status.refresh_line()
         self.app.alert("rivulet: turn finished", status.note)
 
     def interrupted(self) -> None:
         """Esc stopped the turn's worker: history keeps what was committed."""
+        self.running = False
         status = self.app._status
         status.note = "Interrupted: what was committed is kept"
         status.state = "idle"

@@ -1,0 +1,524 @@
+"""Scale benchmark: what grows with the work. Real programs in real pseudo-terminals,
+side by side in one run, against a local server (live_bench.py's, plus a many-items mode).
+
+Sections (`--only items,typing,resume,soak`):
+
+* **items**: one response of 1,000 / 2,000 / 10,000 output items (each a short message
+  in three deltas), written as fast as the socket takes it, byte-identical for every peer:
+  - the floor: plain Python (httpx) reading the SSE to EOF and decoding every event;
+  - `rivulet exec` and the chat (`rivulet` in a pty, prompt typed, the clock stops when
+    the last item's text is in the terminal output);
+  - Codex CLI, when its binary is there: `codex exec --json` and its TUI, the same way.
+  Wall seconds from the request reaching the server (exec, floor: from spawn) to the end,
+  and CPU seconds of the process tree (CPU ms per item).
+* **typing**: a key every 100 ms while 2,000 items stream in the chat (and Codex's TUI):
+  keystroke to screen, median / p90 / max.
+* **resume**: `rivulet resume` of a generated session of 1 / 200 / 2,000 / 5,000 turns (the
+  current session format, ~2 kB of Markdown per answer): launch to the composer, to the
+  last answer's last line drawn, and to a key typed the moment the composer shows.
+* **soak**: 240 turns in one chat (reasoning, an apply_patch call, a 400-delta Markdown
+  answer), fast: CPU seconds per turn and RSS after each turn, the first tenth against the
+  last tenth; and "Done": from the server writing `response.completed` to "Done" in the
+  terminal output, median over the turns.
+
+Run: .venv/bin/python benchmarks/scale_bench.py                    # everything, ~25 min
+     .venv/bin/python benchmarks/scale_bench.py --only soak --turns 60
+     .venv/bin/python benchmarks/scale_bench.py --only items --items 1000,2000 --peers rivulet,floor
+Not a test and not in CI: the numbers depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import live_bench as lb  # the pty, the peers, the paced server and /proc figures
+
+ITEMS_MARK = "scale-items"  # a prompt "scale-items N" gets one response of N items
+
+
+def item_text(n: int) -> str:
+    return f"Item {n}: a short answer with **bold** text.\n"
+
+
+def items_body(n: int) -> bytes:
+    """One response of `n` message items, three deltas each, as SSE bytes (made once per n)."""
+    out = io.BytesIO()
+    script = lb.Script(out.write)
+    script.start()
+    for i in range(n):
+        text = item_text(i)
+        script.message([f"Item {i}: ", "a short answer ", text[len(f"Item {i}: a short answer "):]], lambda: None)
+    script.finish()
+    return out.getvalue()
+
+
+class ScaleHandler(lb.Handler):
+    """live_bench's handler, plus: a request whose last user message is `scale-items N`
+    gets N items at once (a title request that quotes it gets live_bench's short answer)."""
+
+    bodies: ClassVar[dict[int, bytes]] = {}  # made once per N: every peer reads the same bytes
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        try:
+            request = json.loads(raw or b"{}")
+        except ValueError:
+            request = {}
+        inputs = request.get("input") if isinstance(request, dict) else None
+        last = inputs[-1] if isinstance(inputs, list) and inputs else inputs
+        wanted = re.search(ITEMS_MARK + r" (\d+)", json.dumps(last))
+        if wanted is None or "Generate a concise" in json.dumps(request):
+            self.rfile = io.BytesIO(raw)  # live_bench's handler reads the body itself
+            return super().do_POST()
+        n = int(wanted.group(1))
+        body = self.bodies.get(n) or self.bodies.setdefault(n, items_body(n))
+        self.server.plan.requests.append("items")
+        self.server.items_asked.set()
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("connection", "close")
+        self.end_headers()
+        try:
+            for i in range(0, len(body), 65536):
+                self.wfile.write(body[i:i + 65536])
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close_connection = True
+
+
+class ScaleServer(lb.BenchServer):
+    def __init__(self) -> None:
+        lb.ThreadingHTTPServer.__init__(self, ("127.0.0.1", 0), ScaleHandler)
+        self.plan = lb.Plan()
+        self.items_asked = threading.Event()
+        threading.Thread(target=self.serve_forever, name="scale-server", daemon=True).start()
+
+
+# ---- helpers ----------------------------------------------------------------------------
+
+class ScreenPty(lb.PtyProc):
+    """A pty whose output also feeds a terminal emulator (pyte), for a peer that draws by
+    cell diffs (Codex: ratatui writes only the cells that changed, so a line's text is never
+    in the output whole). `expect` then looks at the emulated screen."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str) -> None:
+        import pyte  # benchmarks only: pip install -e ".[bench]"
+
+        self.screen = pyte.Screen(lb.COLS, lb.ROWS)
+        self.stream = pyte.ByteStream(self.screen)
+        self.watches: list[tuple[str, list[Any]]] = []
+        super().__init__(argv, env, cwd)
+
+    def _answer_queries(self, data: bytes) -> None:  # called by the drain thread for every read
+        super()._answer_queries(data)
+        self.stream.feed(data)
+        if self.watches:
+            shown, now = "\n".join(self.screen.display), time.monotonic()
+            for text, w in self.watches:
+                if w[2] is None and text in shown:
+                    w[2] = now
+
+
+
+def expect(proc: lb.PtyProc, needle: str) -> list[Any]:
+    """Watch for `needle` in the output from now on (the drain thread stamps it): cheap even
+    when the output is megabytes, unlike a regex over the whole screen text."""
+    w = [time.monotonic(), len(proc.buf), None]
+    with proc.cond:
+        if isinstance(proc, ScreenPty):
+            proc.watches.append((needle, w))
+        else:
+            proc.waits[needle.encode()] = w
+    return w
+
+
+def wait_seen(proc: lb.PtyProc, w: list[Any], timeout: float) -> float | None:
+    """The time the watched needle showed (monotonic), or None after `timeout`."""
+    deadline = time.monotonic() + timeout
+    with proc.cond:
+        while w[2] is None and not proc.closed and time.monotonic() < deadline:
+            proc.cond.wait(0.2)
+    return w[2]
+
+
+def last_item_seen(proc: lb.PtyProc) -> int | None:
+    """The highest item number in the last 64 kB of output (how far a run got)."""
+    if isinstance(proc, ScreenPty):
+        found = re.findall(r"Item (\d+):", "\n".join(proc.screen.display))
+        return max(map(int, found)) if found else None
+    with proc.cond:
+        tail = bytes(proc.buf[-65536:])
+    found = re.findall(rb"Item (\d+):", lb.ANSI.sub(b"", tail))
+    return max(map(int, found)) if found else None
+
+
+def run_timed(argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> dict[str, Any]:
+    """Spawn to exit: wall seconds and CPU seconds (the child and its waited-for children)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    timer = threading.Timer(timeout, p.kill)
+    timer.start()
+    try:
+        _, status, usage = os.wait4(p.pid, 0)
+    finally:
+        timer.cancel()
+    wall = time.monotonic() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    err = p.stderr.read().decode(errors="replace").strip().splitlines() if p.stderr else []
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rc": p.returncode,
+            "err": err[-1][:160] if err and p.returncode else ""}
+
+
+FLOOR = r"""
+import json, sys, httpx
+n = 0
+body = {"model": "bench", "stream": True, "input": [{"role": "user", "content": sys.argv[2]}]}
+with httpx.stream("POST", sys.argv[1] + "/responses", json=body, timeout=None) as r:
+    for line in r.iter_lines():
+        if line.startswith("data: "):
+            if json.loads(line[6:])["type"] == "response.output_item.done":
+                n += 1
+print(n)
+"""
+
+
+def median(values: list[float]) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+# ---- the sections ------------------------------------------------------------------------
+
+class Bench:
+    def __init__(self, args: argparse.Namespace, tmp: Path, server: ScaleServer, log) -> None:
+        self.args, self.tmp, self.server, self.log = args, tmp, server, log
+        self.rows: list[tuple[str, str, str, str]] = []  # section, measure, value(s), note
+        self.results: dict[str, Any] = {}
+        self.peers = set(args.peers.split(","))
+        self.codex_bin = args.codex if args.codex.is_file() and os.access(args.codex, os.X_OK) else None
+        self.probes = list(lb.PROBES)
+
+    def rivulet(self, name: str, extra: list[str] | None = None) -> lb.Rivulet:
+        sub = self.tmp / name
+        (sub / "ws").mkdir(parents=True, exist_ok=True)
+        (sub / "home").mkdir(exist_ok=True)
+        return lb.Rivulet(sub, self.server.base_url, extra)
+
+    def codex(self, name: str) -> lb.Codex | None:
+        if self.codex_bin is None or "codex" not in self.peers:
+            return None
+        sub = self.tmp / name
+        (sub / "ws").mkdir(parents=True, exist_ok=True)
+        return lb.Codex(self.codex_bin, sub, self.server.base_url)
+
+    def add(self, section: str, measure: str, values: str, note: str = "") -> None:
+        self.rows.append((section, measure, values, note))
+        self.log(f"  {section} | {measure} | {values} {note}")
+
+    # -- many items in one response --
+
+    def items(self) -> None:
+        for n in [int(x) for x in self.args.items.split(",")]:
+            self.log(f"items: {n}")
+            r: dict[str, Any] = {}
+            timeout = max(60.0, n * self.args.item_timeout_ms / 1000)
+            if "floor" in self.peers:
+                r["floor"] = run_timed([sys.executable, "-c", FLOOR, self.server.base_url, f"{ITEMS_MARK} {n}"],
+                                       dict(lb.BASE_ENV), self.tmp, timeout)
+            if "rivulet" in self.peers:
+                peer = self.rivulet(f"exec-{n}")
+                r["exec"] = run_timed([str(lb.VENV_BIN / "rivulet"), "--workspace", str(peer.tmp / "ws"), "exec",
+                                       f"{ITEMS_MARK} {n}"], peer.env(), peer.tmp / "ws", timeout)
+                r["chat"] = self.chat_items(self.rivulet(f"chat-{n}"), n, timeout)
+            cx = self.codex(f"codex-{n}")
+            if cx is not None:
+                r["codex_exec"] = run_timed([str(cx.binary), "exec", "--json", "--skip-git-repo-check",
+                                             f"{ITEMS_MARK} {n}"], cx.env(), self.tmp / f"codex-{n}" / "ws", timeout)
+                r["codex_tui"] = self.chat_items(self.codex(f"codex-tui-{n}"), n, timeout)
+            self.results[f"items_{n}"] = r
+            self.report_items(n, r)
+
+    def chat_items(self, peer: lb.Peer, n: int, timeout: float, typing: bool = False) -> dict[str, Any]:
+        """A TUI asked for n items: request to the last item on screen, CPU, keys if typing."""
+        ws = Path(peer.tmp if isinstance(peer, lb.Rivulet) else peer.home.parent) / "ws"
+        p = (ScreenPty if isinstance(peer, lb.Codex) else lb.PtyProc)(peer.argv(), peer.env(), str(ws))
+        out: dict[str, Any] = {}
+        try:
+            if p.wait_text(peer.ready, 30) is None:
+                return {"err": "no composer"}
+            self.quiet(p)
+            self.server.items_asked.clear()
+            p.write(f"{ITEMS_MARK} {n}")
+            time.sleep(0.3)
+            last = expect(p, f"Item {n - 1}:")
+            p.write(b"\r")
+            if not self.server.items_asked.wait(20):
+                return {"err": "no request"}
+            t0, c0 = time.monotonic(), lb.cpu_seconds(p.pid)
+            typed = 0
+            if typing:
+                while last[2] is None and time.monotonic() - t0 < timeout:
+                    p.probe(self.next_probe(p))
+                    typed += 1
+                    wait_seen(p, last, 0.1)
+            seen = wait_seen(p, last, timeout - (time.monotonic() - t0))
+            c1 = lb.cpu_seconds(p.pid)
+            if seen is None:
+                out["err"] = f"not done at {timeout:.0f} s (item {last_item_seen(p)} on screen)"
+            else:
+                out["wall"] = seen - t0
+            out["cpu"] = c1 - c0
+            if typing:
+                time.sleep(0.5)
+                out["keys"] = p.latencies()
+            out["rss"] = lb.memory_mb(p.pid)[1]
+        finally:
+            p.stop(peer.quit_keys)
+        return out
+
+    def next_probe(self, p: lb.PtyProc) -> str:
+        while self.probes:
+            c = self.probes.pop(0)
+            if p.unseen([c]):
+                return c
+        self.probes = list(lb.PROBES)
+        return self.probes.pop(0)
+
+    def quiet(self, p: lb.PtyProc, limit: float = 20.0) -> None:
+        """Until two 0.5 s windows in a row use under 10 % of a core (start-up work done)."""
+        deadline, calm = time.monotonic() + limit, 0
+        while time.monotonic() < deadline and calm < 2:
+            c0 = lb.cpu_seconds(p.pid)
+            time.sleep(0.5)
+            calm = calm + 1 if lb.cpu_seconds(p.pid) - c0 < 0.05 else 0
+
+    def report_items(self, n: int, r: dict[str, Any]) -> None:
+        def cell(x: dict[str, Any] | None) -> str:
+            if not x:
+                return "n/a"
+            if x.get("err") and "wall" not in x:
+                return x["err"]
+            return f"{x['wall']:.2f} s wall, {x['cpu']:.2f} CPU s ({1000 * x['cpu'] / n:.2f} ms/item)"
+
+        floor = (r.get("floor") or {}).get("wall")
+        for key, label in (("floor", "floor (httpx, to EOF)"), ("exec", "rivulet exec"), ("chat", "rivulet chat"),
+                           ("codex_exec", "codex exec --json"), ("codex_tui", "codex TUI")):
+            if key in r:
+                wall = r[key].get("wall")
+                note = f"{wall / floor:.2f}x the floor" if wall and floor and key != "floor" else ""
+                if key == "chat" and wall and (r.get("exec") or {}).get("wall"):
+                    note += f", {wall / r['exec']['wall']:.2f}x exec"
+                if key == "chat" and wall and (r.get("codex_tui") or {}).get("wall"):
+                    note += f", {wall / r['codex_tui']['wall']:.2f}x Codex's TUI"
+                self.add(f"{n:,} items", label, cell(r[key]), note.strip(", "))
+
+    # -- a key while 2,000 items stream --
+
+    def typing(self) -> None:
+        n = self.args.typing_items
+        self.log(f"typing while {n} items stream")
+        timeout = max(60.0, n * self.args.item_timeout_ms / 1000)
+        for name, peer in (("rivulet", self.rivulet("typing") if "rivulet" in self.peers else None),
+                           ("codex", self.codex("codex-typing"))):
+            if peer is None:
+                continue
+            r = self.chat_items(peer, n, timeout, typing=True)
+            self.results[f"typing_{name}"] = r
+            keys = r.get("keys") or []
+            if keys:
+                self.add(f"key while {n:,} items stream", name,
+                         f"median {fmt_ms(lb.pct(keys, 0.5))}, p90 {fmt_ms(lb.pct(keys, 0.9))}, "
+                         f"max {fmt_ms(max(keys))} ({len(keys)} keys)", r.get("err", ""))
+            else:
+                self.add(f"key while {n:,} items stream", name, "n/a", r.get("err", ""))
+
+    # -- resume --
+
+    def resume(self) -> None:
+        if "rivulet" not in self.peers:
+            return
+        base: dict[str, float | None] = {}
+        for turns in [1] + [int(x) for x in self.args.resume.split(",")]:
+            self.log(f"resume: {turns} turns")
+            peer = self.rivulet(f"resume-{turns}")
+            sid = write_session(peer.tmp / "sessions", turns, str(peer.tmp / "ws"))
+            peer.extra = ["resume", sid]
+            p = lb.PtyProc(peer.argv(), peer.env(), str(peer.tmp / "ws"))
+            r: dict[str, Any] = {}
+            try:
+                last = expect(p, f"End of answer {turns - 1}.")
+                ready = p.wait_text(peer.ready, 90)
+                if ready is not None:
+                    r["composer"] = ready
+                    probe = self.next_probe(p)
+                    key = expect(p, probe)
+                    p.write(probe)
+                    seen = wait_seen(p, key, 120)
+                    r["key"] = None if seen is None else seen - p.t0
+                seen = wait_seen(p, last, 120)
+                r["last"] = None if seen is None else seen - p.t0
+                time.sleep(1.0)
+                r["hwm"], r["rss"] = lb.memory_mb(p.pid)
+            finally:
+                p.stop(peer.quit_keys)
+            self.results[f"resume_{turns}"] = r
+            if turns == 1:
+                base = dict(r)
+            ratios = ", ".join(f"{k} {r[k] / base[k]:.2f}x" for k in ("key", "last")
+                               if r.get(k) and base.get(k) and turns > 1)
+            self.add(f"resume {turns:,} turns" if turns > 1 else "resume 1 turn (fresh start)",
+                     "composer / last answer / key shown, s; RSS MB",
+                     f"{fmt_s(r.get('composer'))} / {fmt_s(r.get('last'))} / {fmt_s(r.get('key'))}; "
+                     f"{r.get('rss', 0):.0f}", ratios + (" vs 1 turn" if ratios else ""))
+
+    # -- soak --
+
+    def soak(self) -> None:
+        if "rivulet" not in self.peers:
+            return
+        turns = self.args.turns
+        self.log(f"soak: {turns} turns")
+        peer = self.rivulet("soak")
+        p = lb.PtyProc(peer.argv(), peer.env(), str(peer.tmp / "ws"))
+        plan = self.server.plan
+        rows: list[dict[str, float]] = []
+        try:
+            if p.wait_text(peer.ready, 30) is None:
+                self.add("soak", "error", "no composer")
+                return
+            self.quiet(p)
+            deltas = lb.markdown_deltas(self.args.soak_deltas)
+            for n in range(1, turns + 1):
+                marks: dict[str, Any] = {}
+
+                def ended(marks: dict[str, Any] = marks) -> None:  # server thread, before response.completed
+                    marks["done"] = expect(p, "Done in")
+
+                plan.arm(self.args.soak_rate, deltas, None, ended)
+                c0, t0 = lb.cpu_seconds(p.pid), time.monotonic()
+                p.write(f"soak turn {n}")
+                p.write(b"\r")
+                if not plan.md_end.wait(60):
+                    self.log(f"  soak turn {n}: the answer never finished (requests: {plan.requests[-3:]})")
+                    break
+                w = marks["done"]
+                seen = wait_seen(p, w, 30)
+                time.sleep(0.25)  # what the end of a turn does after "Done" is the turn's too
+                rows.append({"cpu": lb.cpu_seconds(p.pid) - c0, "wall": time.monotonic() - t0,
+                             "rss": lb.memory_mb(p.pid)[1], "done": None if seen is None else seen - w[0]})
+                if n % 20 == 0:
+                    self.log(f"  turn {n}: {rows[-1]['cpu']:.2f} CPU s, RSS {rows[-1]['rss']:.0f} MB, "
+                             f"Done +{fmt_ms(rows[-1]['done'])}")
+        finally:
+            p.stop(peer.quit_keys)
+        self.results["soak"] = rows
+        if len(rows) < 20:
+            self.add("soak", "error", f"only {len(rows)} turns")
+            return
+        k = max(1, len(rows) // 10)
+        first, last = rows[:k], rows[-k:]
+        cf, cl = median([r["cpu"] for r in first]), median([r["cpu"] for r in last])
+        at20 = rows[19]["rss"]
+        self.add(f"soak {len(rows)} turns", "CPU s per turn, first / last tenth (median)",
+                 f"{cf:.3f} / {cl:.3f}", f"{cl / cf:.2f}x (target <= 1.2x)")
+        self.add(f"soak {len(rows)} turns", "RSS MB at turn 1 / 20 / last",
+                 f"{rows[0]['rss']:.0f} / {at20:.0f} / {rows[-1]['rss']:.0f}",
+                 f"+{rows[-1]['rss'] - at20:.1f} MB after turn 20 (target <= 15)")
+        done = [r["done"] for r in rows if r["done"] is not None]
+        if done:
+            self.add(f"soak {len(rows)} turns", "response.completed to \"Done\" on screen",
+                     f"median {fmt_ms(median(done))}, p90 {fmt_ms(lb.pct(done, 0.9))}, max {fmt_ms(max(done))}",
+                     f"{len(done)} turns (target median <= 50 ms)")
+
+
+def write_session(path: Path, turns: int, cwd: str) -> str:
+    """A session file of `turns` question/answer pairs in the current format (as
+    core/store/session.py writes it); each answer ends with "End of answer N."."""
+    from rivulet.core.store.session import FORMAT
+
+    path.mkdir(parents=True, exist_ok=True)
+    body = "".join(lb.MARKDOWN_BLOCKS)
+    now = time.time() - turns
+    sid = f"scale-{turns}-turns"
+    with open(path / f"{sid}.jsonl", "w", encoding="utf-8") as f:
+        f.write(json.dumps({"type": "session", "format": FORMAT, "id": sid, "created": now, "cwd": cwd,
+                            "model": "bench-model", "base_url": "http://127.0.0.1/v1"}) + "\n")
+        seq = 0
+        for n in range(turns):
+            f.write(json.dumps({"type": "turn", "turn_id": n + 1, "event": "started", "prompt": f"question {n}",
+                                "time": now + n}) + "\n")
+            answer = f"{body}End of answer {n}.\n"
+            for item in ({"type": "message", "role": "user", "content": [{"type": "input_text",
+                                                                          "text": f"question {n}"}]},
+                         {"id": f"msg_{n}", "type": "message", "role": "assistant", "status": "completed",
+                          "content": [{"type": "output_text", "text": answer, "annotations": []}]}):
+                key = f"user-{n + 1}" if item["role"] == "user" else f"msg_{n}"
+                f.write(json.dumps({"type": "item", "seq": seq, "key": key, "segment": None if item["role"] == "user"
+                                    else f"req-{n + 1}", "time": now + n, "item": item}) + "\n")
+                seq += 1
+            f.write(json.dumps({"type": "turn", "turn_id": n + 1, "event": "completed", "usage": None,
+                                "time": now + n}) + "\n")
+    return sid
+
+
+def fmt_s(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.2f}"
+
+
+def fmt_ms(v: float | None) -> str:
+    return "n/a" if v is None else ("missed" if v == float("inf") else f"{1000 * v:.0f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="items,typing,resume,soak", help="sections, comma-separated")
+    ap.add_argument("--peers", default="rivulet,floor,codex", help="peers, comma-separated")
+    ap.add_argument("--codex", type=Path, default=lb.DEFAULT_CODEX, help="the Codex CLI binary")
+    ap.add_argument("--items", default="1000,2000,10000", help="items per response, comma-separated")
+    ap.add_argument("--item-timeout-ms", type=float, default=15.0, help="allowed wall ms per item (min 60 s)")
+    ap.add_argument("--typing-items", type=int, default=2000)
+    ap.add_argument("--resume", default="200,2000,5000", help="turns of the resumed sessions (a 1-turn one "
+                    "is the baseline)")
+    ap.add_argument("--turns", type=int, default=240, help="soak turns")
+    ap.add_argument("--soak-rate", type=float, default=2000.0, help="soak: deltas per second")
+    ap.add_argument("--soak-deltas", type=int, default=400, help="soak: Markdown deltas per answer")
+    args = ap.parse_args()
+    log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    tmp = Path(tempfile.mkdtemp(prefix="scale_bench."))
+    subprocess.run([str(lb.VENV_BIN / "python"), "-m", "compileall", "-q", *(str(lb.ROOT / d) for d in
+                    ("app", "core", "widgets", "themes"))], check=True, stdout=subprocess.DEVNULL)
+    server = ScaleServer()
+    load = os.getloadavg()
+    bench = Bench(args, tmp, server, log)
+    try:
+        for section in args.only.split(","):
+            getattr(bench, section)()
+    finally:
+        server.shutdown()
+    print("| section | measure | result | note |\n|---|---|---|---|")
+    for row in bench.rows:
+        print("| " + " | ".join(row) + " |")
+    codex = "Codex CLI: " + (str(bench.codex_bin) if bench.codex_bin else f"not found at {args.codex}")
+    print(f"\n{os.cpu_count()} cores, load average {load[0]:.2f} at start, {os.getloadavg()[0]:.2f} at the end; "
+          f"{codex}")
+    (tmp / "results.json").write_text(json.dumps(bench.results, indent=1, default=str))
+    log(f"raw results: {tmp / 'results.json'}")
+
+
+if __name__ == "__main__":
+    main()
