@@ -136,6 +136,8 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self.bridge = BusBridge(self)
         for family in (self.live_panes, self.commits, self.turn_status, self.notes):
             self.bridge.route(family.routes())
+        self.bridge.watch_batches(self.live_panes)
+        self.bridge.watch_batches(self.commits)
         self.live = self.live_panes.live
 
     @classmethod
