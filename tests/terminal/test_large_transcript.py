@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from itertools import pairwise
 
 from .conftest import RIVULET, chat_ready
 
@@ -43,7 +44,7 @@ def numbers(screen: str) -> list[int]:
 def in_order(screen: str) -> bool:
     """Each turn's question then its answer, turns consecutive: nothing missing or twice."""
     found = numbers(screen)
-    return len(found) >= 4 and all(b - a in (0, 1) for a, b in zip(found, found[1:])) and \
+    return len(found) >= 4 and all(b - a in (0, 1) for a, b in pairwise(found)) and \
         all(found.count(n) <= 2 for n in found)
 
 
