@@ -4,21 +4,27 @@ goes to the handlers registered for its type.
 The core publishes from the turn's worker; the bridge only queues and posts, and the
 handlers (app/handlers/) run on Textual's message loop, where widget state is safe to
 touch. A batch is handled inside one Textual batch update: however many events (and
-commits) it holds, the screen is laid out and drawn once after it, not once per event."""
+commits) it holds, the screen is laid out and drawn once after it, not once per event.
+A batch is also cut after SLICE seconds, the rest posted again behind whatever came
+meanwhile: a flood of items never keeps a typed key waiting for more than a slice."""
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import nullcontext
 from typing import Any, Protocol
 
+from textual.app import App
 from textual.message import Message
 from textual.message_pump import MessagePump
 
 from rivulet.core.turn import bus as b
 
 Handler = Callable[[Any], Awaitable[None]]
+
+SLICE = 0.025  # seconds of handling before keys and frames get their turn
 
 
 class BusBatch(Message):
@@ -41,6 +47,8 @@ class BusBridge:
         self._inbox: list[b.BusEvent] = []  # events not yet handled
         self._handlers: dict[type, list[Handler]] = defaultdict(list)
         self._batch_aware: list[BatchAware] = []
+        self._posted = False  # a BusBatch is in Textual's queue
+        self._draining = False
 
     def route(self, handlers: Mapping[type, Handler]) -> None:
         """Add handlers by event type; several for one type run in the order added."""
@@ -53,19 +61,40 @@ class BusBridge:
     def publish(self, event: b.BusEvent) -> None:
         """The bus subscriber: queue, and post one message for the whole queue."""
         self._inbox.append(event)
-        if len(self._inbox) == 1:
+        if not self._posted and not self._draining:  # while draining, the drain posts at its end
+            self._posted = True
             self.target.post_message(BusBatch())
 
     async def drain(self) -> None:
+        self._posted, self._draining = False, True
+        try:
+            await self._drain()
+        finally:
+            self._draining = False
+            if self._inbox and not self._posted:  # behind the keys that came meanwhile
+                self._posted = True
+                self.target.post_message(BusBatch())
+
+    async def _drain(self) -> None:
         events, self._inbox = self._inbox, []
+        if not events:
+            return
         for family in self._batch_aware:
             family.batch_started(events)
         batch_update = getattr(self.target, "batch_update", nullcontext)
+        deadline = time.monotonic() + SLICE
         with batch_update():  # one layout and one screen update for the whole batch
-            for event in events:
+            for n, event in enumerate(events):
                 await self.handle(event)
+                if time.monotonic() > deadline and n + 1 < len(events):
+                    self._inbox[:0] = events[n + 1:]  # the rest, first in the next batch
+                    break
             for family in self._batch_aware:
                 await family.batch_ended()
+        # A screen update that fell due during the batch was skipped, not postponed:
+        # the screen is told to look again (else a key's echo waited for the next event).
+        if isinstance(self.target, App) and self.target.screen_stack:
+            self.target.screen.check_idle()
 
     async def handle(self, event: b.BusEvent) -> None:
         for handler in self._handlers.get(type(event), ()):

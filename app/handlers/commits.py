@@ -9,6 +9,7 @@ frame, not one per item, and the transcript holds a bounded number of widgets.""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from textual.widget import Widget
@@ -43,6 +44,13 @@ class Commits:
         self.ahead = 0
         await self.freeze_old_entries()
 
+    async def settle(self, done: Awaitable[Any]) -> None:
+        """Wait for a mount or a removal, unless more commits of this batch follow: each
+        wait lets the turn's reader run, and a flood would make the batch (and a key
+        behind it) wait much longer than its own work. Textual does it all the same."""
+        if self.ahead == 0:
+            await done
+
     async def completed(self, event: b.ItemCompleted) -> None:
         self.ahead = max(0, self.ahead - 1)
         await self.commit(event.item, event.item_id, as_data=self.ahead >= WIDGETS_PER_BATCH)
@@ -65,7 +73,7 @@ class Commits:
             if as_data:
                 await self.add_as_data(item, item_id, pane)
             else:
-                await transcript.mount(OtherEntry(item, item_id))
+                await self.settle(transcript.mount(OtherEntry(item, item_id)))
             return
         if item.get("type") == "reasoning":
             heading = heading_of(reasoning_summary(item))
@@ -79,16 +87,16 @@ class Commits:
         entry = entry_for(item, item_id)
         if pane is not None:
             await pane.close()
-            await transcript.mount(entry, before=pane)
-            await pane.remove()
+            await self.settle(transcript.mount(entry, before=pane))
+            await self.settle(pane.remove())
         else:
-            await transcript.mount(entry)
+            await self.settle(transcript.mount(entry))
 
     async def add_as_data(self, item: dict[str, Any], item_id: str, pane: LivePane | None) -> None:
         """Straight to the frozen block, after every widget entry (they are older)."""
         if pane is not None:
             await pane.close()
-            await pane.remove()
+            await self.settle(pane.remove())
         frozen = await self.freeze(self.entry_widgets())
         frozen.add(item_id, item)
 
@@ -105,7 +113,7 @@ class Commits:
             entry.remove_class("running")
 
     def entry_widgets(self) -> list[TranscriptEntry]:
-        return [w for w in self.app._transcript.children if isinstance(w, TranscriptEntry)]
+        return [w for w in self.app._transcript.children if isinstance(w, TranscriptEntry) and not w._pruning]
 
     async def freeze_old_entries(self) -> None:
         """Keep the newest KEEP_ENTRIES entries as widgets; hand older ones to the frozen
@@ -120,7 +128,7 @@ class Commits:
         for widget in old:
             frozen.add(widget.item_id, widget.item, getattr(widget, "output", None))
         if old:
-            await self.app._transcript.remove_children(old)
+            await self.settle(self.app._transcript.remove_children(old))
         return frozen
 
     async def frozen_block(self, before: Widget | None = None) -> FrozenEntries:
