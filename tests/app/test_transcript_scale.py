@@ -10,11 +10,13 @@ import re
 
 from conftest import settings
 from helpers.tui import GatedServer, until
+from textual import events
 from textual.geometry import Offset
 from textual.screen import Screen
 from textual.selection import Selection
 from textual.widgets import TextArea
 
+from rivulet.app import bus_bridge
 from rivulet.app.handlers.commits import WIDGETS_PER_BATCH
 from rivulet.app.tui import RivuletApp
 from rivulet.core import items as it
@@ -105,12 +107,40 @@ async def batch_cost(monkeypatch, count: int) -> tuple[int, int, int]:
 
 
 async def test_a_batch_of_commits_is_a_few_mounts_and_no_layout_until_it_is_done(monkeypatch):
+    monkeypatch.setattr(bus_bridge, "SLICE", 3600.0)  # never cut here (a slow machine would)
     small = await batch_cost(monkeypatch, 20)
     large = await batch_cost(monkeypatch, 400)
     # One batch, laid out once after it (none while it is handled, where each mount was
     # a layout pass); the newest few become widgets and the frozen block is made once,
     # the rest is data.
     assert large == small == (1, WIDGETS_PER_BATCH + 1, 0), f"20 items: {small}, 400 items: {large}"
+
+
+async def test_a_batch_cut_into_slices_keeps_every_item_in_order(monkeypatch):
+    """Cut after every event (as a flood is, after SLICE seconds), with a key between:
+    the key is handled before the rest of the batch, and nothing is lost or reordered."""
+    monkeypatch.setattr(bus_bridge, "SLICE", 0.0)
+    app = RivuletApp(settings(), GatedServer([]).transport(), remember_theme=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        seen: list[tuple[int, str]] = []  # (items shown, composer text) as each slice starts
+        drain = app.bridge.drain
+
+        async def watched() -> None:
+            seen.append((shown(app), app._composer.text))
+            await drain()
+
+        app.bridge.drain = watched  # type: ignore[method-assign]
+        publish_items(app, 0, 200)
+        app.post_message(events.Key("k", "k"))  # typed after the items came, through the app as a key is
+        await until(pilot, lambda: shown(app) == 200, "every item")
+        frozen = app._transcript.frozen
+        assert frozen is not None
+        keys = [key for key, _, _ in frozen.entries] + [w.item_id for w in app._transcript.children
+                                                          if isinstance(w, TranscriptEntry)]
+        assert keys == [f"m{n}" for n in range(200)]
+        # Many slices, and the key was handled before most of the batch was.
+        assert len(seen) > 10 and any(text == "k" and count < 100 for count, text in seen)
 
 
 async def test_the_transcript_holds_a_bounded_number_of_widgets(tmp_path):
