@@ -110,6 +110,7 @@ class FrozenEntries(Widget):
         self._calls: dict[str, int] = {}  # call id -> index, so a late output finds its call
         self.lo = self.hi = 0  # the window: entries [lo, hi) are drawn
         self.pinned = False  # the user scrolled up: the window stays where it is
+        self.moved = False  # `show` put the window elsewhere: a pending scroll shift is void
         self.rendered = 0  # entries rendered into lines so far (tests: lazy is lazy)
         self._key: tuple[int, str] = (0, "")  # (width, theme) of the cached lines
         self._cache: dict[int, list[Strip]] = {}  # index -> its lines, only inside the window
@@ -246,7 +247,7 @@ class FrozenEntries(Widget):
     def show(self, index: int) -> int:
         """Pin the window around entry `index` (find, Home); its first line."""
         if not (self.lo <= index < self.hi):
-            self.pinned = True
+            self.pinned = self.moved = True
             self.lo, self.hi = index, index + 1
             self.load_below(2 * self._view_height())
             self.load_above(self._view_height())

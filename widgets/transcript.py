@@ -53,9 +53,9 @@ class Transcript(LaidOutOnce, VerticalScroll):
             self.follow()
             return
         if where == "top" and (frozen := self.frozen) is not None and frozen.entries:
+            self.release_anchor()  # first: the scroll's own watcher must not see a following view
             frozen.show(0)  # the very first entry, not the top of what is drawn
             self.scroll_to(y=0, animate=False, immediate=True)
-            self.release_anchor()
             return
         y = max(0, min(self.max_scroll_y, targets[where]))
         if y >= self.max_scroll_y:
@@ -87,6 +87,9 @@ class Transcript(LaidOutOnce, VerticalScroll):
             self._shift -= frozen.load_below(2 * view)
 
     def virtual_size_changed(self, old: Size, new: Size) -> None:
+        frozen = self.frozen
+        if frozen is not None and frozen.moved:  # the window jumped (find, ctrl+home): its
+            frozen.moved, self._shift = False, 0  # caller scrolls there, not by an old shift
         if self._shift:  # lines were added above the view: it moves down with them
             shift, self._shift = self._shift, 0
             self._filling = True

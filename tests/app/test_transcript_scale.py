@@ -18,6 +18,7 @@ from textual.widgets import TextArea
 
 from rivulet.app import bus_bridge
 from rivulet.app.handlers.commits import WIDGETS_PER_BATCH
+from rivulet.app.resume import RESUME_WIDGETS
 from rivulet.app.tui import RivuletApp
 from rivulet.core import items as it
 from rivulet.core.store.session import Session, SessionMeta
@@ -178,8 +179,8 @@ async def test_a_resumed_session_draws_its_last_answer_before_older_entries(tmp_
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: "Answer 1999." in screen_text(app), "the last answer on screen")
         frozen = app._transcript.frozen
-        assert frozen is not None and len(frozen.entries) == 4000 - KEEP_ENTRIES
-        assert frozen.rendered < 50  # the other 3,900 are data until they are scrolled to
+        assert frozen is not None and len(frozen.entries) == 4000 - RESUME_WIDGETS
+        assert frozen.rendered <= 2 * 30  # two screens at most: the other ~3,900 are data until scrolled to
         await pilot.press("a")  # typing works at once
         assert app._composer.text == "a"
         # Scrolling up draws older entries (data until now) as they come into view.

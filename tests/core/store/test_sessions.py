@@ -359,17 +359,18 @@ def _long_session(turns: int):
 async def test_a_long_session_resumes_with_old_entries_frozen_and_still_clickable(tmp_path):
     from textual.widgets import TextArea
 
+    from rivulet.app.resume import RESUME_WIDGETS
     from rivulet.widgets.entries import TranscriptEntry
-    from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
+    from rivulet.widgets.frozen_entries import FrozenEntries
     from rivulet.widgets.inspector import RawItemScreen
 
     session = _long_session(100)
     app = RivuletApp(settings(), GatedServer([]).transport(), session=session, remember_theme=False)
     async with app.run_test(size=(100, 40)) as pilot:
         await until(pilot, lambda: app._transcript.query(FrozenEntries) and len(app._transcript.query(TranscriptEntry)) ==
-                    KEEP_ENTRIES, "the rebuilt transcript")
+                    RESUME_WIDGETS, "the rebuilt transcript")
         frozen = app._transcript.query_one(FrozenEntries)
-        assert [key for key, _, _ in frozen.entries] == [e.key for e in session.history.entries][:200 - KEEP_ENTRIES]
+        assert [key for key, _, _ in frozen.entries] == [e.key for e in session.history.entries][:200 - RESUME_WIDGETS]
         # Home reaches the very first entry: it is drawn once it can be seen.
         app.action_scroll_transcript("top")
         await pilot.pause()
