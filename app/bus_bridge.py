@@ -3,16 +3,23 @@ goes to the handlers registered for its type.
 
 The core publishes from the turn's worker; the bridge only queues and posts, and the
 handlers (app/handlers/) run on Textual's message loop, where widget state is safe to
-touch. A few small synchronous handlers run as an event arrives instead (`route_at_once`):
-the batch it joins may first commit entries and lay them out, which takes frames, and the
-user is waiting on them (the status line's "Done")."""
+touch. A batch is handled inside one Textual batch update: however many events (and
+commits) it holds, the screen is laid out and drawn once after it, not once per event.
+A batch is also cut after SLICE seconds, the rest posted again behind whatever came
+meanwhile: a flood of items never keeps a typed key waiting for more than a slice.
+A few small synchronous handlers run as an event arrives instead (`route_at_once`):
+the batch it joins may first commit entries and lay them out, and the user is waiting
+on them (the status line's "Done")."""
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from contextlib import nullcontext
+from typing import Any, Protocol
 
+from textual.app import App
 from textual.message import Message
 from textual.message_pump import MessagePump
 
@@ -21,11 +28,21 @@ from rivulet.core.turn import bus as b
 Handler = Callable[[Any], Awaitable[None]]
 AtOnce = Callable[[Any], None]
 
+SLICE = 0.025  # seconds of handling before keys and frames get their turn
+
 
 class BusBatch(Message):
     """Core bus events, delivered into Textual's message queue. One message carries
     every event that arrived since the last one was handled: at thousands of deltas a
     second, a Textual message per delta would cost more than the deltas themselves."""
+
+
+class BatchAware(Protocol):
+    """A handler family that looks at a whole batch: before its events, and after them."""
+
+    def batch_started(self, events: list[b.BusEvent]) -> None: ...
+
+    async def batch_ended(self) -> None: ...
 
 
 class BusBridge:
@@ -34,6 +51,9 @@ class BusBridge:
         self._inbox: list[b.BusEvent] = []  # events not yet handled
         self._handlers: dict[type, list[Handler]] = defaultdict(list)
         self._at_once: dict[type, list[AtOnce]] = defaultdict(list)
+        self._batch_aware: list[BatchAware] = []
+        self._posted = False  # a BusBatch is in Textual's queue
+        self._draining = False
 
     def route(self, handlers: Mapping[type, Handler]) -> None:
         """Add handlers by event type; several for one type run in the order added."""
@@ -47,19 +67,49 @@ class BusBridge:
         for event_type, handler in handlers.items():
             self._at_once[event_type].append(handler)
 
+    def watch_batches(self, family: BatchAware) -> None:
+        self._batch_aware.append(family)
+
     def publish(self, event: b.BusEvent) -> None:
         """The bus subscriber: the at-once handlers, then queue, and post one message for
         the whole queue."""
         for now in self._at_once.get(type(event), ()):
             now(event)
         self._inbox.append(event)
-        if len(self._inbox) == 1:
+        if not self._posted and not self._draining:  # while draining, the drain posts at its end
+            self._posted = True
             self.target.post_message(BusBatch())
 
     async def drain(self) -> None:
+        self._posted, self._draining = False, True
+        try:
+            await self._drain()
+        finally:
+            self._draining = False
+            if self._inbox and not self._posted:  # behind the keys that came meanwhile
+                self._posted = True
+                self.target.post_message(BusBatch())
+
+    async def _drain(self) -> None:
         events, self._inbox = self._inbox, []
-        for event in events:
-            await self._queued(event)
+        if not events:
+            return
+        for family in self._batch_aware:
+            family.batch_started(events)
+        batch_update = getattr(self.target, "batch_update", nullcontext)
+        deadline = time.monotonic() + SLICE
+        with batch_update():  # one layout and one screen update for the whole batch
+            for n, event in enumerate(events):
+                await self._queued(event)  # (its at-once handlers ran on arrival)
+                if time.monotonic() > deadline and n + 1 < len(events):
+                    self._inbox[:0] = events[n + 1:]  # the rest, first in the next batch
+                    break
+            for family in self._batch_aware:
+                await family.batch_ended()
+        # A screen update that fell due during the batch was skipped, not postponed:
+        # the screen is told to look again (else a key's echo waited for the next event).
+        if isinstance(self.target, App) and self.target.screen_stack:
+            self.target.screen.check_idle()
 
     async def handle(self, event: b.BusEvent) -> None:
         """Every handler of `event`, at once (for callers that skip the queue)."""

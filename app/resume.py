@@ -7,7 +7,11 @@ from typing import TYPE_CHECKING
 from rivulet.core import items as it
 from rivulet.core.sanitize import sanitize
 from rivulet.widgets.entries import ToolCallEntry, entry_for
-from rivulet.widgets.frozen_entries import KEEP_ENTRIES
+
+# The newest entries a resumed (or rebuilt) transcript mounts as widgets: about a screen.
+# Each is a Textual Markdown, the costly part of a resume; older ones are data, drawn as
+# lines when scrolled to, and the widgets grow back to KEEP_ENTRIES as the chat goes on.
+RESUME_WIDGETS = 8
 
 if TYPE_CHECKING:
     from rivulet.app.tui import RivuletApp
@@ -35,7 +39,7 @@ async def mount_history(app: RivuletApp, entries: list[HistoryEntry]) -> None:
     called = {it.call_id(e.item) for e in entries if it.is_call(e.item)}
     shown = [e for e in entries if not (it.is_output(e.item) and it.call_id(e.item) in called)]
     # The oldest go straight to the frozen block: a long session resumes as fast as a short one.
-    cut = max(0, len(shown) - KEEP_ENTRIES)
+    cut = max(0, len(shown) - RESUME_WIDGETS)
     if cut:
         frozen = await app.commits.frozen_block()
         for entry in shown[:cut]:

@@ -139,6 +139,8 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         for family in (self.live_panes, self.commits, self.turn_status, self.notes):
             self.bridge.route(family.routes())
         self.bridge.route_at_once(self.turn_status.at_once())  # "Done" not queued behind commits
+        self.bridge.watch_batches(self.live_panes)
+        self.bridge.watch_batches(self.commits)
         self.live = self.live_panes.live
 
     @classmethod

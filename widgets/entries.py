@@ -214,12 +214,14 @@ class ToolCallEntry(TranscriptEntry):
     def append_output(self, text: str) -> None:
         """Output of the running tool (display only; the committed output replaces it)."""
         self._live_output = (self._live_output + sanitize(text))[-self.OUTPUT_TAIL:]
-        self.query_one(".tool-output", Static).update(Text(self._live_output, style="italic"))
+        for shown in self.query(".tool-output").results(Static):  # none until composed
+            shown.update(Text(self._live_output, style="italic"))
 
     def set_output(self, output: Item) -> None:
-        self.output = output
+        self.output = output  # what compose shows, when it has not run yet (a mount not waited for)
         text = sanitize(output_text(output))
-        self.query_one(".tool-output", Static).update(Text("→ " + _clip(text)))
+        for shown in self.query(".tool-output").results(Static):
+            shown.update(Text("→ " + _clip(text)))
 
 
 class NoteEntry(TranscriptEntry):

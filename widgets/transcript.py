@@ -10,6 +10,7 @@ from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
 
+from .frozen_entries import FrozenEntries
 from .sizing import LaidOutOnce
 
 LINE_STEP = 3  # lines per ctrl+up / ctrl+down
@@ -21,6 +22,8 @@ class Transcript(LaidOutOnce, VerticalScroll):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.hint: Widget | None = None  # "new output below", shown while away from the bottom
+        self._shift = 0  # lines added above the view, to scroll down by once laid out
+        self._filling = False
 
     def on_mount(self) -> None:
         self.anchor()
@@ -30,8 +33,15 @@ class Transcript(LaidOutOnce, VerticalScroll):
         # Textual keeps the released state privately (textual 8); it is what we mean by away.
         return not self._anchor_released
 
+    @property
+    def frozen(self) -> FrozenEntries | None:
+        found = self.query_children(FrozenEntries)
+        return found.first() if found else None
+
     def follow(self) -> None:
         """Back to the bottom, following again (sending a message does this)."""
+        if (frozen := self.frozen) is not None:
+            frozen.unpin()
         self.scroll_end(animate=False, immediate=True)
         self._show_hint(False)
 
@@ -41,6 +51,11 @@ class Transcript(LaidOutOnce, VerticalScroll):
                    "line_up": self.scroll_y - LINE_STEP, "line_down": self.scroll_y + LINE_STEP}
         if where == "bottom":
             self.follow()
+            return
+        if where == "top" and (frozen := self.frozen) is not None and frozen.entries:
+            self.release_anchor()  # first: the scroll's own watcher must not see a following view
+            frozen.show(0)  # the very first entry, not the top of what is drawn
+            self.scroll_to(y=0, animate=False, immediate=True)
             return
         y = max(0, min(self.max_scroll_y, targets[where]))
         if y >= self.max_scroll_y:
@@ -52,8 +67,37 @@ class Transcript(LaidOutOnce, VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         if self.following:
             self._show_hint(False)
+        self._fill()
+
+    def _fill(self) -> None:
+        """Away from the bottom, old entries are drawn as the view nears the edge of
+        what is drawn of them (a screen ahead, two at a time)."""
+        frozen = self.frozen
+        if frozen is None or self._filling:
+            return
+        if self.following:
+            frozen.unpin()
+            return
+        frozen.pin()
+        view = max(1, self.scrollable_content_region.height)
+        top = frozen.virtual_region.y
+        if self.scroll_y - top < view and frozen.lo > 0:
+            self._shift += frozen.load_above(2 * view)
+        if top + frozen.drawn_lines - (self.scroll_y + view) < view and frozen.hi < len(frozen.entries):
+            self._shift -= frozen.load_below(2 * view)
 
     def virtual_size_changed(self, old: Size, new: Size) -> None:
+        frozen = self.frozen
+        if frozen is not None and frozen.moved:  # the window jumped (find, ctrl+home): its
+            frozen.moved, self._shift = False, 0  # caller scrolls there, not by an old shift
+        if self._shift:  # lines were added above the view: it moves down with them
+            shift, self._shift = self._shift, 0
+            self._filling = True
+            try:
+                self.set_scroll(None, max(0, self.scroll_y + shift))
+            finally:
+                self._filling = False
+            return
         if not self.following and new.height > old.height:
             self._show_hint(True)
 

@@ -1,8 +1,15 @@
 """Item Done: the live pane gives way to the committed entry; tool outputs join their
-calls; old entries are frozen so a long conversation stays cheap to lay out."""
+calls; old entries are frozen so a long conversation stays cheap to lay out.
+
+Commits arrive in batches (the bridge hands over every bus event of a frame at once,
+and the screen is laid out once after it). Only the newest few of a batch become
+widgets: the ones before them, and every widget older than them, go to the frozen
+block as data, an O(1) append. So a response of 10,000 items mounts a few widgets per
+frame, not one per item, and the transcript holds a bounded number of widgets."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from textual.widget import Widget
@@ -11,32 +18,62 @@ from rivulet.core import items as it
 from rivulet.core.turn import bus as b
 from rivulet.widgets.entries import OtherEntry, ToolCallEntry, TranscriptEntry, entry_for, heading_of, reasoning_summary
 from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
+from rivulet.widgets.live import LivePane
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler
     from rivulet.app.tui import RivuletApp
 
+# In one batch, commits followed by at least this many more go straight to the frozen
+# block: a widget mount (and its Markdown) is the costly part of a commit.
+WIDGETS_PER_BATCH = 12
+
 
 class Commits:
     def __init__(self, app: RivuletApp) -> None:
         self.app = app
+        self.ahead = 0  # commits still to come in the batch being handled
 
     def routes(self) -> dict[type, Handler]:
         return {b.ItemCompleted: self.completed, b.ToolOutputDelta: self.tool_output}
 
-    async def completed(self, event: b.ItemCompleted) -> None:
-        await self.commit(event.item, event.item_id)
+    def batch_started(self, events: list[b.BusEvent]) -> None:
+        self.ahead = sum(1 for e in events if isinstance(e, b.ItemCompleted))
 
-    async def commit(self, item: dict[str, Any], item_id: str) -> None:
-        """One full render of the committed entry, in the live pane's place."""
+    async def batch_ended(self) -> None:
+        self.ahead = 0
+        await self.freeze_old_entries()
+
+    async def settle(self, done: Awaitable[Any]) -> None:
+        """Wait for a mount or a removal, unless more commits of this batch follow: each
+        wait lets the turn's reader run, and a flood would make the batch (and a key
+        behind it) wait much longer than its own work. Textual does it all the same."""
+        if self.ahead == 0:
+            await done
+
+    async def completed(self, event: b.ItemCompleted) -> None:
+        self.ahead = max(0, self.ahead - 1)
+        await self.commit(event.item, event.item_id, as_data=self.ahead >= WIDGETS_PER_BATCH)
+
+    async def commit(self, item: dict[str, Any], item_id: str, as_data: bool = False) -> None:
+        """The committed entry, in the live pane's place: a widget, or (`as_data`) a line
+        of the frozen block, when newer entries of the same batch will cover it at once."""
         transcript = self.app._transcript
         pane = self.app.live_panes.take(item_id)
         if it.is_output(item):
-            for call in self.tool_calls(it.call_id(item)):
+            call_id = it.call_id(item)
+            for call in self.tool_calls(call_id):
                 call.remove_class("running")
                 call.set_output(item)
                 return
-            await transcript.mount(OtherEntry(item, item_id))
+            frozen = transcript.frozen
+            if frozen is not None and call_id is not None and frozen.has_call(call_id):
+                frozen.set_output(call_id, item)
+                return
+            if as_data:
+                await self.add_as_data(item, item_id, pane)
+            else:
+                await self.settle(transcript.mount(OtherEntry(item, item_id)))
             return
         if item.get("type") == "reasoning":
             heading = heading_of(reasoning_summary(item))
@@ -44,14 +81,24 @@ class Commits:
             if heading and status.state in ("working", "retrying"):
                 status.heading = heading
                 status.refresh_line()
+        if as_data:
+            await self.add_as_data(item, item_id, pane)
+            return
         entry = entry_for(item, item_id)
         if pane is not None:
             await pane.close()
-            await transcript.mount(entry, before=pane)
-            await pane.remove()
+            await self.settle(transcript.mount(entry, before=pane))
+            await self.settle(pane.remove())
         else:
-            await transcript.mount(entry)
-        await self.freeze_old_entries()
+            await self.settle(transcript.mount(entry))
+
+    async def add_as_data(self, item: dict[str, Any], item_id: str, pane: LivePane | None) -> None:
+        """Straight to the frozen block, after every widget entry (they are older)."""
+        if pane is not None:
+            await pane.close()
+            await self.settle(pane.remove())
+        frozen = await self.freeze(self.entry_widgets())
+        frozen.add(item_id, item)
 
     async def tool_output(self, event: b.ToolOutputDelta) -> None:
         for call in self.tool_calls(event.call_id):
@@ -59,30 +106,39 @@ class Commits:
             call.append_output(event.text)
 
     def tool_calls(self, call_id: str | None) -> list[ToolCallEntry]:
-        return [e for e in self.app._transcript.query(ToolCallEntry) if it.call_id(e.item) == call_id]
+        return [e for e in self.app._transcript.query_children(ToolCallEntry) if it.call_id(e.item) == call_id]
 
     def stop_running(self) -> None:
-        for entry in self.app._transcript.query(ToolCallEntry).filter(".running"):
+        for entry in self.app._transcript.query_children(ToolCallEntry).filter(".running"):
             entry.remove_class("running")
+
+    def entry_widgets(self) -> list[TranscriptEntry]:
+        return [w for w in self.app._transcript.children if isinstance(w, TranscriptEntry) and not w._pruning]
 
     async def freeze_old_entries(self) -> None:
         """Keep the newest KEEP_ENTRIES entries as widgets; hand older ones to the frozen
         block (in batches of ten, so it does not happen on every commit)."""
-        transcript = self.app._transcript
-        entries = [w for w in transcript.children if isinstance(w, TranscriptEntry)]
-        if len(entries) <= KEEP_ENTRIES + 10:
-            return
-        old = entries[: len(entries) - KEEP_ENTRIES]
-        frozen = await self.frozen_block(before=old[0])
+        entries = self.entry_widgets()
+        if len(entries) > KEEP_ENTRIES + 10:
+            await self.freeze(entries[: len(entries) - KEEP_ENTRIES])
+
+    async def freeze(self, old: list[TranscriptEntry]) -> FrozenEntries:
+        """These entry widgets (the oldest) become data of the frozen block."""
+        frozen = await self.frozen_block()
         for widget in old:
             frozen.add(widget.item_id, widget.item, getattr(widget, "output", None))
-        await transcript.remove_children(old)
+        if old:
+            await self.settle(self.app._transcript.remove_children(old))
+        return frozen
 
     async def frozen_block(self, before: Widget | None = None) -> FrozenEntries:
+        """The transcript's frozen block, made above its first entry or live pane."""
         transcript = self.app._transcript
-        found = transcript.query(FrozenEntries)
-        if found:
-            return found.first()
+        found = transcript.frozen
+        if found is not None:
+            return found
+        if before is None:
+            before = next((w for w in transcript.children if isinstance(w, (TranscriptEntry, LivePane))), None)
         block = FrozenEntries(id="frozen-entries")
         await transcript.mount(block, before=before)
         return block

@@ -19,6 +19,7 @@ class LivePanes:
         self.app = app
         self.live: dict[str, LivePane] = {}  # item id → its pane, while the item streams
         self.show_raw_reasoning = False
+        self.completing: set[str] = set()  # items committed later in the batch being handled
 
     def routes(self) -> dict[type, Handler]:
         return {
@@ -32,7 +33,15 @@ class LivePanes:
             b.TurnCompleted: self.turn_completed,
         }
 
+    def batch_started(self, events: list[b.BusEvent]) -> None:
+        self.completing = {e.item_id for e in events if isinstance(e, b.ItemCompleted)}
+
+    async def batch_ended(self) -> None:
+        self.completing = set()
+
     async def started(self, event: b.ItemStarted) -> None:
+        if event.item_id in self.completing:
+            return  # committed in the same batch: its pane would never be drawn
         pane = live_pane_for(event.item, event.item_id, self.show_raw_reasoning)
         self.live[event.item_id] = pane
         await self.app._transcript.mount(pane)

@@ -38,6 +38,7 @@ from rivulet.core.turn.bus import (
 )
 from rivulet.core.turn.bus_sink import BusSink
 from rivulet.core.turn.compaction import auto_compact
+from rivulet.core.turn.fair_share import taking_turns
 from rivulet.core.turn.history import History
 from rivulet.core.turn.no_answer import NO_ANSWER, ended_in_reasoning
 from rivulet.core.turn.project_instructions import ProjectInstructions
@@ -344,7 +345,7 @@ class Conversation:
             self.bus.publish(ResponseStarted(turn_id, request, attempt))
             sink = BusSink(self.bus, self.history, segment, earlier)
             try:
-                async with aclosing(self.transport.stream(body)) as events:
+                async with aclosing(self.transport.stream(body)) as raw, aclosing(taking_turns(raw)) as events:
                     result = await consume_response(events, sink, strict=self.settings.strict_protocol,
                                                     limits=limits)
                 self.deviations.extend(sink.deviations)

@@ -360,19 +360,23 @@ def _long_session(turns: int):
 async def test_a_long_session_resumes_with_old_entries_frozen_and_still_clickable(tmp_path):
     from textual.widgets import TextArea
 
+    from rivulet.app.resume import RESUME_WIDGETS
     from rivulet.widgets.entries import TranscriptEntry
-    from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
+    from rivulet.widgets.frozen_entries import FrozenEntries
     from rivulet.widgets.inspector import RawItemScreen
 
     session = _long_session(100)
     app = RivuletApp(settings(), GatedServer([]).transport(), session=session, remember_theme=False)
     async with app.run_test(size=(100, 40)) as pilot:
         await until(pilot, lambda: app._transcript.query(FrozenEntries) and len(app._transcript.query(TranscriptEntry)) ==
-                    KEEP_ENTRIES, "the rebuilt transcript")
+                    RESUME_WIDGETS, "the rebuilt transcript")
         frozen = app._transcript.query_one(FrozenEntries)
-        assert [key for key, _, _ in frozen.entries] == [e.key for e in session.history.entries][:200 - KEEP_ENTRIES]
+        assert [key for key, _, _ in frozen.entries] == [e.key for e in session.history.entries][:200 - RESUME_WIDGETS]
+        # Home reaches the very first entry: it is drawn once it can be seen.
+        app.action_scroll_transcript("top")
         await pilot.pause()
-        lines = ["".join(seg.text for seg in frozen.render_line(y)) for y in range(frozen.size.height)]
+        await pilot.pause()
+        lines = ["".join(seg.text for seg in frozen.render_line(y)) for y in range(frozen.drawn_lines)]
         assert any("question 0" in line for line in lines) and any("Answer 5." in line for line in lines)
         row = next(y for y, line in enumerate(lines) if "question 7" in line)
         assert frozen.key_at(row) == "user-8"
@@ -382,19 +386,20 @@ async def test_a_long_session_resumes_with_old_entries_frozen_and_still_clickabl
 
 
 async def test_entries_beyond_the_limit_are_frozen_as_they_commit(tmp_path):
+    from rivulet.app.handlers.commits import WIDGETS_PER_BATCH
     from rivulet.core.turn import bus as b
     from rivulet.widgets.entries import TranscriptEntry
     from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
 
     app = RivuletApp(settings(), GatedServer([]).transport(), remember_theme=False)
     async with app.run_test(size=(100, 40)) as pilot:
-        for n in range(KEEP_ENTRIES + 25):
+        for n in range(KEEP_ENTRIES + 25):  # one batch: only its newest few become widgets
             app.bus.publish(b.ItemCompleted(message(f"m{n}", f"answer {n}"), f"m{n}"))
         await until(pilot, lambda: app._transcript.query(FrozenEntries) and
                     sum(1 for _ in app._transcript.query(TranscriptEntry)) + len(app._transcript.query_one(FrozenEntries).entries)
                     == KEEP_ENTRIES + 25, "every entry shown, old ones frozen")
         widgets = list(app._transcript.query(TranscriptEntry))
-        assert KEEP_ENTRIES <= len(widgets) <= KEEP_ENTRIES + 10
+        assert len(widgets) == WIDGETS_PER_BATCH
         frozen = app._transcript.query_one(FrozenEntries)
         # In order: the frozen block holds the oldest, the widgets the newest.
         assert [k for k, _, _ in frozen.entries] + [w.item_id for w in widgets] == \
