@@ -28,6 +28,7 @@ def test_an_at_file_shows_a_chip_and_goes_as_input_text(term, server):
     assert "attach" in screen
     term.send("Enter")
     term.wait("[file notes.txt (24 bytes)]", what="the attachment line in the transcript")
+    term.wait("Done in", what="the answer (the request has reached the server)")
     parts = user_parts(server.bodies[0])
     assert parts[1]["text"] == '<file path="notes.txt">\nthe secret word is plum\n\n</file>'
     assert "notes.txt · 24 B" not in term.screen()  # sent: the chip row is gone
@@ -41,6 +42,7 @@ def test_a_pasted_image_path_attaches_the_image(term, server):
     term.type("what is this")
     term.send("Enter")
     term.wait("[image shot.png (image/png, 67 bytes)]", what="the image line in the transcript")
+    term.wait("Done in", what="the answer (the request has reached the server)")
     parts = user_parts(server.bodies[0])
     assert [p["type"] for p in parts] == ["input_text", "input_text", "input_image", "input_text"]
     assert parts[2]["image_url"].startswith("data:image/png;base64,iVBOR")
