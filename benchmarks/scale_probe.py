@@ -29,6 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from live_bench import VENV_BIN, PtyProc, Rivulet, cpu_seconds, memory_mb  # noqa: E402
+from scale_bench import items_body  # noqa: E402
 
 
 class ManyItems(BaseHTTPRequestHandler):
@@ -44,38 +45,7 @@ class ManyItems(BaseHTTPRequestHandler):
         self.send_header("content-type", "text/event-stream")
         self.send_header("connection", "close")
         self.end_headers()
-        seq = [0]
-        out: list[bytes] = []
-
-        def emit(type_: str, **fields: Any) -> None:
-            out.append(f"event: {type_}\ndata: {json.dumps({'type': type_, 'sequence_number': seq[0], **fields})}\n\n"
-                       .encode())
-            seq[0] += 1
-
-        resp = {"id": "resp_probe", "object": "response", "status": "in_progress", "model": "probe", "output": []}
-        emit("response.created", response=resp)
-        done = []
-        for n in range(self.items):
-            iid, text = f"msg_{n}", f"Item {n}: a short answer with **bold** text.\n"
-            emit("response.output_item.added", output_index=n,
-                 item={"id": iid, "type": "message", "status": "in_progress", "role": "assistant", "content": []})
-            emit("response.content_part.added", item_id=iid, output_index=n, content_index=0,
-                 part={"type": "output_text", "text": "", "annotations": []})
-            for piece in (f"Item {n}: ", "a short answer ", "with **bold** text.\n"):
-                emit("response.output_text.delta", item_id=iid, output_index=n, content_index=0, delta=piece,
-                     logprobs=[])
-            part = {"type": "output_text", "text": text, "annotations": []}
-            emit("response.output_text.done", item_id=iid, output_index=n, content_index=0, text=text, logprobs=[])
-            emit("response.content_part.done", item_id=iid, output_index=n, content_index=0, part=part)
-            item = {"id": iid, "type": "message", "status": "completed", "role": "assistant", "content": [part]}
-            emit("response.output_item.done", output_index=n, item=item)
-            done.append(item)
-            if len(out) > 200:
-                self._write(b"".join(out))
-                out.clear()
-        emit("response.completed", response={**resp, "status": "completed", "output": done,
-                                             "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}})
-        self._write(b"".join(out))
+        self._write(items_body(self.items))  # scale_bench's stream: the same bytes for every peer
         self.close_connection = True
 
     def _write(self, data: bytes) -> None:
