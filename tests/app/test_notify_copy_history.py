@@ -123,7 +123,8 @@ async def test_approval_ignores_answers_in_its_first_moment(monkeypatch):
     from rivulet.core.tools.approval import ApprovalRequest, Decision
     from rivulet.widgets.dialogs import ApprovalScreen
 
-    monkeypatch.setattr(ApprovalScreen, "GRACE", 0.5)
+    # An hour of grace: however slow the machine, the first keys land inside it.
+    monkeypatch.setattr(ApprovalScreen, "GRACE", 3600.0)
     answers: list[Decision] = []
 
     class Host(App):
@@ -138,7 +139,7 @@ async def test_approval_ignores_answers_in_its_first_moment(monkeypatch):
         await pilot.press("y", "enter")
         await pilot.pause()
         assert app.screen is screen and answers == []
-        screen._shown_at -= 1.0  # the grace period is over (no waiting in a test)
+        screen._shown_at -= 3601.0  # the grace period is over (no waiting in a test)
         await pilot.press("n")
         await pilot.pause()
     assert answers == [Decision.NO]
