@@ -125,6 +125,7 @@ async def test_detached_children_die_when_the_turn_is_interrupted(tmp_path, mark
     assert _all(m) == []
 
 
+@pytest.mark.bwrap
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
 def test_sandboxed_commands_die_with_rivulet(tmp_path, markers, how):
     if how == signal.SIGKILL:  # only the sandbox can do this: nothing runs in a killed process
