@@ -43,6 +43,7 @@ from rivulet.core.terminal import notify
 from rivulet.core.turn import bus as b
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
+from rivulet.widgets.messages import OpenRawItem
 from rivulet.widgets.safe import SafeNotify, safe_text
 from rivulet.widgets.search import SearchBar
 from rivulet.widgets.status import StatusLine
@@ -458,6 +459,9 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         from rivulet.app.mcp.wiring import show_mcp
 
         show_mcp(self)
+
+    def on_open_raw_item(self, message: OpenRawItem) -> None:
+        self.open_raw_item(message.key)
 
     def open_raw_item(self, key: str) -> None:
         """Jump from a transcript entry to its raw committed item."""

@@ -43,3 +43,19 @@ def test_no_two_classes_share_a_name():
         names.update(node.name for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ClassDef)
                      and not node.name.startswith("_"))
     assert [name for name, count in names.items() if count > 1] == []
+
+
+# Textual's own state on the App that a widget may read (the composer applies the user's keymap).
+TEXTUAL_STATE = {"_keymap"}
+
+
+def test_widgets_talk_to_the_app_by_messages_only():
+    """A widget posts a Message (widgets/messages.py); it never looks up or calls the app's methods."""
+    for path in _sources("widgets"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
+                target, name = (node.args + [None, None])[:2]
+                if isinstance(name, ast.Constant) and name.value in TEXTUAL_STATE:
+                    continue
+                assert not (isinstance(target, ast.Attribute) and target.attr == "app"), \
+                    f"{path.relative_to(ROOT)}:{node.lineno} probes the app; post a message instead"
