@@ -192,7 +192,9 @@ async def test_retries_show_reconnecting_in_the_status_line():
         assert "reconnecting" not in str(status.render())
         server.release()
         await until(pilot, lambda: done, "turn completion")
-        assert status.retry is None and not app.query(".discarded")
+        # The cut attempt's pane goes at the turn's end (its handler may run after `done`'s).
+        await until(pilot, lambda: not app.query(".discarded"), "the cut attempt's pane to go")
+        assert status.retry is None
 
 
 async def test_a_failed_turn_shows_an_error_and_the_ui_stays_usable():
