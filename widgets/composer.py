@@ -37,6 +37,12 @@ from rivulet.widgets.completion import CompletionPopup, CompletionProvider
 BURST = 0.025
 # How long an Enter waits for keys of its burst that are still on their way.
 SETTLE = 0.03
+# An Enter deep inside machine-speed input (this many keys in a row, each within BURST of
+# the one before) is most likely an unmarked paste's newline. The terminal hands such a
+# paste over in reads of a few KiB, which a loaded machine may deliver tens of
+# milliseconds apart: that Enter waits this long for the rest before it sends.
+PASTE_RUN = 16
+PASTE_SETTLE = 0.4
 # The cursor blinks this long after the last key (or focus), then stays lit: a blink is
 # two screen updates a second, which would be all an idle chat costs.
 BLINK_FOR = 10.0
@@ -81,6 +87,8 @@ class Composer(TextArea):
         self._recall: int | None = None
         self._draft = ""
         self._pending_enter: float | None = None  # the time of an Enter not yet acted on
+        self._pending_window = BURST  # how soon after it a key makes that Enter a newline
+        self._run, self._last_key_at = 0, 0.0  # keys in a row at machine speed, and the last one's time
         self._keys: tuple[object, dict[str, Binding]] | None = None  # (keymap, key -> binding)
         self._typed: list[str] = []  # characters typed, not yet inserted (see _on_key)
         self._flush_queued = False
@@ -129,12 +137,14 @@ class Composer(TextArea):
         if self._pending_enter is None:
             return
         pending, self._pending_enter = self._pending_enter, None
-        if at - pending <= BURST:
+        if at - pending <= self._pending_window:
             self.insert("\n")
         else:
             self.action_submit()
 
     async def _on_key(self, event: events.Key) -> None:
+        self._run = self._run + 1 if event.time - self._last_key_at <= BURST else 1
+        self._last_key_at = event.time
         binding = self._binding_for(event.key)
         if binding is None and event.is_printable and event.character and not self.read_only:
             self._settle(event.time)  # (an Enter flushed the typed text before it waited)
@@ -164,9 +174,12 @@ class Composer(TextArea):
         event.prevent_default()
         if binding.action == "submit":
             stamp = self._pending_enter = event.time
+            in_paste = self._run >= PASTE_RUN
+            self._pending_window = PASTE_SETTLE if in_paste else BURST
             # Through the App's queue and back through ours: every key of this burst that
             # the App has already received is handled before the Enter is resolved.
-            self.set_timer(SETTLE, lambda: self.app.call_later(self.call_later, self._resolve_enter, stamp))
+            self.set_timer(PASTE_SETTLE if in_paste else SETTLE,
+                           lambda: self.app.call_later(self.call_later, self._resolve_enter, stamp))
             return
         await self.run_action(binding.action)
 
