@@ -39,7 +39,7 @@ from rivulet.core.sanitize import sanitize
 from .entries import call_body, call_title, heading_of, output_text, reasoning_summary, shell_command, user_view
 from .frozen import markdown, render_lines
 
-KEEP_ENTRIES = 40  # history entries kept as widgets; older ones are frozen
+KEEP_ENTRIES = 8  # history entries kept as widgets; older ones are frozen
 WINDOW_MAX_LINES = 4000  # lines a pinned window keeps; beyond, the far end is dropped
 
 Item = dict[str, Any]
