@@ -5,7 +5,6 @@ answer's commit: 0.1-2 s under load, issue 22's "Done" 0.3-1 s after the last by
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config
 from helpers.streams import message
 from helpers.tui import GatedServer, make_app
 from textual.widgets import Static
@@ -13,10 +12,7 @@ from textual.widgets import Static
 from rivulet.core.turn import bus as b
 from rivulet.widgets.paint_now import paint_now
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 def _terminal(app, monkeypatch) -> list[str]:

@@ -8,16 +8,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import empty_config, settings
+from conftest import settings
 from helpers.tui import GatedServer, until
 from test_transcript_scale import long_session, screen_text
 
 from rivulet.app.tui import RivuletApp
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 def turns_on_screen(app: RivuletApp) -> list[int]:
