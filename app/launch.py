@@ -133,6 +133,10 @@ def run_tui(args: argparse.Namespace) -> int:
         app = RivuletApp.from_ready(ready)
     else:
         app = RivuletApp.booting(view, partial(prepare, args), demo=args.demo or view.needs_demo)
+    from rivulet.app.gc_pacing import GcPacing
+    from rivulet.core.turn.bus import TurnCompleted
+
+    app.bridge.route_at_once({TurnCompleted: GcPacing().turn_ended})  # after "Done" is painted
     try:
         app.run()
     finally:

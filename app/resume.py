@@ -42,8 +42,8 @@ async def mount_history(app: RivuletApp, entries: list[HistoryEntry]) -> None:
     cut = max(0, len(shown) - RESUME_WIDGETS)
     if cut:
         frozen = await app.commits.frozen_block()
-        for entry in shown[:cut]:
-            frozen.add(entry.key or f"item-{entry.seq}", entry.item, outputs.get(it.call_id(entry.item)))
+        frozen.add_all([(entry.key or f"item-{entry.seq}", entry.item, outputs.get(it.call_id(entry.item)))
+                        for entry in shown[:cut]])
     widgets = []
     for entry in shown[cut:]:
         widget = entry_for(entry.item, entry.key or f"item-{entry.seq}")

@@ -40,7 +40,7 @@ from .entries import call_body, call_title, heading_of, output_text, reasoning_s
 from .frozen import markdown, render_lines
 from .messages import OpenRawItem
 
-KEEP_ENTRIES = 40  # history entries kept as widgets; older ones are frozen
+KEEP_ENTRIES = 8  # history entries kept as widgets; older ones are frozen
 WINDOW_MAX_LINES = 4000  # lines a pinned window keeps; beyond, the far end is dropped
 
 Item = dict[str, Any]
@@ -122,11 +122,17 @@ class FrozenEntries(Widget):
 
     def add(self, key: str, item: Item, output: Item | None = None) -> None:
         """An O(1) append: lines are made only if it is ever in view."""
-        if it.is_call(item) and (call := it.call_id(item)):
-            self._calls[call] = len(self.entries)
-        self.entries.append((key, item, output))
-        if not self.pinned:
-            self.refresh(layout=True)  # the tail window may now hold it
+        self.add_all([(key, item, output)])
+
+    def add_all(self, entries: list[tuple[str, Item, Item | None]]) -> None:
+        """Appends, then one refresh (a resume adds thousands: a refresh each was ~2 s of
+        a 5,000-turn resume under load, each one asking the compositor for the region)."""
+        for key, item, output in entries:
+            if it.is_call(item) and (call := it.call_id(item)):
+                self._calls[call] = len(self.entries)
+            self.entries.append((key, item, output))
+        if entries and not self.pinned:
+            self.refresh(layout=True)  # the tail window may now hold them
 
     def has_call(self, call_id: str | None) -> bool:
         return call_id is not None and call_id in self._calls
@@ -174,8 +180,7 @@ class FrozenEntries(Widget):
     def _tail(self) -> None:
         """Following: the window is the newest entries that fill what can be seen above
         the widgets below, and a screen more to scroll into (none, when those fill it)."""
-        parent = self.parent
-        below = parent.virtual_size.height - self.virtual_region.bottom if isinstance(parent, Widget) else 0
+        below = self._height_below()
         want = max(0, 2 * self._view_height() - max(0, below))
         self.hi = lo = len(self.entries)
         lines = 0
@@ -183,6 +188,18 @@ class FrozenEntries(Widget):
             lo -= 1
             lines += len(self._lines(lo))
         self.lo = lo
+
+    def _height_below(self) -> int:
+        """The lines of the transcript's widgets below this block, as the last layout left
+        them (a widget not laid out yet counts 0: the window is then a little longer). Not
+        `virtual_region`: asked during a layout pass, it had the compositor arrange the
+        whole screen again (4 of a 5,000-turn resume's 19 s, in a profile)."""
+        parent = self.parent
+        if not isinstance(parent, Widget):
+            return 0
+        siblings = list(parent.children)
+        after = siblings[siblings.index(self) + 1:] if self in siblings else []
+        return sum(w.outer_size.height + w.styles.margin.top for w in after if w.display)
 
     def _ensure(self, width: int) -> None:
         key = (width, self.app.current_theme.name)

@@ -57,7 +57,20 @@ class Transcript(LaidOutOnce, VerticalScroll):
             frozen.show(0)  # the very first entry, not the top of what is drawn
             self.scroll_to(y=0, animate=False, immediate=True)
             return
-        y = max(0, min(self.max_scroll_y, targets[where]))
+        target = targets[where]
+        frozen = self.frozen
+        if target < 0 and frozen is not None and frozen.lo > 0:
+            # Above what is drawn: keys came faster than the lines loaded above were laid
+            # out (a loaded machine). The overshoot joins the pending shift, applied with
+            # those lines, instead of stopping at the top and losing the key.
+            self.release_anchor()
+            frozen.pin()
+            added = frozen.load_above(2 * page - target)
+            if added:
+                self._shift += added + target
+                self.scroll_to(y=0, animate=False, immediate=True)
+                return
+        y = max(0, min(self.max_scroll_y, target))
         if y >= self.max_scroll_y:
             self.follow()
         else:

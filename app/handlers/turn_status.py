@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn import bus as b
 from rivulet.widgets.entries import ErrorEntry, TranscriptEntry
+from rivulet.widgets.paint_now import paint_now
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import AtOnce, Handler
@@ -52,6 +53,7 @@ class TurnStatus:
         status = self.app._status
         status.state, status.elapsed, status.heading, status.retry, status.note = "working", 0, None, None, None
         status.refresh_line()
+        paint_now(status)  # not after the layout of the prompt's entry
 
     async def item_started(self, _: b.ItemStarted) -> None:
         status = self.app._status
@@ -116,6 +118,7 @@ class TurnStatus:
             status.note += DIFF_HINT
         status.heading = status.retry = None
         status.refresh_line()
+        paint_now(status)  # not after the layout of the answer's commit (issue 22)
         self.app.alert("rivulet: turn finished", status.note)
 
     def interrupted(self) -> None:
