@@ -296,7 +296,8 @@ def load_settings(*, overrides: tuple[str, ...] | list[str] = (), **flags: Any) 
         field = loc[0] if loc else ""
         message = str(first.get("msg", "")).removeprefix("Value error, ")
         where = layers.origin.get(field) or source_of(field, clean)
-        raise ConfigError(f"bad {where}: {message}") from None
+        inner = f"{'.'.join(loc)}: " if len(loc) > 1 else ""  # which entry of a table
+        raise ConfigError(f"bad {where}: {inner}{message}") from None
     except (OSError, ValueError) as exc:  # an unreadable or invalid TOML file
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
     problem = settings.insecure_key_problem() or _preset_problem(settings)

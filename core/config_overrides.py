@@ -9,6 +9,7 @@ in `ps`; `api_key_env` names the variable that holds it instead.
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -35,9 +36,11 @@ def parse_value(raw: str) -> Any:
     import tomllib
 
     try:
-        return tomllib.loads(f"v = {raw}")["v"]
+        value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         return raw.strip()
+    # A bare 2025-04-01 is a TOML date; no setting takes one, and api-version is such a string.
+    return raw.strip() if isinstance(value, (datetime.date, datetime.time)) else value
 
 
 def parse_overrides(items: Iterable[str], known: frozenset[str]) -> tuple[dict[str, Any], dict[str, str]]:

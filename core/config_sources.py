@@ -179,9 +179,11 @@ def stack(flags: dict[str, Any], env: dict[str, Any], env_labels: dict[str, str]
             origin.setdefault(key, f"provider {preset.name!r}")
     key_env = values.get("api_key_env")
     if isinstance(key_env, str) and key_env:
-        # The key comes from this variable alone: OPENAI_API_KEY never goes to Azure or OpenRouter.
-        values.pop("api_key", None)
-        if os.environ.get(key_env):
+        # The key comes from this variable alone: OPENAI_API_KEY never goes to Azure or OpenRouter
+        # (a key handed over in code, as tests do, stands).
+        if "api_key" not in flags:
+            values.pop("api_key", None)
+        if os.environ.get(key_env) and "api_key" not in flags:
             values["api_key"], origin["api_key"] = os.environ[key_env], f"${key_env}"
     if values.get("auth") == "none":
         values.pop("api_key", None)  # a server that takes none is sent none
