@@ -50,6 +50,7 @@ class Ready:
     prompts: PromptHistory | None = None
     images: list[Attachment] = field(default_factory=list)
     cancelled: bool = False  # the resume picker was closed: nothing to run
+    args: argparse.Namespace | None = None  # the command line, for /profile's reload
 
     def stop(self) -> None:
         if self.demo is not None:
@@ -89,6 +90,9 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[S
                           "or add --demo to try the built-in demo")
     if settings.api_key is None and settings.auth != "none" and not is_loopback(settings.base_url):
         raise ConfigError(f"{settings.key_variable()} is not set (a key is needed for any server but a local one)")
+    from rivulet.app.capability_probe import apply_cached
+
+    apply_cached(settings)  # what the probes found about this server, beneath what the user set
     return settings, None
 
 
@@ -175,7 +179,8 @@ def prepare(args: argparse.Namespace) -> Ready:
         if session is not None and demo is None and not getattr(args, "model", None):
             settings = settings.model_copy(update={"model": session_model(session, settings.model)})
         prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
-        ready = Ready(settings, make_transport(settings), tools, demo, session, writer, prompts, images, cancelled)
+        ready = Ready(settings, make_transport(settings), tools, demo, session, writer, prompts, images, cancelled,
+                      args)
     except ConfigError as exc:
         if demo is not None:
             demo.stop()

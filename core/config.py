@@ -77,6 +77,9 @@ class Settings(BaseModel):
     # The environment variable the key is read from instead of $OPENAI_API_KEY (the key never
     # lives in a profile or on the command line).
     api_key_env: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    # Probe a server that is not OpenAI's once, in the chat's background, and apply what it
+    # supports from then on (core/capabilities.py); what the user sets always wins.
+    probe_servers: bool = True
     # Query parameters added to every request's URL (Azure's api-version).
     query: dict[str, str] = Field(default_factory=dict)
     # The active profile, and the [profiles.NAME] tables (each a set of these settings).

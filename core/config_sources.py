@@ -33,7 +33,7 @@ SETTING_NAMES = frozenset({
     "base_url", "compaction", "connect_timeout", "context_window", "headers", "idle_timeout", "image_max_bytes",
     "instructions", "keymap", "max_follow_ups", "max_item_chars", "max_items_per_response", "max_patch_chars",
     "max_retries", "max_retry_wait", "max_tool_args_chars", "mcp_servers", "model", "models", "notify", "patch_tool",
-    "profile", "profiles", "project_instructions_max_bytes", "protected_paths", "provider", "query",
+    "probe_servers", "profile", "profiles", "project_instructions_max_bytes", "protected_paths", "provider", "query",
     "reasoning_effort", "reasoning_summary", "sandbox", "sandbox_network", "save_sessions", "shell_timeout",
     "shell_tool", "store", "stream_fps", "strict_protocol", "theme", "transport", "workspace", "ws_incremental",
 })

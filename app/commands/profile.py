@@ -1,0 +1,104 @@
+"""/profile: list the config file's `[profiles.NAME]` tables and switch to one for the
+next turn; and the lines /status gives the profile, the provider preset and what the
+capability cache applied.
+
+A switch loads the settings again as a start with `-p NAME` would (the command line's
+flags and -c items still on top), then gives the conversation the new settings and a
+new transport: history stays, the next request goes to the profile's server. While a
+turn runs it waits: the turn finishes where it started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from rivulet.app.commands.output import show_note
+from rivulet.core.config_sources import config_path, safe_url
+from rivulet.core.errors import ConfigError
+from rivulet.core.sanitize import sanitize
+
+if TYPE_CHECKING:
+    from rivulet.app.tui import RivuletApp
+    from rivulet.core.config import Settings
+
+
+def server_lines(s: Settings) -> list[str]:
+    """/status: the profile, the provider preset, and each setting the probes chose."""
+    from rivulet.core.providers import PRESETS
+
+    others = sorted(set(s.profiles) - {s.profile})
+    more = f" (also: {', '.join(others)})" if others else ""
+    lines = [f"profile        {s.profile or 'none'}{more}"]
+    if s.provider:
+        preset = PRESETS[s.provider]
+        lines.append(f"provider       {preset.name}: {preset.about}")
+    for n, (name, why) in enumerate(sorted(s.applied.items())):
+        value = getattr(s, name)
+        shown = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        lines.append(f"{'probed' if n == 0 else '':15}{name} = {shown}: {why}")
+    return lines
+
+
+def _summary(table: dict[str, Any]) -> str:
+    parts = [str(table[k]) for k in ("provider", "model") if isinstance(table.get(k), str)]
+    if isinstance(table.get("base_url"), str):
+        parts.append(safe_url(table["base_url"]))
+    return " · ".join(parts)
+
+
+async def choose_profile(app: RivuletApp, arg: str = "") -> None:
+    from rivulet.widgets.choice import Choice, ChoiceScreen
+
+    s = app.settings
+    names = sorted(s.profiles)
+    if not names:
+        await show_note(app, [f"No profiles: add [profiles.NAME] tables to {config_path()}",
+                              'e.g. [profiles.local] with provider = "llamacpp", then rivulet -p local '
+                              "or /profile local"])
+        return
+    if not arg:
+        choices = [Choice(n, help=_summary(s.profiles[n])) for n in names]
+        arg = await app.push_screen_wait(ChoiceScreen("Profile for the next turn", choices, current=s.profile)) or ""
+        if not arg:
+            return
+    await switch_profile(app, arg.strip())
+
+
+async def switch_profile(app: RivuletApp, name: str) -> None:
+    from rivulet.app.boot import settings_for
+    from rivulet.app.commands.model import refresh_model_status
+    from rivulet.core.config import effective_patch_tool
+    from rivulet.core.protocol.transports import make_transport
+    from rivulet.core.tools.router import AgentTools
+
+    if name == app.settings.profile:
+        app.notify(f"Already using profile {sanitize(name)}", markup=False)
+        return
+    if app.turn_worker is not None and app.turn_worker.is_running:
+        app.notify("A turn is running: switch the profile when it ends", severity="warning", markup=False)
+        return
+    ready = app.ready
+    base = getattr(ready, "args", None) or argparse.Namespace(base_url=None, model=None, approval=None,
+                                                              workspace=None, transport=None, demo=False)
+    args = argparse.Namespace(**{**vars(base), "profile": name, "demo": False})
+    try:
+        settings, _ = settings_for(args, headless=True)  # never the demo in place of a profile
+    except ConfigError as exc:
+        app.notify(sanitize(exc.message), severity="error", markup=False)
+        return
+    old = app.transport
+    app.settings, app.transport = settings, make_transport(settings)
+    conv = app.conversation
+    if conv is not None:
+        model, conv.settings, conv.transport = conv.settings.model, settings, app.transport
+        if settings.model != model:
+            conv.set_model(settings.model)  # the old model's encrypted reasoning is no longer sent
+    if isinstance(app.tools, AgentTools):
+        app.tools.settings = dataclasses.replace(app.tools.settings, patch_tool=effective_patch_tool(settings))
+    if old is not None:
+        await old.aclose()
+    refresh_model_status(app)
+    where = safe_url(settings.base_url)
+    await show_note(app, [f"Profile: {name}, from the next turn on: {settings.model} at {where}."])
