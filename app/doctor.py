@@ -69,7 +69,7 @@ class Report:
         return {"server": self.server, "model": self.model, "can_chat": self.can_chat,
                 "probes": [p.__dict__ for p in self.probes],
                 "deviations": [d.to_json() for d in self.deviations.values()],
-                "recommended": self.recommended, "notes": self.notes}
+                "recommended": self.recommended, "reasons": self.reasons, "notes": self.notes}
 
 
 class _Watch(SamplingSink):
