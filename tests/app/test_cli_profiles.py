@@ -85,3 +85,16 @@ def test_mistakes_are_one_line(tmp_path, argv, line):
     if line is not None:
         assert proc.stderr == line
     assert "SECRET" not in proc.stderr
+
+
+def test_doctor_takes_the_profile_and_its_report_names_the_key_variable(tmp_path):
+    with ApiKeyServer(KEY, VERSION) as server:
+        env = {"RIVULET_CONFIG": _profile(tmp_path, server.base_url), "AZURE_OPENAI_API_KEY": KEY,
+               "RIVULET_SESSIONS_DIR": str(tmp_path / "s")}
+        proc = rivulet("-p", "az", "doctor", "--timeout", "20", "--report", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "| plain text | ok |" in proc.stdout and "(provider azure)" in proc.stdout
+    assert f"curl -N '{server.base_url}/responses?api-version={VERSION}'" in proc.stdout
+    assert '-H "api-key: $AZURE_OPENAI_API_KEY"' in proc.stdout
+    assert KEY not in proc.stdout and "Authorization" not in proc.stdout
+    assert all("authorization" not in s["headers"] for s in server.seen)
