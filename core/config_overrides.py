@@ -9,7 +9,6 @@ in `ps`; `api_key_env` names the variable that holds it instead.
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -33,6 +32,7 @@ def secret_problem(path: list[str]) -> str | None:
 
 
 def parse_value(raw: str) -> Any:
+    import datetime  # here: peek (the first frame) parses no -c item in most starts
     import tomllib
 
     try:
