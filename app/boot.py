@@ -179,8 +179,8 @@ def prepare(args: argparse.Namespace) -> Ready:
         if session is not None and demo is None and not getattr(args, "model", None):
             settings = settings.model_copy(update={"model": session_model(session, settings.model)})
         prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
-        ready = Ready(settings, make_transport(settings), tools, demo, session, writer, prompts, images, cancelled,
-                      args)
+        ready = Ready(settings, make_transport(settings), tools, demo, session, writer, prompts, images, cancelled)
+        ready.args = args
     except ConfigError as exc:
         if demo is not None:
             demo.stop()
