@@ -102,3 +102,13 @@ def test_a_users_setting_beats_the_presets(keys):
     assert settings.query == {"api-version": "2024-10-21"}
     assert settings.auth_headers() == {"Authorization": "Bearer az-0002"}
     assert wants_websocket(settings)
+
+
+def test_no_command_the_model_runs_sees_any_presets_key(keys):
+    """A preset's key variable is a secret even when another profile is active."""
+    from rivulet.core.tools.shell import SECRET_ENV, child_env
+
+    names = {p.settings["api_key_env"] for p in PRESETS.values() if "api_key_env" in p.settings}
+    assert names <= set(SECRET_ENV)
+    env = child_env()
+    assert not names & set(env) and "OPENAI_API_KEY" not in env
