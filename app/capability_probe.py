@@ -8,6 +8,8 @@ are already made); the chat says so once, in one note.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rivulet.core import capabilities as caps
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     from rivulet.core.config import Settings
 
 PROBE_TIMEOUT = 60.0  # seconds for each background probe: a slow CPU model needs them
+IDLE_POLL = 0.5  # seconds between looks at whether the chat's turn has ended
 
 
 def apply_cached(settings: Settings) -> dict[str, str]:
@@ -65,9 +68,11 @@ def _toml(value: Any) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else f'"{value}"'
 
 
-async def probe_in_background(settings: Settings, say: Any) -> str | None:
+async def probe_in_background(settings: Settings, say: Any, busy: Callable[[], bool] | None = None) -> str | None:
     """The first time this server (and model list) is seen: the doctor's probes, stored.
-    `say` gets the one note for the user. Returns the note (None: nothing was probed)."""
+    `say` gets the one note for the user. While `busy()` (a turn runs) the probes wait:
+    a local server often has one slot, and the user's answer comes first. Returns the
+    note (None: nothing was probed)."""
     from rivulet.app.doctor import Doctor
 
     if not caps.wants_probe(settings):
@@ -75,6 +80,8 @@ async def probe_in_background(settings: Settings, say: Any) -> str | None:
     fp, _ = await server_fingerprint(settings)
     if caps.lookup(settings.base_url, fp) is not None:
         return None
+    while busy is not None and busy():
+        await asyncio.sleep(IDLE_POLL)
     # The user's settings, not this chat's: a model switch later does not change what is probed.
     report = await Doctor(settings.model_copy(), PROBE_TIMEOUT).run()
     if not report.can_chat:

@@ -297,7 +297,10 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             if not self.demo:  # a server met for the first time: probed once, in the background
                 from rivulet.app.capability_probe import probe_in_background
 
-                self.run_worker(probe_in_background(self.settings, lambda text: self.bus.publish(b.Notice(text))),
+                def busy() -> bool:
+                    return bool(self.turn_worker and self.turn_worker.is_running)
+
+                self.run_worker(probe_in_background(self.settings, lambda text: self.bus.publish(b.Notice(text)), busy),
                                 group="probe", exit_on_error=False)
 
     async def on_event(self, event: events.Event) -> None:

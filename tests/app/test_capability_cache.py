@@ -107,3 +107,29 @@ def test_report_is_markdown_with_the_failing_request_and_no_key(data):
                  '"tool_choice": "required"', "- models listed: 1 (gemma-3-270m)"):
         assert part in out, part
     assert key not in out and "\x1b" not in out
+
+
+async def test_the_probe_waits_while_a_turn_runs(data, monkeypatch):
+    import asyncio
+
+    import rivulet.app.capability_probe as probe_module
+
+    monkeypatch.setenv("RIVULET_PROBE_SERVERS", "true")
+    monkeypatch.setattr(probe_module, "IDLE_POLL", 0.01)
+    asked: list[bool] = []
+    running = True
+
+    def busy() -> bool:
+        asked.append(running)
+        return running
+
+    with CannedServer(simple_text_response("hi"), models=MODELS) as server:
+        task = asyncio.ensure_future(probe_in_background(_settings(server.base_url), print, busy))
+        for _ in range(3000):
+            if len(asked) >= 3:
+                break
+            await asyncio.sleep(0.01)
+        assert len(asked) >= 3 and server.requests == []  # waiting: not one probe sent
+        running = False
+        assert (await asyncio.wait_for(task, 120)).startswith("Probed this server once")
+        assert len(server.requests) >= 5
