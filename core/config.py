@@ -34,10 +34,10 @@ from rivulet.core.config_sources import (
     DEFAULT_BASE_URL,
     DEFAULT_MODEL,
     DEFAULT_THEME,
-    SETTING_NAMES,
     Layers,
     config_path,
     is_loopback,
+    parsed_overrides,
     safe_url,
     stack,
 )
@@ -269,10 +269,8 @@ def _is_complex(annotation: Any) -> bool:
 def layered(init: dict[str, Any], overrides: tuple[str, ...] | list[str] = ()) -> Layers:
     """The provider preset, the config file, the profile, the environment, the `-c`
     items, then `init` (flags) over them."""
-    from rivulet.core.config_overrides import parse_overrides
-
     env, labels = _from_env()
-    return stack(_by_name(init), env, labels, parse_overrides(overrides, SETTING_NAMES))
+    return stack(_by_name(init), env, labels, parsed_overrides(overrides))
 
 
 def effective_patch_tool(settings: Settings) -> Literal["custom", "function", "off"]:

@@ -47,8 +47,6 @@ def parse_overrides(items: Iterable[str], known: frozenset[str]) -> tuple[dict[s
     """The `-c` values as nested tables, and each top-level key's label ("-c model") for
     error lines. A bad item is a one-line ConfigError naming its key, never its value
     (it may be a secret typed in the wrong place)."""
-    import difflib
-
     out: dict[str, Any] = {}
     labels: dict[str, str] = {}
     for item in items:
@@ -60,6 +58,8 @@ def parse_overrides(items: Iterable[str], known: frozenset[str]) -> tuple[dict[s
         if not all(_PART.fullmatch(p) for p in path):
             raise ConfigError(f"bad -c key {key[:80]!r}: use letters, digits, - and _, with dots between tables")
         if path[0] not in known:
+            import difflib  # only for the hint: it costs a few ms to import
+
             near = difflib.get_close_matches(path[0], sorted(known), n=1)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
             raise ConfigError(f"unknown setting {path[0]!r} in -c {key}{hint}")

@@ -149,9 +149,6 @@ def stack(flags: dict[str, Any], env: dict[str, Any], env_labels: dict[str, str]
           overrides: tuple[dict[str, Any], dict[str, str]] = ({}, {}), path: Path | None = None) -> Layers:
     """The sources layered, without validating a value (pydantic does that in config.py;
     `peek` skips what has the wrong type). `env` and `flags` hold field names."""
-    from rivulet.core.config_profiles import select_profile
-    from rivulet.core.providers import PRESETS
-
     path = path or config_path()
     file = read_config_file(path)
     check_keys(file, SETTING_NAMES, path)
@@ -160,7 +157,11 @@ def stack(flags: dict[str, Any], env: dict[str, Any], env_labels: dict[str, str]
                  if v is not None), None)
     if name is not None and not isinstance(name, str):
         raise ConfigError("bad profile: a profile is named by a string")
-    profile = select_profile(file, name, path, SETTING_NAMES) if name else {}
+    profile: dict[str, Any] = {}
+    if name:
+        from rivulet.core.config_profiles import select_profile
+
+        profile = select_profile(file, name, path, SETTING_NAMES)
     values: dict[str, Any] = {}
     origin: dict[str, str] = {}
     labels: list[tuple[dict[str, Any], Callable[[str], str]]] = [
@@ -172,7 +173,11 @@ def stack(flags: dict[str, Any], env: dict[str, Any], env_labels: dict[str, str]
         values = deep_update(values, layer)
         origin.update({k: label(k) for k in layer})
     explicit = frozenset(values)
-    preset = PRESETS.get(values["provider"]) if isinstance(values.get("provider"), str) else None
+    preset = None
+    if isinstance(values.get("provider"), str):
+        from rivulet.core.providers import PRESETS  # (imported only when a preset is named)
+
+        preset = PRESETS.get(values["provider"])
     if preset is not None:
         values = deep_update(preset.settings, values)
         for key in preset.settings:
@@ -210,6 +215,15 @@ class Peek:
         return not self.has_key and self.base_url == DEFAULT_BASE_URL
 
 
+def parsed_overrides(items: tuple[str, ...] | list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The -c items as tables and labels (config_overrides.py, imported only when there are some)."""
+    if not items:
+        return {}, {}
+    from rivulet.core.config_overrides import parse_overrides
+
+    return parse_overrides(items, SETTING_NAMES)
+
+
 # The environment variables `peek` reads (the string settings its frame and layering need).
 PEEK_ENV = {"base_url": BASE_URL_ENV, "api_key": API_KEY_ENV, "model": ("RIVULET_MODEL",),
             "theme": ("RIVULET_THEME",), "profile": ("RIVULET_PROFILE",), "provider": ("RIVULET_PROVIDER",),
@@ -222,15 +236,13 @@ def peek(*, overrides: tuple[str, ...] | list[str] = (), **flags: Any) -> Peek:
     alone. A value of the wrong type is skipped here: the validation that follows names
     it. The file's syntax and keys, the profile's name and the -c items are checked here,
     so a mistake in them stops the chat before it draws anything."""
-    from rivulet.core.config_overrides import parse_overrides
-
     env: dict[str, Any] = {}
     for name, names in PEEK_ENV.items():
         found = next((n for n in names if n in os.environ), None)
         if found is not None:
             env[name] = os.environ[found]
     clean = {k: v for k, v in flags.items() if v is not None}
-    layers = stack(clean, env, {}, parse_overrides(overrides, SETTING_NAMES))
+    layers = stack(clean, env, {}, parsed_overrides(overrides))
     data = layers.values
 
     def pick(name: str, kind: type, default: Any) -> Any:
