@@ -22,7 +22,7 @@ from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.sanitize import sanitize
 
 if TYPE_CHECKING:
-    from rivulet.app.doctor import Probe, Report
+    from rivulet.app.doctor import DoctorProbe, Report
     from rivulet.core.config import Settings
 
 SHOWN_QUERY = ("api-version",)  # query parameters known to carry no secret
@@ -57,7 +57,7 @@ def _versions() -> list[str]:
     return out
 
 
-def failing_request(probe: Probe, settings: Settings) -> str:
+def failing_request(probe: DoctorProbe, settings: Settings) -> str:
     """The probe's request as a curl command, the key as its variable, never its value."""
     query = {k: (v if k in SHOWN_QUERY else "…") for k, v in settings.query.items()}
     url = endpoint(safe_url(settings.base_url), "responses")

@@ -11,7 +11,6 @@ turn runs it waits: the turn finishes where it started.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from rivulet.app.commands.output import show_note
@@ -69,15 +68,14 @@ async def choose_profile(app: RivuletApp, arg: str = "") -> None:
 async def switch_profile(app: RivuletApp, name: str) -> None:
     from rivulet.app.boot import settings_for
     from rivulet.app.commands.model import refresh_model_status
-    from rivulet.core.config import effective_patch_tool
-    from rivulet.core.protocol.transports import make_transport
-    from rivulet.core.tools.router import AgentTools
 
     if name == app.settings.profile:
         app.notify(f"Already using profile {sanitize(name)}", markup=False)
         return
-    if app.turn_worker is not None and app.turn_worker.is_running:
-        app.notify("A turn is running: switch the profile when it ends", severity="warning", markup=False)
+    engine = app.engine
+    if engine is None or (app.turn_worker is not None and app.turn_worker.is_running):
+        busy = "The chat is still starting" if engine is None else "A turn is running"
+        app.notify(f"{busy}: switch the profile when it ends", severity="warning", markup=False)
         return
     ready = app.ready
     base = getattr(ready, "args", None) or argparse.Namespace(base_url=None, model=None, approval=None,
@@ -88,17 +86,8 @@ async def switch_profile(app: RivuletApp, name: str) -> None:
     except ConfigError as exc:
         app.notify(sanitize(exc.message), severity="error", markup=False)
         return
-    old = app.transport
-    app.settings, app.transport = settings, make_transport(settings)
-    conv = app.conversation
-    if conv is not None:
-        model, conv.settings, conv.transport = conv.settings.model, settings, app.transport
-        if settings.model != model:
-            conv.set_model(settings.model)  # the old model's encrypted reasoning is no longer sent
-    if isinstance(app.tools, AgentTools):
-        app.tools.settings = dataclasses.replace(app.tools.settings, patch_tool=effective_patch_tool(settings))
-    if old is not None:
-        await old.aclose()
+    await engine.switch_settings(settings)
+    app.settings, app.transport = settings, engine.transport
     refresh_model_status(app)
     where = safe_url(settings.base_url)
     await show_note(app, [f"Profile: {name}, from the next turn on: {settings.model} at {where}."])
