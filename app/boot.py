@@ -52,6 +52,7 @@ class Ready:
     images: list[Attachment] = field(default_factory=list)
     cancelled: bool = False  # the resume picker was closed: nothing to run
     notices: Notices | None = None  # where the transport's fallback notice goes (the engine binds it)
+    args: argparse.Namespace | None = None  # the command line, for /profile's reload
 
     def stop(self) -> None:
         if self.demo is not None:
@@ -62,12 +63,14 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[S
     """Settings, and the embedded demo server with --demo (or, in the chat, when there
     is neither a key nor a URL: the chat's banner says it is the demo; a headless run
     would print scripted answers as if they were real, so it asks for --demo instead)."""
+    from rivulet.app.cli import all_overrides
     from rivulet.core.config import load_settings
 
     settings = load_settings(base_url=args.base_url, model=args.model,
                              approval=args.approval, workspace=args.workspace,
                              patch_tool=getattr(args, "patch_tool", None), transport=args.transport,
-                             strict_protocol=getattr(args, "strict", None))
+                             strict_protocol=getattr(args, "strict", None), profile=getattr(args, "profile", None),
+                             overrides=all_overrides(args))
     flag = getattr(args, "instructions", None)
     if flag:  # adds to the configured instructions (which come after AGENTS.md)
         joined = f"{settings.instructions}\n\n{flag}" if settings.instructions else flag
@@ -87,8 +90,11 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[S
     if no_server:
         raise ConfigError("OPENAI_API_KEY is not set: set it, pass --base-url for a local server, "
                           "or add --demo to try the built-in demo")
-    if settings.api_key is None and not is_loopback(settings.base_url):
-        raise ConfigError("OPENAI_API_KEY is not set (a key is needed for any server but a local one)")
+    if settings.api_key is None and settings.auth != "none" and not is_loopback(settings.base_url):
+        raise ConfigError(f"{settings.key_variable()} is not set (a key is needed for any server but a local one)")
+    from rivulet.app.capability_probe import apply_cached
+
+    apply_cached(settings)  # what the probes found about this server, beneath what the user set
     return settings, None
 
 
@@ -177,7 +183,7 @@ def prepare(args: argparse.Namespace) -> Ready:
         prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
         notices = Notices()
         ready = Ready(settings, build_transport(settings, notices), tools, demo, session, writer, prompts, images,
-                      cancelled, notices)
+                      cancelled, notices, args)
     except ConfigError as exc:
         if demo is not None:
             demo.stop()

@@ -32,14 +32,27 @@ GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--log-level",), dict(metavar="LEVEL", help="log level for stderr: DEBUG, INFO, WARNING (default), ERROR")),
     (("--strict",), dict(action="store_const", const=True,  # absent: None, so the config decides
                          help="turn every tolerated protocol deviation into an error (for server developers)")),
+    (("-p", "--profile"), dict(metavar="NAME", help="use the settings of [profiles.NAME] in the config file")),
+    (("-c", "--config"), dict(metavar="KEY=VALUE", action="append", dest="overrides",
+                              help="override any setting for this run (TOML value, dotted keys for tables, "
+                                   "e.g. -c model=gpt-5.1 -c headers.X-Team=blue); repeatable")),
 ]
 
 
 def _add_global_options(parser: argparse.ArgumentParser, top: bool) -> None:
     group = parser.add_argument_group("global options (before or after the command)")
     for flags, kwargs in GLOBAL_OPTIONS:
-        # Below the command, an absent flag must not overwrite one given before it.
-        group.add_argument(*flags, **kwargs, **({} if top else {"default": argparse.SUPPRESS}))
+        # Below the command, an absent flag must not overwrite one given before it; a
+        # repeatable one is gathered apart and added to those before it (all_overrides).
+        extra: dict[str, Any] = {} if top else {"default": argparse.SUPPRESS}
+        if not top and kwargs.get("action") == "append":
+            extra["dest"] = f"{kwargs['dest']}_after"
+        group.add_argument(*flags, **{**kwargs, **extra})
+
+
+def all_overrides(args: argparse.Namespace) -> list[str]:
+    """The `-c` items given before the command and after it, in order."""
+    return [*(getattr(args, "overrides", None) or []), *(getattr(args, "overrides_after", None) or [])]
 
 
 def _add_turn_options(parser: argparse.ArgumentParser, top: bool = False) -> None:
@@ -91,6 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
     dr = command("doctor", "probe a server: what it supports, its deviations, the settings to use")
     dr.add_argument("--json", action="store_true", help="print the report as one JSON object")
     dr.add_argument("--timeout", type=float, default=120.0, help="seconds allowed for each probe (default 120)")
+    dr.add_argument("--refresh", action="store_true", help="probe again and replace what the capability cache "
+                    "knows about this server")
+    dr.add_argument("--report", action="store_true", help="print a Markdown report to paste into the server's "
+                    "bug tracker (versions, probes, raw deviations, a minimal failing request; no secrets)")
     add_mcp_parser(command)
     rs = command("resume", "continue a saved session in the chat (a picker without an id)")
     rs.add_argument("id", nargs="?", help="session id (or a unique prefix of it), or the path of its file")

@@ -48,6 +48,7 @@ class DoctorProbe:
     seconds: float = 0.0
     warn: bool = False  # it worked, but not as a chat client needs (an answer without text)
     http_status: int | None = None  # the server's HTTP status when it refused the probe
+    request: dict[str, Any] | None = None  # the body it sent (for doctor --report's failing request)
 
 
 @dataclass
@@ -57,6 +58,7 @@ class Report:
     probes: list[DoctorProbe] = field(default_factory=list)
     deviations: dict[str, Deviation] = field(default_factory=dict)
     recommended: dict[str, Any] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)  # recommended setting -> the probe behind it
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -67,7 +69,7 @@ class Report:
         return {"server": self.server, "model": self.model, "can_chat": self.can_chat,
                 "probes": [p.__dict__ for p in self.probes],
                 "deviations": [d.to_json() for d in self.deviations.values()],
-                "recommended": self.recommended, "notes": self.notes}
+                "recommended": self.recommended, "reasons": self.reasons, "notes": self.notes}
 
 
 class _Watch(SamplingSink):
@@ -109,6 +111,7 @@ class Doctor:
         A judge may add a third value: True when it worked with a reservation."""
         probe = DoctorProbe(name)
         started = time.monotonic()
+        self._last_body: dict[str, Any] | None = None
         try:
             verdict = await attempt()
             probe.ok, probe.detail = verdict[0], verdict[1]
@@ -119,11 +122,13 @@ class Doctor:
             probe.ok, probe.detail = False, _failure(exc)
             probe.http_status = getattr(exc, "status", None)
         probe.seconds = round(time.monotonic() - started, 2)
+        probe.request = self._last_body
         self.report.probes.append(probe)
         return probe
 
     def _ask(self, transport: Any, body: dict[str, Any], judge: Any) -> Callable[[], Awaitable[tuple[Any, ...]]]:
         async def attempt() -> tuple[Any, ...]:
+            self._last_body = body
             result, watch = await self._run(transport, body)
             return judge(result, watch)
 
@@ -183,10 +188,20 @@ class Doctor:
 
     def _recommend(self, calls: DoctorProbe, custom: DoctorProbe, reasoning: DoctorProbe, chained: DoctorProbe,
                    ws: DoctorProbe) -> None:
-        rec = self.report.recommended
+        rec, why = self.report.recommended, self.report.reasons
         rec["patch_tool"] = "custom" if custom.ok else "function"
+        why["patch_tool"] = "a custom tool call came back" if custom.ok else "no custom tool call came back"
         rec["transport"] = "ws" if ws.ok else "sse"
+        why["transport"] = "the Responses WebSocket answered" if ws.ok else \
+            ("no Responses WebSocket" if ws.ok is None else "the WebSocket probe failed")
         rec["ws_incremental"] = bool(chained.ok and "did not" not in chained.detail)
+        why["ws_incremental"] = "previous_response_id kept the earlier turn" if rec["ws_incremental"] else \
+            "previous_response_id did not keep the earlier turn"
+        if reasoning.ok:
+            raw_only = "raw" in reasoning.detail
+            rec["reasoning_summary"] = "off" if raw_only else "auto"
+            why["reasoning_summary"] = "reasoning comes as raw text, never as summaries" if raw_only else \
+                "reasoning summaries streamed"
         rec["strict_protocol"] = False
         notes = self.report.notes
         if not self.report.deviations:
@@ -292,13 +307,23 @@ async def run_doctor(args: argparse.Namespace) -> int:
         settings, demo = settings_for(args)
     except ConfigError as exc:
         return _fail(exc.message, 2)
+    from rivulet.app.capability_probe import remember, server_fingerprint
+
     try:
+        fp, models = await server_fingerprint(settings)
         report = await Doctor(settings, args.timeout).run()
     finally:
         if demo is not None:
             demo.stop()
-    if args.json:
+    change = remember(settings, report, fp) if report.can_chat and demo is None else None
+    if getattr(args, "report", False):
+        from rivulet.app.doctor_report import markdown_report
+
+        print(markdown_report(report, settings, models))
+    elif args.json:
         print(json.dumps(report.to_json(), ensure_ascii=True))
     else:
         print(render(report))
+        if change is not None and (getattr(args, "refresh", False) or change):
+            print(sanitize(change or "Capability cache: unchanged for this server."))
     return 0 if report.can_chat else 1

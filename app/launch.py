@@ -116,7 +116,10 @@ def run_tui(args: argparse.Namespace) -> int:
     from rivulet.core.tools.mcp_config import parse_servers
 
     try:
-        view = peek(base_url=args.base_url, model=args.model)
+        from rivulet.app.cli import all_overrides
+
+        view = peek(base_url=args.base_url, model=args.model, profile=getattr(args, "profile", None),
+                    overrides=all_overrides(args))
         parse_servers(view.mcp_servers)  # a bad [mcp_servers] table: one line, before anything is drawn
     except ConfigError as exc:
         return _fail(exc.message, 2)

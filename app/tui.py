@@ -305,6 +305,14 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         refresh_model_status(self)
         if not self.replay:
             self.run_worker(learn_windows(self), group="models", exit_on_error=False)
+            if not self.demo:  # a server met for the first time: probed once, in the background
+                from rivulet.app.capability_probe import probe_in_background
+
+                def busy() -> bool:
+                    return bool(self.turn_worker and self.turn_worker.is_running)
+
+                self.run_worker(probe_in_background(self.settings, lambda text: self.bus.publish(b.Notice(text)), busy),
+                                group="probe", exit_on_error=False)
 
     async def on_event(self, event: events.Event) -> None:
         """While the chat starts, plain characters are typed at once, and every other key

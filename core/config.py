@@ -1,10 +1,11 @@
-"""Settings: defaults < config file (TOML) < environment < command line.
+"""Settings: defaults < provider preset < config file (TOML) < profile < environment <
+`-c key=value` < flags.
 
-`layered` merges the sources (as pydantic-settings did, which cost a third of `exec`'s
-start: ~150 ms of imports for four dictionaries), pydantic validates the result; the API
-key is a `SecretStr` so it never shows in a repr, a log line or an error. What needs no
-pydantic (the file, its path, safe URLs, the first frame's `peek`) is in
-`config_sources.py`, re-exported here.
+`layered` gathers the sources (`config_sources.stack`, as pydantic-settings did, which
+cost a third of `exec`'s start: ~150 ms of imports for four dictionaries), pydantic
+validates the result; the API key is a `SecretStr` so it never shows in a repr, a log
+line or an error. What needs no pydantic (the file, its path, the layering, safe URLs,
+the first frame's `peek`) is in `config_sources.py`, re-exported here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,16 @@ from types import UnionType
 from typing import Any, Literal, Union, get_args, get_origin
 from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 
 from rivulet.core.config_sources import (
     API_KEY_ENV,
@@ -24,11 +34,12 @@ from rivulet.core.config_sources import (
     DEFAULT_BASE_URL,
     DEFAULT_MODEL,
     DEFAULT_THEME,
-    check_keys,
+    Layers,
     config_path,
     is_loopback,
-    read_config_file,
+    parsed_overrides,
     safe_url,
+    stack,
 )
 from rivulet.core.config_sources import read_config_document as read_config_document
 from rivulet.core.config_sources import save_setting as save_setting
@@ -44,6 +55,11 @@ class Settings(BaseModel):
     over the config file over the defaults (see `layered`)."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    # Where each value came from, what the user set, and what the capability cache applied
+    # (setting -> why): see config_sources.Layers and core/capabilities.py.
+    _origin: dict[str, str] = PrivateAttr(default_factory=dict)
+    _explicit: frozenset[str] = PrivateAttr(default=frozenset())
+    _applied: dict[str, str] = PrivateAttr(default_factory=dict)
 
     base_url: str = Field(DEFAULT_BASE_URL,
                           validation_alias=AliasChoices("base_url", *BASE_URL_ENV))
@@ -53,6 +69,22 @@ class Settings(BaseModel):
     instructions: str | None = None
     # Extra HTTP headers sent with every request (e.g. an org or project id).
     headers: dict[str, str] = Field(default_factory=dict)
+    # The provider preset beneath these settings (core/providers.py); None: none.
+    provider: Literal["openai", "azure", "openrouter", "llamacpp", "vllm", "ollama", "lmstudio", "custom"] | None \
+        = None
+    # How the key is sent: bearer (Authorization: Bearer), api-key (Azure's header), none.
+    auth: Literal["bearer", "api-key", "none"] = "bearer"
+    # The environment variable the key is read from instead of $OPENAI_API_KEY (the key never
+    # lives in a profile or on the command line).
+    api_key_env: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    # Probe a server that is not OpenAI's once, in the chat's background, and apply what it
+    # supports from then on (core/capabilities.py); what the user sets always wins.
+    probe_servers: bool = True
+    # Query parameters added to every request's URL (Azure's api-version).
+    query: dict[str, str] = Field(default_factory=dict)
+    # The active profile, and the [profiles.NAME] tables (each a set of these settings).
+    profile: str | None = None
+    profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
     # Seconds without any event before the stream counts as dead (Codex uses 300).
     idle_timeout: float = 300.0
     connect_timeout: float = 15.0
@@ -138,8 +170,24 @@ class Settings(BaseModel):
             raise ValueError(f"base_url must be an http(s) URL, got {safe_url(value)!r}")
         return value.rstrip("/")
 
-    def __init__(self, **values: Any) -> None:
-        super().__init__(**layered(values))
+    def __init__(self, _layers: Layers | None = None, **values: Any) -> None:
+        layers = _layers if _layers is not None else layered(values)
+        super().__init__(**layers.values)
+        self._origin, self._explicit = layers.origin, layers.explicit
+
+    @property
+    def explicit(self) -> frozenset[str]:
+        """The settings the user gave (file, profile, environment, -c, flags)."""
+        return self._explicit
+
+    @property
+    def applied(self) -> dict[str, str]:
+        """Settings the capability cache chose for this server: name -> why."""
+        return self._applied
+
+    def origin(self, name: str) -> str:
+        """Where a setting's value came from, as the user wrote it ("default" if nowhere)."""
+        return self._origin.get(name, "default")
 
     def insecure_key_problem(self) -> str | None:
         """Why the key must not be sent to base_url (plain http to another machine), or None."""
@@ -155,9 +203,17 @@ class Settings(BaseModel):
         problem = self.insecure_key_problem()
         if problem is not None:  # the one place the key is attached: no transport can skip the check
             raise ConfigError(problem)
-        if self.api_key is not None and self.api_key.get_secret_value():
-            headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
+        if self.api_key is not None and self.api_key.get_secret_value() and self.auth != "none":
+            key = self.api_key.get_secret_value()
+            if self.auth == "api-key":
+                headers["api-key"] = key
+            else:
+                headers["Authorization"] = f"Bearer {key}"
         return headers
+
+    def key_variable(self) -> str:
+        """The variable the key is read from, for the line that says it is missing."""
+        return self.api_key_env or "OPENAI_API_KEY"
 
 
 def env_names(name: str) -> tuple[str, ...]:
@@ -183,11 +239,13 @@ def _by_name(values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _from_env() -> dict[str, Any]:
+def _from_env() -> tuple[dict[str, Any], dict[str, str]]:
     """Every setting found in the environment (names compared without case, as
-    pydantic-settings did); a dict or list setting is JSON there."""
+    pydantic-settings did), and the variable each came from; a dict or list setting is
+    JSON there."""
     environ = {k.upper(): v for k, v in os.environ.items()}
     out: dict[str, Any] = {}
+    labels: dict[str, str] = {}
     for name, info in Settings.model_fields.items():
         env = next((n for n in env_names(name) if n in environ), None)
         if env is None:
@@ -198,8 +256,8 @@ def _from_env() -> dict[str, Any]:
                 value = json.loads(value)
             except ValueError as exc:
                 raise ConfigError(f"bad ${env}: not JSON ({exc})") from None
-        out[name] = value
-    return out
+        out[name], labels[name] = value, f"${env}"
+    return out, labels
 
 
 def _is_complex(annotation: Any) -> bool:
@@ -208,22 +266,11 @@ def _is_complex(annotation: Any) -> bool:
     return any(a in (dict, list) or get_origin(a) in (dict, list) for a in args)
 
 
-def _deep_update(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    """Tables merge key by key across sources (a header from the file and one from the
-    environment both count); any other value is replaced."""
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _deep_update(out[key], value)
-        else:
-            out[key] = value
-    return out
-
-
-def layered(init: dict[str, Any]) -> dict[str, Any]:
-    """The config file, then the environment, then `init` (flags) over it."""
-    file = read_config_file(config_path())  # bounded: a regular file under the size cap
-    return _deep_update(_deep_update(_by_name(file), _from_env()), _by_name(init))
+def layered(init: dict[str, Any], overrides: tuple[str, ...] | list[str] = ()) -> Layers:
+    """The provider preset, the config file, the profile, the environment, the `-c`
+    items, then `init` (flags) over them."""
+    env, labels = _from_env()
+    return stack(_by_name(init), env, labels, parsed_overrides(overrides))
 
 
 def effective_patch_tool(settings: Settings) -> Literal["custom", "function", "off"]:
@@ -235,26 +282,38 @@ def effective_patch_tool(settings: Settings) -> Literal["custom", "function", "o
     return "custom" if host == "api.openai.com" else "function"
 
 
-def load_settings(**overrides: Any) -> Settings:
+def load_settings(*, overrides: tuple[str, ...] | list[str] = (), **flags: Any) -> Settings:
     """Settings from every source, with a one-line ConfigError on bad input that names
-    where the bad value came from: a flag, an environment variable or the config file."""
-    clean = {k: v for k, v in overrides.items() if v is not None}
+    where the bad value came from: a flag, a -c item, an environment variable, a profile
+    or the config file. `overrides` are the `-c key=value` items."""
+    clean = {k: v for k, v in flags.items() if v is not None}
     path = config_path()
-    check_config_keys(path)
+    layers = layered(clean, overrides)
     try:
-        settings = Settings(**clean)
+        settings = Settings(layers)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = [str(p) for p in first.get("loc", ())]
         field = loc[0] if loc else ""
         message = str(first.get("msg", "")).removeprefix("Value error, ")
-        raise ConfigError(f"bad {source_of(field, clean)}: {message}") from None
+        where = layers.origin.get(field) or source_of(field, clean)
+        inner = f"{'.'.join(loc)}: " if len(loc) > 1 else ""  # which entry of a table
+        raise ConfigError(f"bad {where}: {inner}{message}") from None
     except (OSError, ValueError) as exc:  # an unreadable or invalid TOML file
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
-    problem = settings.insecure_key_problem()
+    problem = settings.insecure_key_problem() or _preset_problem(settings)
     if problem is not None:
         raise ConfigError(problem)
     return settings
+
+
+def _preset_problem(settings: Settings) -> str | None:
+    from rivulet.core.providers import PRESETS
+
+    preset = PRESETS.get(settings.provider or "")
+    if preset is not None and preset.needs_base_url and "base_url" not in settings.explicit:
+        return f"provider {preset.name!r} needs base_url (e.g. https://RESOURCE.openai.azure.com/openai)"
+    return None
 
 
 def source_of(field: str, overrides: dict[str, Any]) -> str:
@@ -269,5 +328,6 @@ def source_of(field: str, overrides: dict[str, Any]) -> str:
 
 
 def check_config_keys(path: Path) -> None:
-    """An unknown key in the config file is an error that suggests the nearest name."""
-    check_keys(read_config_file(path), set(Settings.model_fields), path)
+    """An unknown key in the config file (or in the profile) is an error that suggests
+    the nearest name: `stack` checks both."""
+    layered({})

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,13 +29,13 @@ API_KEY_ENV = ("RIVULET_API_KEY", "OPENAI_API_KEY")
 # The names of Settings' fields, known without building the model: an unknown key in the
 # file is refused before the chat draws (tests/core/test_config_sources.py keeps this equal).
 SETTING_NAMES = frozenset({
-    "allow_insecure_http", "api_key", "approval", "attach_max_bytes", "auto_compact_percent", "base_url",
-    "compaction", "connect_timeout", "context_window", "headers", "idle_timeout", "image_max_bytes",
+    "allow_insecure_http", "api_key", "api_key_env", "approval", "attach_max_bytes", "auth", "auto_compact_percent",
+    "base_url", "compaction", "connect_timeout", "context_window", "headers", "idle_timeout", "image_max_bytes",
     "instructions", "keymap", "max_follow_ups", "max_item_chars", "max_items_per_response", "max_patch_chars",
     "max_retries", "max_retry_wait", "max_tool_args_chars", "mcp_servers", "model", "models", "notify", "patch_tool",
-    "project_instructions_max_bytes", "protected_paths", "reasoning_effort", "reasoning_summary", "sandbox",
-    "sandbox_network", "save_sessions", "shell_timeout", "shell_tool", "store", "stream_fps", "strict_protocol",
-    "theme", "transport", "workspace", "ws_incremental",
+    "probe_servers", "profile", "profiles", "project_instructions_max_bytes", "protected_paths", "provider", "query",
+    "reasoning_effort", "reasoning_summary", "sandbox", "sandbox_network", "save_sessions", "shell_timeout",
+    "shell_tool", "store", "stream_fps", "strict_protocol", "theme", "transport", "workspace", "ws_incremental",
 })
 
 
@@ -107,7 +108,7 @@ def _file_kind(mode: int) -> str:
     return "not a file"
 
 
-def check_keys(data: dict[str, Any], known: frozenset[str] | set[str], path: Path) -> None:
+def check_keys(data: dict[str, Any], known: frozenset[str] | set[str], path: Path, where: str | None = None) -> None:
     """An unknown key in the config file is an error that suggests the nearest name: a
     misspelt setting would otherwise be ignored without a word."""
     import difflib
@@ -116,7 +117,84 @@ def check_keys(data: dict[str, Any], known: frozenset[str] | set[str], path: Pat
         if key not in known:
             near = difflib.get_close_matches(key, sorted(known), n=1)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise ConfigError(f"unknown setting {key!r} in config file {path}{hint}")
+            raise ConfigError(f"unknown setting {key!r} in {where or f'config file {path}'}{hint}")
+
+
+def deep_update(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """Tables merge key by key across sources (a header from the file and one from the
+    environment both count); any other value is replaced."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_update(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+@dataclass
+class Layers:
+    """Every source stacked: defaults < provider preset < file < profile < environment <
+    -c < flags. `values` is what Settings validates; `origin` says, per setting, where
+    its value came from as the user wrote it (for error lines); `explicit` is what the
+    user set anywhere, which nothing learned (the capability cache) may replace."""
+
+    values: dict[str, Any]
+    origin: dict[str, str]
+    explicit: frozenset[str]
+    profile: str | None = None
+
+
+def stack(flags: dict[str, Any], env: dict[str, Any], env_labels: dict[str, str],
+          overrides: tuple[dict[str, Any], dict[str, str]] = ({}, {}), path: Path | None = None) -> Layers:
+    """The sources layered, without validating a value (pydantic does that in config.py;
+    `peek` skips what has the wrong type). `env` and `flags` hold field names."""
+    path = path or config_path()
+    file = read_config_file(path)
+    check_keys(file, SETTING_NAMES, path)
+    over, over_labels = overrides
+    name = next((v for v in (flags.get("profile"), over.get("profile"), env.get("profile"), file.get("profile"))
+                 if v is not None), None)
+    if name is not None and not isinstance(name, str):
+        raise ConfigError("bad profile: a profile is named by a string")
+    profile: dict[str, Any] = {}
+    if name:
+        from rivulet.core.config_profiles import select_profile
+
+        profile = select_profile(file, name, path, SETTING_NAMES)
+    values: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    labels: list[tuple[dict[str, Any], Callable[[str], str]]] = [
+        (file, lambda k: f"{k!r} in config file {path}"),
+        (profile, lambda k: f"{k!r} in profile {name!r} of config file {path}"),
+        (env, lambda k: env_labels.get(k, k)), (over, lambda k: over_labels.get(k, f"-c {k}")),
+        (flags, lambda k: f"--{k.replace('_', '-')}")]
+    for layer, label in labels:
+        values = deep_update(values, layer)
+        origin.update({k: label(k) for k in layer})
+    explicit = frozenset(values)
+    preset = None
+    if isinstance(values.get("provider"), str):
+        from rivulet.core.providers import PRESETS  # (imported only when a preset is named)
+
+        preset = PRESETS.get(values["provider"])
+    if preset is not None:
+        values = deep_update(preset.settings, values)
+        for key in preset.settings:
+            origin.setdefault(key, f"provider {preset.name!r}")
+    key_env = values.get("api_key_env")
+    if isinstance(key_env, str) and key_env:
+        # The key comes from this variable alone: OPENAI_API_KEY never goes to Azure or OpenRouter
+        # (a key handed over in code, as tests do, stands).
+        if "api_key" not in flags:
+            values.pop("api_key", None)
+        if os.environ.get(key_env) and "api_key" not in flags:
+            values["api_key"], origin["api_key"] = os.environ[key_env], f"${key_env}"
+    if values.get("auth") == "none":
+        values.pop("api_key", None)  # a server that takes none is sent none
+    if name is not None:
+        values["profile"] = name
+    return Layers(values, origin, explicit, name)
 
 
 @dataclass(frozen=True)
@@ -129,6 +207,7 @@ class Peek:
     keymap: dict[str, str] = field(default_factory=dict)
     has_key: bool = False
     mcp_servers: Any = None  # the file's [mcp_servers] table, checked before the chat draws
+    profile: str | None = None  # the profile picked (-p, $RIVULET_PROFILE, `profile = ...`)
 
     @property
     def needs_demo(self) -> bool:
@@ -136,31 +215,49 @@ class Peek:
         return not self.has_key and self.base_url == DEFAULT_BASE_URL
 
 
-def peek(**flags: Any) -> Peek:
-    """Flags over the environment over the config file over the defaults, as `Settings`
-    layers them, for the fields of `Peek` alone. A value of the wrong type is skipped
-    here: the validation that follows names it. The file's syntax and keys are checked
-    here, so a broken or misspelt file stops the chat before it draws anything."""
-    path = config_path()
-    data = read_config_file(path)
-    check_keys(data, SETTING_NAMES, path)
+def parsed_overrides(items: tuple[str, ...] | list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The -c items as tables and labels (config_overrides.py, imported only when there are some)."""
+    if not items:
+        return {}, {}
+    from rivulet.core.config_overrides import parse_overrides
 
-    def pick(name: str, env: tuple[str, ...], kind: type, default: Any) -> Any:
-        value = flags.get(name)
-        if value is None:
-            value = next((os.environ[e] for e in env if e in os.environ), None)
-        if value is None:
-            value = data.get(name)
+    return parse_overrides(items, SETTING_NAMES)
+
+
+# The environment variables `peek` reads (the string settings its frame and layering need).
+PEEK_ENV = {"base_url": BASE_URL_ENV, "api_key": API_KEY_ENV, "model": ("RIVULET_MODEL",),
+            "theme": ("RIVULET_THEME",), "profile": ("RIVULET_PROFILE",), "provider": ("RIVULET_PROVIDER",),
+            "api_key_env": ("RIVULET_API_KEY_ENV",), "auth": ("RIVULET_AUTH",)}
+
+
+def peek(*, overrides: tuple[str, ...] | list[str] = (), **flags: Any) -> Peek:
+    """Flags over -c over the environment over the profile over the file over the
+    provider's preset, as `Settings` layers them (`stack`), for the fields of `Peek`
+    alone. A value of the wrong type is skipped here: the validation that follows names
+    it. The file's syntax and keys, the profile's name and the -c items are checked here,
+    so a mistake in them stops the chat before it draws anything."""
+    env: dict[str, Any] = {}
+    for name, names in PEEK_ENV.items():
+        found = next((n for n in names if n in os.environ), None)
+        if found is not None:
+            env[name] = os.environ[found]
+    clean = {k: v for k, v in flags.items() if v is not None}
+    layers = stack(clean, env, {}, parsed_overrides(overrides))
+    data = layers.values
+
+    def pick(name: str, kind: type, default: Any) -> Any:
+        value = data.get(name)
         return value if isinstance(value, kind) else default
 
-    keymap = pick("keymap", (), dict, {})
+    keymap = pick("keymap", dict, {})
     return Peek(
-        base_url=pick("base_url", BASE_URL_ENV, str, DEFAULT_BASE_URL).rstrip("/"),
-        model=pick("model", ("RIVULET_MODEL",), str, DEFAULT_MODEL),
-        theme=pick("theme", ("RIVULET_THEME",), str, DEFAULT_THEME),
+        base_url=pick("base_url", str, DEFAULT_BASE_URL).rstrip("/"),
+        model=pick("model", str, DEFAULT_MODEL),
+        theme=pick("theme", str, DEFAULT_THEME),
         keymap={k: v for k, v in keymap.items() if isinstance(k, str) and isinstance(v, str)},
-        has_key=bool(pick("api_key", API_KEY_ENV, str, "")),
+        has_key=bool(pick("api_key", str, "")),
         mcp_servers=data.get("mcp_servers"),
+        profile=layers.profile,
     )
 
 

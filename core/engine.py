@@ -178,6 +178,25 @@ class Engine:
     def set_model(self, model: str) -> None:
         self.conversation.set_model(model)
 
+    async def switch_settings(self, settings: Settings) -> None:
+        """Other settings (a /profile switch) from the next request on: a transport made
+        for them, the patch tool they resolve to; history, tools and servers stay."""
+        import dataclasses
+
+        from rivulet.core.config import effective_patch_tool
+
+        notices = Notices()
+        notices.target = lambda text: self.bus.publish(Notice(text))
+        old, self.settings, self.transport = self.transport, settings, build_transport(settings, notices)
+        conversation = self.conversation
+        model, conversation.settings, conversation.transport = conversation.settings.model, settings, self.transport
+        if settings.model != model:
+            conversation.set_model(settings.model)  # the old model's encrypted reasoning is no longer sent
+        if self.agent_tools is not None:
+            self.agent_tools.settings = dataclasses.replace(self.agent_tools.settings,
+                                                            patch_tool=effective_patch_tool(settings))
+        await old.aclose()
+
     def set_effort(self, effort: str | None) -> None:
         """The reasoning effort from the next request on (None: the server's default)."""
         self.settings.reasoning_effort = effort  # type: ignore[assignment]

@@ -32,6 +32,7 @@ class StatusLine(Static):
         self.note: str | None = None
         self.total_tokens = 0
         self.sandbox: str | None = None  # where shell commands run ("sandbox workspace-write", ...)
+        self.profile: str | None = None  # the active [profiles.NAME], named before the model
 
     def set_usage(self, usage: dict[str, Any] | None) -> None:
         if not usage:
@@ -60,6 +61,8 @@ class StatusLine(Static):
         else:
             left.append("Ready")
         model = sanitize(self.model) + (f" {self.effort}" if self.effort else "")
+        if self.profile:
+            model = f"{sanitize(self.profile)}: {model}"
         right = [self.sandbox, model] if self.sandbox else [model]
         if self.total_tokens:
             right.append(f"{_k(self.total_tokens)} tokens used")

@@ -33,6 +33,7 @@ def refresh_model_status(app: RivuletApp) -> None:
     s = app.settings
     status.model = s.model
     status.effort = s.reasoning_effort
+    status.profile = s.profile
     status.window = app.windows.choose(s).tokens if app.windows is not None else s.context_window
     status.refresh_line()
     _banner_model(app, s.model)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from rivulet.app.commands import conversation as conv_cmds
 from rivulet.app.commands import model as model_cmds
+from rivulet.app.commands import profile as profile_cmds
 from rivulet.app.commands import settings as set_cmds
 from rivulet.app.commands.output import show_note
 from rivulet.app.commands.status import help_lines, status_lines
@@ -79,6 +80,8 @@ def slash_commands(app: RivuletApp) -> list[Command]:
                set_cmds.choose_approval, "POLICY"),
         _slash(app, "Sandbox", "Where shell commands run: workspace-write, read-only, off", "sandbox",
                set_cmds.choose_sandbox, "MODE"),
+        _slash(app, "Switch profile", "The config's [profiles.NAME]: pick one for the next turn", "profile",
+               profile_cmds.choose_profile, "NAME"),
         Command("MCP servers", "The MCP servers: their state, tools and errors", app.action_mcp, "mcp"),
         _slash(app, "Help", "Every command, with what it does", "help", _help),
         Command("Quit", "Leave rivulet (the session is saved)", app.exit, "quit"),

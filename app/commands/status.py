@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rivulet.app.commands.output import status_line
+from rivulet.app.commands.profile import server_lines
 from rivulet.core.config_sources import safe_url
 from rivulet.core.tools.router import AgentTools
 from rivulet.core.turn.usage import context_left, tokens_in_context
@@ -24,6 +25,7 @@ def status_lines(app: RivuletApp) -> list[str]:
         f"server         {safe_url(s.base_url)}",
         f"transport      {getattr(app.transport, 'name', '?')} (setting: {s.transport})",
     ]
+    lines += server_lines(s)
     writer = app.session_writer
     path = writer.path if writer is not None else None
     lines.append(f"session file   {path if path is not None else ('not written yet' if writer else 'off')}")

@@ -25,7 +25,7 @@ async def request_json(settings: Settings, method: str, path: str, *, what: str,
                        client: httpx.AsyncClient | None = None, timeout: float = 20.0) -> Any:
     """`method {base_url}/{path}` and its parsed JSON. `what` says what was asked
     ("its models"), for the error lines. Raises JsonRequestError."""
-    url = endpoint(settings.base_url, path)
+    url = endpoint(settings.base_url, path, settings.query)
     where = safe_url(url)
     own = client is None
     client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=settings.connect_timeout))

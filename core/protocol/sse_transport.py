@@ -18,6 +18,7 @@ from rivulet.core.config import Settings
 from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import MalformedEventError, StreamError, error_from_body
 from rivulet.core.protocol.byte_caps import ACCEPT_ENCODING, ERROR_BODY_MAX, body_pieces, message_max_bytes, read_capped
+from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.protocol.events import Completed, ResponseEvent
 from rivulet.core.protocol.http_client import new_client
 from rivulet.core.protocol.idle import IdleWatchdog
@@ -40,7 +41,7 @@ class SseTransport:
 
     @property
     def url(self) -> str:
-        return f"{self.settings.base_url}/responses"
+        return endpoint(self.settings.base_url, "responses", self.settings.query)
 
     async def aclose(self) -> None:
         if self._own_client:

@@ -39,6 +39,7 @@ from rivulet.core.config import Settings
 from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import LimitExceeded, MalformedEventError, RivuletError, StreamError, error_from_body
 from rivulet.core.protocol.byte_caps import message_max_bytes, mib
+from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.protocol.events import Completed, ResponseEvent
 from rivulet.core.protocol.idle import IdleWatchdog
 from rivulet.core.protocol.payloads import payload_event
@@ -52,10 +53,10 @@ class WebSocketUnsupported(RivuletError):
     kind = "websocket_unsupported"
 
 
-def ws_url(base_url: str) -> str:
-    parts = urlsplit(base_url)
+def ws_url(base_url: str, query: dict[str, str] | None = None) -> str:
+    parts = urlsplit(endpoint(base_url, "responses", query))
     scheme = {"https": "wss", "http": "ws"}.get(parts.scheme, parts.scheme)
-    return urlunsplit((scheme, parts.netloc, parts.path.rstrip("/") + "/responses", parts.query, ""))
+    return urlunsplit((scheme, parts.netloc, parts.path, parts.query, ""))
 
 
 def _strip_id(item: Any) -> Any:
@@ -68,7 +69,7 @@ class WebSocketTransport:
     def __init__(self, settings: Settings, *, url: str | None = None, incremental: bool = True,
                  ping_interval: float | None = 20.0) -> None:
         self.settings = settings
-        self.url = url or ws_url(settings.base_url)
+        self.url = url or ws_url(settings.base_url, settings.query)
         self.incremental = incremental
         self.ping_interval = ping_interval
         self.handshakes = 0  # sockets opened (tests and diagnostics)

@@ -61,7 +61,9 @@ class _Capped:
 
 
 # Never handed to a command the model wrote: it could print them into its output.
-SECRET_ENV = ("OPENAI_API_KEY", "RIVULET_API_KEY", "OPENAI_ADMIN_KEY", "AZURE_OPENAI_API_KEY")
+# Every provider preset's key variable too (core/providers.py): a key for another profile is still a key.
+SECRET_ENV = ("OPENAI_API_KEY", "RIVULET_API_KEY", "OPENAI_ADMIN_KEY", "AZURE_OPENAI_API_KEY", "OPENROUTER_API_KEY",
+              "VLLM_API_KEY")
 
 
 def child_env(secrets: tuple[str, ...] = ()) -> dict[str, str]:

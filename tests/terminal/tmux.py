@@ -143,6 +143,7 @@ def base_env(home: Path) -> dict[str, str]:
         "XDG_CACHE_HOME": str(home / ".cache"),
         "PYTHONUNBUFFERED": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
+        "RIVULET_PROBE_SERVERS": "false",  # no background probes adding requests to a test's server
     }
     return env
 
