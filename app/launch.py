@@ -212,10 +212,15 @@ async def run_exec(args: argparse.Namespace) -> int:
     writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url), frontend="exec") \
         if saving else None
     conversation = Conversation(settings, transport, bus, tools=tools, session=writer)
+    try:
+        hooks = _exec_hooks(args, settings, tools_settings, bus, conversation)
+    except ConfigError as exc:
+        return _fail(exc.message, 2)
     for refused in conversation.project.refused if not args.json else []:  # (--json has it as a notice)
         print(f"rivulet: warning: AGENTS.md: {sanitize(refused)}", file=sys.stderr)
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
     mcp.start(tools, conversation, notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
+    await hooks.session_start()
     turn = asyncio.ensure_future(conversation.run_turn(prompt, images))
     interrupt = InterruptTurn(turn)
     gone = asyncio.ensure_future(reader_gone.wait())
@@ -241,6 +246,7 @@ async def run_exec(args: argparse.Namespace) -> int:
         if not interrupt.fired:
             interrupt.remove()
         gone.cancel()
+        await hooks.session_end()
         await mcp.aclose()
         await transport.aclose()
         if demo is not None:
@@ -264,6 +270,23 @@ async def run_exec(args: argparse.Namespace) -> int:
     if result.no_answer:
         return 1
     return 0
+
+
+def _exec_hooks(args: argparse.Namespace, settings: Any, tools: Any, bus: Any, conversation: Any) -> Any:
+    """exec's hooks: their notes on stderr (in the JSON stream with --json)."""
+    from rivulet.app.hook_lines import print_hook_note
+    from rivulet.core.hooks.events import HookNote
+    from rivulet.core.hooks.wiring import attach, make_hooks
+
+    hooks, ignored = make_hooks(settings, tools.workspace, bus, tools.secrets)
+    if ignored and not args.json:
+        print(f"rivulet: warning: {sanitize(ignored)}", file=sys.stderr)
+    if not args.json:
+        bus.subscribe(partial(print_hook_note, quiet=args.quiet), HookNote)
+    attach(hooks, conversation)
+    writer = conversation.session
+    hooks.session_id = lambda: writer.path.stem if writer is not None and writer.path is not None else None
+    return hooks
 
 
 def _warn_mcp(message: str, severity: str) -> None:

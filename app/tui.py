@@ -50,6 +50,7 @@ from rivulet.widgets.transcript import Transcript
 if TYPE_CHECKING:
     from rivulet.app.boot import BootError, Ready
     from rivulet.core.config import Settings
+    from rivulet.core.hooks.dispatch import Hooks
     from rivulet.core.protocol.context_window import ModelWindows
     from rivulet.core.store.prompt_history import PromptHistory
     from rivulet.core.store.session import Session, SessionWriter
@@ -130,6 +131,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         # What the server's /models said of context windows (made at _start: it imports httpx).
         self.windows: ModelWindows | None = None
         self.mcp = None  # the MCP servers' McpWiring (from the settings when the app builds its tools)
+        self.hooks: Hooks | None = None  # the user's [[hooks]] (app/hooks_wiring.py)
         # The bus's handlers, by family; each owns the state its events change.
         self.live_panes = LivePanes(self)
         self.commits = Commits(self)
@@ -276,6 +278,9 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self.conversation = Conversation(self.settings, self.transport, self.bus, history=history, tools=self.tools,
                                          session=self.session_writer, windows=self.windows)
         start_for_app(self)  # in the background: the UI does not wait for the servers
+        from rivulet.app.hooks_wiring import hooks_for_app
+
+        self.hooks = hooks_for_app(self)
         if self.prompt_history is not None:
             self._composer.load_history(self.prompt_history)
         self.setup_attachments(self._images)
@@ -334,6 +339,8 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         await self.bridge.handle(event)
 
     async def on_unmount(self) -> None:
+        if self.hooks is not None:
+            await self.hooks.session_end()
         if self.mcp is not None:
             await self.mcp.aclose()  # every server it started: nothing survives the app
         await self.bus.close()

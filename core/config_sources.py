@@ -35,6 +35,7 @@ SETTING_NAMES = frozenset({
     "project_instructions_max_bytes", "protected_paths", "reasoning_effort", "reasoning_summary", "sandbox",
     "sandbox_network", "save_sessions", "shell_timeout", "shell_tool", "store", "stream_fps", "strict_protocol",
     "theme", "transport", "workspace", "ws_incremental",
+    "hooks", "hooks_sandbox", "trusted_workspaces", "plain", "prompts_dir",  # hooks, plain mode, own prompts
 })
 
 
