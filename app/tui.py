@@ -36,6 +36,7 @@ from rivulet.app.keymap import apply_keymap
 from rivulet.app.paste_guard import install as install_paste_guard
 from rivulet.core.config_sources import Peek, safe_url, save_setting
 from rivulet.core.errors import ConfigError, RivuletError, one_line
+from rivulet.core.prompts.shell_context import ShellContext
 from rivulet.core.safe_log import SafeStream
 from rivulet.core.sanitize import sanitize
 from rivulet.core.terminal import notify
@@ -132,6 +133,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self.windows: ModelWindows | None = None
         self.mcp = None  # the MCP servers' McpWiring (from the settings when the app builds its tools)
         self.hooks: Hooks | None = None  # the user's [[hooks]] (app/hooks_wiring.py)
+        self.shell_context = ShellContext()  # what `!cmd`s printed, for the next message
         # The bus's handlers, by family; each owns the state its events change.
         self.live_panes = LivePanes(self)
         self.commits = Commits(self)
@@ -373,6 +375,11 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         text = dispatch(self, message.text)  # a slash command runs here, also during a turn
         if text is None:
             return
+        from rivulet.app.commands.bang import take_bang
+
+        text = take_bang(self, text)  # `!cmd` runs here: its output goes with the next message
+        if text is None:
+            return
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.notify("A turn is running: press Esc to interrupt it first.", severity="warning")
             message.composer.restore(message.text)
@@ -380,6 +387,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         taken = self.take_prompt(text, message.text)
         if taken is None:
             return
+        taken = (self.shell_context.take(taken[0]), taken[1])
         self._transcript.follow()  # a new message: back to the bottom
         self.run_turn(*taken)
 
