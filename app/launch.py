@@ -111,6 +111,12 @@ def _fail(message: str, code: int = 1) -> int:
 def run_tui(args: argparse.Namespace) -> int:
     """The chat. A plain start draws its first frame before the settings are validated
     (app/boot.py); `resume` prepares first, since its picker and session come before it."""
+    from rivulet.app.plain.choose import wants_plain
+
+    if wants_plain(args):  # lines on the terminal's own scrollback (app/plain)
+        from rivulet.app.plain.chat import run_plain_command
+
+        return run_plain_command(args)
     from rivulet.app.boot import prepare
     from rivulet.core.config_sources import peek
     from rivulet.core.tools.mcp_config import parse_servers

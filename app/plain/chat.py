@@ -1,0 +1,199 @@
+"""The plain chat: exec's assembly of the core (settings, transport, tools, session,
+MCP servers, hooks) with a loop of lines around it. Each message is one turn; Ctrl-C
+stops the turn (the conversation records it, as the chat's Esc does); Ctrl-D or /quit
+leaves, and the last line says how to resume."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rivulet.app.plain.commands import QUIT, PlainCommand, builtin_commands, handle, saved_prompt_commands
+from rivulet.app.plain.printer import PlainPrinter
+from rivulet.core.errors import ConfigError, RivuletError, redact
+from rivulet.core.prompts.shell_context import ShellContext
+from rivulet.core.sanitize import sanitize
+
+if TYPE_CHECKING:
+    from rivulet.app.plain.reader import LineReader
+    from rivulet.core.config import Settings
+    from rivulet.core.hooks.dispatch import Hooks
+    from rivulet.core.store.session import SessionWriter
+    from rivulet.core.tools.approval import ApprovalRequest, Decision
+    from rivulet.core.tools.router import AgentTools
+    from rivulet.core.turn.bus import EventBus
+    from rivulet.core.turn.conversation import Conversation
+
+RESUMED_SHOWN = 6  # messages of a resumed session printed before the first prompt
+
+
+@dataclass
+class PlainChat:
+    settings: Settings
+    conversation: Conversation
+    tools: AgentTools
+    bus: EventBus
+    printer: PlainPrinter
+    reader: LineReader
+    writer: SessionWriter | None
+    hooks: Hooks
+    server: str
+    context: ShellContext = field(default_factory=ShellContext)
+    _commands: list[PlainCommand] | None = None
+
+    def commands(self) -> list[PlainCommand]:
+        if self._commands is None:
+            self._commands = builtin_commands() + saved_prompt_commands(self)
+        return self._commands
+
+    async def loop(self) -> int:
+        self.commands()  # what was skipped or renamed is said before the first prompt
+        while True:
+            text = await self.reader.read()
+            if text is None:
+                return 0
+            if not text.strip():
+                continue
+            what = await handle(self, text)
+            if what is QUIT:
+                return 0
+            if isinstance(what, str) and what.strip():
+                await self.turn(self.context.take(what))
+
+    async def turn(self, prompt: str) -> None:
+        task = asyncio.ensure_future(self.conversation.run_turn(prompt))
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, task.cancel)  # Ctrl-C stops the turn, not rivulet
+        try:
+            await task
+        except RivuletError:
+            pass  # published as ErrorOccurred: the printer said it
+        except asyncio.CancelledError:
+            if not task.cancelled():
+                raise
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)  # the prompt's own Ctrl-C again
+            await self.bus.drain()
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(f"rivulet: error: {sanitize(redact(message))}", file=sys.stderr)
+    return code
+
+
+def run_plain_command(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(run_plain(args))
+    except KeyboardInterrupt:
+        print("\nrivulet: interrupted", file=sys.stderr)
+        return 130
+
+
+async def run_plain(args: argparse.Namespace) -> int:
+    from rivulet.app.boot import BootError, settings_for
+    from rivulet.app.mcp.wiring import McpWiring
+    from rivulet.app.plain.reader import LineReader
+    from rivulet.app.plain.resume import resumed_session
+    from rivulet.core.config_sources import safe_url
+    from rivulet.core.hooks.wiring import attach, make_hooks
+    from rivulet.core.protocol.transports import make_transport
+    from rivulet.core.store.prompt_history import PromptHistory, history_file
+    from rivulet.core.tools.approval import ApprovalPolicy
+    from rivulet.core.tools.router import AgentTools, tool_settings
+    from rivulet.core.turn.bus import EventBus, Notice
+    from rivulet.core.turn.conversation import Conversation
+
+    try:
+        settings, demo = settings_for(args)
+        tools_settings = tool_settings(settings)
+        mcp = McpWiring.from_settings(settings)
+        session, writer = resumed_session(args, settings)
+    except ConfigError as exc:
+        return _fail(exc.message, 2)
+    except BootError as exc:
+        return _fail(exc.message, exc.code)
+    except (OSError, RivuletError) as exc:
+        return _fail(getattr(exc, "message", str(exc)))
+    bus = EventBus()
+    printer = PlainPrinter()
+    bus.subscribe(printer)
+    transport = make_transport(settings, lambda text: bus.publish(Notice(text)))
+    approver = _approver(bus) if _has_terminal() else _declines(printer)
+    tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus, mcp=mcp.manager)
+    history = session.history if session is not None else None
+    conversation = Conversation(settings, transport, bus, history=history, tools=tools, session=writer)
+    try:
+        hooks, ignored = make_hooks(settings, tools_settings.workspace, bus, tools_settings.secrets)
+    except ConfigError as exc:
+        return _fail(exc.message, 2)
+    attach(hooks, conversation)
+    hooks.session_id = lambda: writer.path.stem if writer is not None and writer.path is not None else None
+    server = safe_url(settings.base_url)
+    printer.line(f"rivulet · {tools_settings.workspace} · {settings.model} · {server}", "bold")
+    printer.line("/help lists the commands · Alt+Enter: new line · Ctrl-C: stop a turn · Ctrl-D: quit", "dim")
+    if ignored:
+        printer.line(f"note: {ignored}", "yellow")
+    if session is not None:
+        from rivulet.app.plain.resume import print_resumed
+
+        print_resumed(printer, session, RESUMED_SHOWN)
+    mcp.start(tools, conversation, notify=lambda message, severity: bus.publish(Notice(message))
+              if severity == "error" else None, hint="rivulet mcp list --probe shows its stderr")
+    prompts = PromptHistory(history_file(tools_settings.workspace)) if settings.save_sessions else None
+    chat = PlainChat(settings, conversation, tools, bus, printer, LineReader(prompts), writer, hooks, server)
+    await hooks.session_start(resumed=session is not None)
+    try:
+        code = await chat.loop()
+    finally:
+        await hooks.session_end()
+        await bus.drain()
+        await mcp.aclose()
+        await transport.aclose()
+        if demo is not None:
+            demo.stop()
+        if writer is not None:
+            writer.close()
+    await bus.close()
+    path = writer.path if writer is not None else None
+    unsaved = writer.closing_note() if writer is not None else None
+    if unsaved:
+        print(f"rivulet: warning: {sanitize(unsaved)}", file=sys.stderr)
+    if path is not None:
+        print(f"To resume this session: rivulet resume {path.stem} --plain")
+    return code
+
+
+def _has_terminal() -> bool:
+    try:
+        with open("/dev/tty"):
+            return True
+    except OSError:
+        return False
+
+
+def _approver(bus: EventBus) -> Any:
+    async def ask(request: ApprovalRequest) -> Decision:
+        """exec's question, inline: the call is printed above it first."""
+        from rivulet.app.exec_prompt import question_text
+        from rivulet.app.tty_prompt import ask_tty
+        from rivulet.core.tools.approval import Decision
+
+        await bus.drain()
+        answer = await ask_tty(question_text(request))
+        return {"y": Decision.YES, "a": Decision.ALWAYS, "s": Decision.STOP}.get(answer[:1].lower(), Decision.NO)
+
+    return ask
+
+
+def _declines(printer: PlainPrinter) -> Any:
+    async def no(request: ApprovalRequest) -> Decision:
+        from rivulet.core.tools.approval import Decision
+
+        printer.line(f"declined (no terminal to ask on): {request.kind}: {request.title}", "yellow")
+        return Decision.NO
+
+    return no
