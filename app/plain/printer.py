@@ -27,7 +27,7 @@ from rivulet.core.turn import bus as b
 
 _TRAILING = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$", re.M)  # blanks before a line's end (and its resets)
 OUTPUT_LINES = 12  # of a tool's output shown under its call
-REASONING_CHARS = 240
+REASONING_CHARS = 150  # with "thinking: ", two lines at 80 columns
 
 
 def console_for(stream: TextIO) -> Console:
