@@ -78,6 +78,7 @@ class PlainChat:
         finally:
             loop.remove_signal_handler(signal.SIGINT)  # the prompt's own Ctrl-C again
             await self.bus.drain()
+            self.printer.flush()
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -122,7 +123,7 @@ async def run_plain(args: argparse.Namespace) -> int:
     printer = PlainPrinter()
     bus.subscribe(printer)
     transport = make_transport(settings, lambda text: bus.publish(Notice(text)))
-    approver = _approver(bus) if _has_terminal() else _declines(printer)
+    approver = _approver(bus, printer) if _has_terminal() else _declines(printer)
     tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus, mcp=mcp.manager)
     history = session.history if session is not None else None
     conversation = Conversation(settings, transport, bus, history=history, tools=tools, session=writer)
@@ -175,7 +176,7 @@ def _has_terminal() -> bool:
         return False
 
 
-def _approver(bus: EventBus) -> Any:
+def _approver(bus: EventBus, printer: PlainPrinter) -> Any:
     async def ask(request: ApprovalRequest) -> Decision:
         """exec's question, inline: the call is printed above it first."""
         from rivulet.app.exec_prompt import question_text
@@ -183,6 +184,7 @@ def _approver(bus: EventBus) -> Any:
         from rivulet.core.tools.approval import Decision
 
         await bus.drain()
+        printer.flush()
         answer = await ask_tty(question_text(request))
         return {"y": Decision.YES, "a": Decision.ALWAYS, "s": Decision.STOP}.get(answer[:1].lower(), Decision.NO)
 

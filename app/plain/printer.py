@@ -8,6 +8,7 @@ output is shown capped; notices, hook notes, retries and errors are one line eac
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -43,6 +44,8 @@ class PlainPrinter:
         self._cutters: dict[str, BlockCutter] = {}  # a streaming message's open block, by item id
         self._streamed: set[str] = set()  # items whose text was printed as it came
         self._raw_open = False  # a command's output ended without a newline
+        self._blocks: list[str] = []  # finished Markdown blocks of this burst, not yet printed
+        self._flush_due = False
 
     def routes(self) -> dict[type, Any]:
         return {b.ItemDelta: self.delta, b.ItemCompleted: self.completed, b.Notice: self.notice,
@@ -57,8 +60,28 @@ class PlainPrinter:
     # ---- text --------------------------------------------------------------------------
 
     def markdown(self, text: str) -> None:
+        """A finished block: rendered at the end of the current burst of events, with the
+        other blocks of the burst (one Rich render for 10,000 small items, not 10,000)."""
         if not text.strip():
             return
+        self._blocks.append(text)
+        if self._flush_due:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a direct call): at once
+            self.flush()
+            return
+        self._flush_due = True
+        loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Print the blocks waiting, in order (also before any other line)."""
+        self._flush_due = False
+        if not self._blocks:
+            return
+        blocks, self._blocks = self._blocks, []
+        text = "\n\n".join(block.rstrip("\n") for block in blocks) + "\n"
         with self.console.capture() as captured:
             self.console.print(Markdown(sanitize(text), hyperlinks=False))
         # Rich pads every line to the width: trailing blanks a screen reader reads and a copy keeps.
@@ -66,11 +89,13 @@ class PlainPrinter:
         self.out.flush()
 
     def line(self, text: str, style: str | None = None) -> None:
+        self.flush()
         self.console.print(Text(sanitize(text), style=style or ""), soft_wrap=True)
         self.out.flush()
 
     def raw(self, text: str) -> None:
         """A command's output as it comes (`!cmd`), sanitised, not rendered."""
+        self.flush()
         self._raw_open = not text.endswith("\n") if text else self._raw_open
         self.out.write(sanitize(text))
         self.out.flush()
