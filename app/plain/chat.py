@@ -43,6 +43,7 @@ class PlainChat:
     hooks: Hooks
     server: str
     context: ShellContext = field(default_factory=ShellContext)
+    images: list[Any] = field(default_factory=list)  # --image files, sent with the first message
     _commands: list[PlainCommand] | None = None
 
     def commands(self) -> list[PlainCommand]:
@@ -65,7 +66,8 @@ class PlainChat:
                 await self.turn(self.context.take(what))
 
     async def turn(self, prompt: str) -> None:
-        task = asyncio.ensure_future(self.conversation.run_turn(prompt))
+        images, self.images = self.images, []
+        task = asyncio.ensure_future(self.conversation.run_turn(prompt, images))
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, task.cancel)  # Ctrl-C stops the turn, not rivulet
         try:
@@ -95,7 +97,7 @@ def run_plain_command(args: argparse.Namespace) -> int:
 
 
 async def run_plain(args: argparse.Namespace) -> int:
-    from rivulet.app.boot import BootError, settings_for
+    from rivulet.app.boot import BootError, cli_images, settings_for
     from rivulet.app.mcp.wiring import McpWiring
     from rivulet.app.plain.reader import LineReader
     from rivulet.app.plain.resume import resumed_session
@@ -113,6 +115,7 @@ async def run_plain(args: argparse.Namespace) -> int:
         tools_settings = tool_settings(settings)
         mcp = McpWiring.from_settings(settings)
         session, writer = resumed_session(args, settings)
+        images = cli_images(args, settings)
     except ConfigError as exc:
         return _fail(exc.message, 2)
     except BootError as exc:
@@ -145,7 +148,10 @@ async def run_plain(args: argparse.Namespace) -> int:
     mcp.start(tools, conversation, notify=lambda message, severity: bus.publish(Notice(message))
               if severity == "error" else None, hint="rivulet mcp list --probe shows its stderr")
     prompts = PromptHistory(history_file(tools_settings.workspace)) if settings.save_sessions else None
-    chat = PlainChat(settings, conversation, tools, bus, printer, LineReader(prompts), writer, hooks, server)
+    chat = PlainChat(settings, conversation, tools, bus, printer, LineReader(prompts), writer, hooks, server,
+                     images=images)
+    if images:
+        printer.line(f"{len(images)} image(s) attached to your first message", "dim")
     await hooks.session_start(resumed=session is not None)
     try:
         code = await chat.loop()
