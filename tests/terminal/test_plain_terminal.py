@@ -132,3 +132,28 @@ def test_bang_and_a_saved_prompt_in_plain_mode(term, server):
     term.wait(lambda sc: "ECHO[Explain hooks in ten words.]END" in sc and at_prompt(sc), what="the saved prompt")
     term.send("C-d")
     assert term.wait_exit() == 0
+
+
+def test_a_pasted_block_alt_enter_and_history_in_plain_mode(term, server):
+    env = {"RIVULET_SESSIONS_DIR": str(term.home / "s")}
+    term.start([*RIVULET, "--plain", "--base-url", server.base_url], env=env, cwd=term.home / "work")
+    wait_prompt(term)
+    term.paste("pasted one\npasted two\n", bracketed=True)  # a paste's newlines do not send it
+    term.wait("pasted two", what="the paste in the input")
+    assert not server.prompts
+    term.send("Enter")
+    term.wait(lambda sc: "pasted two" in sc and "END" in sc and at_prompt(sc), what="the pasted message's answer")
+    assert server.prompts[-1].rstrip("\n") == "pasted one\npasted two"
+    term.type("first line")
+    term.send("M-Enter")  # Alt+Enter: a new line in the input
+    term.type("second line")
+    term.send("Enter")
+    term.wait(lambda sc: "second line]END" in sc and at_prompt(sc), what="the two-line message's answer")
+    assert server.prompts[-1] == "first line\nsecond line"
+    term.send("Up")  # the last prompt comes back
+    term.wait(lambda sc: sc.rstrip().endswith("]END\nyou> first line\nsecond line"), what="the prompt recalled")
+    term.send("Enter")
+    term.wait(lambda sc: len(server.prompts) == 3 and at_prompt(sc), what="the recalled prompt's answer")
+    assert server.prompts[-1] == "first line\nsecond line"
+    term.send("C-d")
+    assert term.wait_exit() == 0
