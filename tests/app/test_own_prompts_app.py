@@ -81,3 +81,18 @@ async def test_bang_runs_the_command_shows_it_and_sends_it_next(tmp_path):
         await until(pilot, lambda: server.requests and app._status.state == "idle", "the turn")
         sent = last_user_text(server.requests[0])
         assert "$ cat data.txt" in sent and "forty-two" in sent and sent.endswith("what is it?")
+
+
+async def test_the_slash_popup_and_the_palette_offer_them(tmp_path):
+    from rivulet.app.commands.registry import app_commands
+    from rivulet.widgets.completion import CompletionPopup
+
+    app, _, _ = chat(tmp_path)
+    async with app.run_test(size=(110, 40)) as pilot:
+        popup = app.query_one(CompletionPopup)
+        await pilot.press("/", "r", "e", "v")
+        await until(pilot, lambda: popup.display and popup.entries, "the popup")
+        assert popup.entries[0].label.startswith("/review")
+        assert "(your prompt)" in popup.entries[0].help
+        titles = [c.title for c in app_commands(app)]  # what the palette (ctrl+p) lists
+        assert "/review: review a file" in titles and "/ship: Ship it" in titles and "Write AGENTS.md" in titles
