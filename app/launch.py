@@ -179,19 +179,17 @@ def _quiet_stdout() -> None:
 
 async def run_exec(args: argparse.Namespace) -> int:
     from rivulet.app.exec_signals import InterruptTurn, RetryLines, say_interrupted
-    from rivulet.core.protocol.transports import make_transport
+    from rivulet.core.engine import Engine
     from rivulet.core.store.lazy_session import LazySessionWriter
-    from rivulet.core.tools.approval import ApprovalPolicy, deny_all
-    from rivulet.core.tools.router import AgentTools, tool_settings
-    from rivulet.core.turn.bus import EventBus, Notice, Retrying
-    from rivulet.core.turn.conversation import Conversation
+    from rivulet.core.tools.approval import deny_all
+    from rivulet.core.tools.mcp_wiring import McpWiring
+    from rivulet.core.tools.router import tool_settings
+    from rivulet.core.turn.bus import EventBus, Retrying
 
     try:
         settings, demo = settings_for(args, headless=True)
     except ConfigError as exc:
         return _fail(exc.message, 2)
-    from rivulet.app.mcp.wiring import McpWiring
-
     try:
         tools_settings = tool_settings(settings)
         mcp = McpWiring.from_settings(settings)
@@ -210,24 +208,22 @@ async def run_exec(args: argparse.Namespace) -> int:
         bus.subscribe(partial(_print_json, reader_gone))
     elif not args.quiet:
         bus.subscribe(RetryLines(), Retrying)
-    transport = make_transport(settings, lambda text: bus.publish(Notice(text)))
     approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
-    tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus, mcp=mcp.manager)
     # A blank prompt is no conversation worth a file; --ephemeral runs leave none either.
     saving = settings.save_sessions and not getattr(args, "ephemeral", False) and bool(prompt.strip())
     writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url), frontend="exec") \
         if saving else None
-    conversation = Conversation(settings, transport, bus, tools=tools, session=writer)
     try:
-        hooks = _exec_hooks(args, settings, tools_settings, bus, conversation)
+        hooks = _exec_hooks(args, settings, tools_settings, bus)
     except ConfigError as exc:
         return _fail(exc.message, 2)
-    for refused in conversation.project.refused if not args.json else []:  # (--json has it as a notice)
+    engine = Engine(settings, bus=bus, tool_settings=tools_settings, approver=approver, mcp=mcp, writer=writer,
+                    hooks=hooks)
+    for refused in engine.conversation.project.refused if not args.json else []:  # (--json has it as a notice)
         print(f"rivulet: warning: AGENTS.md: {sanitize(refused)}", file=sys.stderr)
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
-    mcp.start(tools, conversation, notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
-    await hooks.session_start()
-    turn = asyncio.ensure_future(conversation.run_turn(prompt, images))
+    engine.start(notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
+    turn = asyncio.ensure_future(engine.submit(prompt, images))
     interrupt = InterruptTurn(turn)
     gone = asyncio.ensure_future(reader_gone.wait())
     try:
@@ -252,13 +248,9 @@ async def run_exec(args: argparse.Namespace) -> int:
         if not interrupt.fired:
             interrupt.remove()
         gone.cancel()
-        await hooks.session_end()
-        await mcp.aclose()
-        await transport.aclose()
+        await engine.aclose()  # the session_end hooks, its servers, transport and session file
         if demo is not None:
             demo.stop()
-        if writer is not None:
-            writer.close()
     await bus.close()
     if reader_gone.is_set():
         raise BrokenPipeError
@@ -278,20 +270,18 @@ async def run_exec(args: argparse.Namespace) -> int:
     return 0
 
 
-def _exec_hooks(args: argparse.Namespace, settings: Any, tools: Any, bus: Any, conversation: Any) -> Any:
-    """exec's hooks: their notes on stderr (in the JSON stream with --json)."""
+def _exec_hooks(args: argparse.Namespace, settings: Any, tools: Any, bus: Any) -> Any:
+    """exec's hooks (ConfigError for a bad table): their notes on stderr (in the JSON stream
+    with --json); the workspace's own, when not trusted, said once."""
     from rivulet.app.hook_lines import print_hook_note
     from rivulet.core.hooks.events import HookNote
-    from rivulet.core.hooks.wiring import attach, make_hooks
+    from rivulet.core.hooks.wiring import make_hooks
 
     hooks, ignored = make_hooks(settings, tools.workspace, bus, tools.secrets)
     if ignored and not args.json:
         print(f"rivulet: warning: {sanitize(ignored)}", file=sys.stderr)
     if not args.json:
         bus.subscribe(partial(print_hook_note, quiet=args.quiet), HookNote)
-    attach(hooks, conversation)
-    writer = conversation.session
-    hooks.session_id = lambda: writer.path.stem if writer is not None and writer.path is not None else None
     return hooks
 
 

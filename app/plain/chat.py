@@ -1,7 +1,7 @@
-"""The plain chat: exec's assembly of the core (settings, transport, tools, session,
-MCP servers, hooks) with a loop of lines around it. Each message is one turn; Ctrl-C
-stops the turn (the conversation records it, as the chat's Esc does); Ctrl-D or /quit
-leaves, and the last line says how to resume."""
+"""The plain chat: the engine (core/engine.py: transport, tools, MCP servers, session file,
+hooks), as the full-screen chat and exec use it, with a loop of lines around it. Each
+message is one `submit`; Ctrl-C is `interrupt` (the conversation records it, as the chat's
+Esc does); Ctrl-D or /quit leaves, and the last line says how to resume."""
 
 from __future__ import annotations
 
@@ -21,8 +21,7 @@ from rivulet.core.sanitize import sanitize
 if TYPE_CHECKING:
     from rivulet.app.plain.reader import LineReader
     from rivulet.core.config import Settings
-    from rivulet.core.hooks.dispatch import Hooks
-    from rivulet.core.store.session import SessionWriter
+    from rivulet.core.engine import Engine
     from rivulet.core.tools.approval import ApprovalRequest, Decision
     from rivulet.core.tools.router import AgentTools
     from rivulet.core.turn.bus import EventBus
@@ -33,18 +32,35 @@ RESUMED_SHOWN = 6  # messages of a resumed session printed before the first prom
 
 @dataclass
 class PlainChat:
-    settings: Settings
-    conversation: Conversation
-    tools: AgentTools
-    bus: EventBus
+    engine: Engine
     printer: PlainPrinter
     reader: LineReader
-    writer: SessionWriter | None
-    hooks: Hooks
     server: str
     context: ShellContext = field(default_factory=ShellContext)
     images: list[Any] = field(default_factory=list)  # --image files, sent with the first message
     _commands: list[PlainCommand] | None = None
+
+    @property
+    def settings(self) -> Settings:
+        return self.engine.settings
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.engine.conversation
+
+    @property
+    def tools(self) -> AgentTools:
+        tools: AgentTools | None = self.engine.agent_tools
+        assert tools is not None  # plain mode always has the agent's tools
+        return tools
+
+    @property
+    def bus(self) -> EventBus:
+        return self.engine.bus
+
+    @property
+    def writer(self) -> Any:
+        return self.engine.writer
 
     def commands(self) -> list[PlainCommand]:
         if self._commands is None:
@@ -67,9 +83,9 @@ class PlainChat:
 
     async def turn(self, prompt: str) -> None:
         images, self.images = self.images, []
-        task = asyncio.ensure_future(self.conversation.run_turn(prompt, images))
+        task = asyncio.ensure_future(self.engine.submit(prompt, images))
         loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, task.cancel)  # Ctrl-C stops the turn, not rivulet
+        loop.add_signal_handler(signal.SIGINT, self.engine.interrupt)  # Ctrl-C stops the turn, not rivulet
         try:
             await task
         except RivuletError:
@@ -98,22 +114,24 @@ def run_plain_command(args: argparse.Namespace) -> int:
 
 async def run_plain(args: argparse.Namespace) -> int:
     from rivulet.app.boot import BootError, cli_images, settings_for
-    from rivulet.app.mcp.wiring import McpWiring
     from rivulet.app.plain.reader import LineReader
     from rivulet.app.plain.resume import resumed_session
     from rivulet.core.config_sources import safe_url
-    from rivulet.core.hooks.wiring import attach, make_hooks
-    from rivulet.core.protocol.transports import make_transport
+    from rivulet.core.engine import Engine
+    from rivulet.core.hooks.wiring import make_hooks
     from rivulet.core.store.prompt_history import PromptHistory, history_file
-    from rivulet.core.tools.approval import ApprovalPolicy
-    from rivulet.core.tools.router import AgentTools, tool_settings
+    from rivulet.core.tools.mcp_wiring import McpWiring
+    from rivulet.core.tools.router import tool_settings
     from rivulet.core.turn.bus import EventBus, Notice
-    from rivulet.core.turn.conversation import Conversation
 
+    bus = EventBus()
+    printer = PlainPrinter()
+    bus.subscribe(printer)
     try:
         settings, demo = settings_for(args)
         tools_settings = tool_settings(settings)
         mcp = McpWiring.from_settings(settings)
+        hooks, ignored = make_hooks(settings, tools_settings.workspace, bus, tools_settings.secrets)
         session, writer = resumed_session(args, settings)
         images = cli_images(args, settings)
     except ConfigError as exc:
@@ -122,48 +140,35 @@ async def run_plain(args: argparse.Namespace) -> int:
         return _fail(exc.message, exc.code)
     except (OSError, RivuletError) as exc:
         return _fail(getattr(exc, "message", str(exc)))
-    bus = EventBus()
-    printer = PlainPrinter()
-    bus.subscribe(printer)
-    transport = make_transport(settings, lambda text: bus.publish(Notice(text)))
     approver = _approver(bus, printer) if _has_terminal() else _declines(printer)
-    tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus, mcp=mcp.manager)
-    history = session.history if session is not None else None
-    conversation = Conversation(settings, transport, bus, history=history, tools=tools, session=writer)
-    try:
-        hooks, ignored = make_hooks(settings, tools_settings.workspace, bus, tools_settings.secrets)
-    except ConfigError as exc:
-        return _fail(exc.message, 2)
-    attach(hooks, conversation)
-    hooks.session_id = lambda: writer.path.stem if writer is not None and writer.path is not None else None
+    # The same engine as the chat and exec: transport, tools, servers, session file, hooks.
+    engine = Engine(settings, bus=bus, tool_settings=tools_settings, approver=approver, mcp=mcp, session=session,
+                    writer=writer, hooks=hooks)
     server = safe_url(settings.base_url)
     printer.line(f"rivulet · {tools_settings.workspace} · {settings.model} · {server}", "bold")
     printer.line("/help lists the commands · Alt+Enter: new line · Ctrl-C: stop a turn · Ctrl-D: quit", "dim")
     if ignored:
         printer.line(f"note: {ignored}", "yellow")
+    for refused in engine.conversation.project.refused:
+        printer.line(f"note: AGENTS.md: {refused}", "yellow")
     if session is not None:
         from rivulet.app.plain.resume import print_resumed
 
         print_resumed(printer, session, RESUMED_SHOWN)
-    mcp.start(tools, conversation, notify=lambda message, severity: bus.publish(Notice(message))
-              if severity == "error" else None, hint="rivulet mcp list --probe shows its stderr")
+    engine.start(notify=lambda message, severity: bus.publish(Notice(message)) if severity == "error" else None,
+                 hint="rivulet mcp list --probe shows its stderr")
     prompts = PromptHistory(history_file(tools_settings.workspace)) if settings.save_sessions else None
-    chat = PlainChat(settings, conversation, tools, bus, printer, LineReader(prompts), writer, hooks, server,
-                     images=images)
+    chat = PlainChat(engine, printer, LineReader(prompts), server, images=images)
     if images:
         printer.line(f"{len(images)} image(s) attached to your first message", "dim")
-    await hooks.session_start(resumed=session is not None)
     try:
         code = await chat.loop()
     finally:
-        await hooks.session_end()
+        await engine.aclose()  # the session_end hooks, the servers, the transport, the session file
         await bus.drain()
-        await mcp.aclose()
-        await transport.aclose()
+        printer.flush()
         if demo is not None:
             demo.stop()
-        if writer is not None:
-            writer.close()
     await bus.close()
     path = writer.path if writer is not None else None
     unsaved = writer.closing_note() if writer is not None else None

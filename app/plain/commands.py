@@ -39,7 +39,7 @@ def _help(chat: PlainChat, _: str) -> None:
 
 def _model(chat: PlainChat, arg: str) -> None:
     if arg:
-        chat.conversation.set_model(arg)
+        chat.engine.set_model(arg)
     chat.printer.line(f"model: {chat.settings.model}")
 
 
@@ -50,7 +50,7 @@ def _effort(chat: PlainChat, arg: str) -> None:
         if arg not in (*EFFORTS, *MORE_EFFORTS, "default"):
             chat.printer.line(f"unknown effort {arg!r}: {', '.join(EFFORTS)} or default", "yellow")
             return
-        chat.settings.reasoning_effort = None if arg == "default" else arg  # type: ignore[assignment]
+        chat.engine.set_effort(None if arg == "default" else arg)
     chat.printer.line(f"reasoning effort: {chat.settings.reasoning_effort or 'default'}")
 
 
