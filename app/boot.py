@@ -176,6 +176,9 @@ def prepare(args: argparse.Namespace) -> Ready:
 
         tools = tool_settings(settings)
         parse_servers(settings.mcp_servers)  # a bad [mcp_servers] table: one line before a turn runs
+        from rivulet.core.hooks.spec import load_hooks
+
+        load_hooks(settings.hooks or None, tools.workspace, settings.trusted_workspaces)  # a bad [[hooks]] too
         images = cli_images(args, settings)
         session, writer, cancelled = session_for(args, settings)
         if session is not None and demo is None and not getattr(args, "model", None):

@@ -14,6 +14,8 @@ from typing import Any
 from rivulet.app.mcp.cli import add_mcp_parser, split_command
 
 APPROVALS = ["ask", "auto-edit", "auto", "never-ask"]
+PLAIN_HELP = ("the chat as plain lines in the terminal's own scrollback (screen readers, SSH); also with "
+              "plain = true, TERM=dumb, or when stdout is not a terminal")
 
 # Options every command takes, before or after the subcommand (`rivulet --model m exec hi`
 # and `rivulet exec --model m hi` mean the same). One table, so a new global flag is one row.
@@ -83,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, help="show the version and exit")
     _add_global_options(parser, top=True)
     _add_turn_options(parser, top=True)
+    parser.add_argument("--plain", action="store_true", help=PLAIN_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -114,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--last", action="store_true", help="the most recent session started in this directory "
                     "that has a message")
     _add_turn_options(rs)
+    rs.add_argument("--plain", action="store_true", default=argparse.SUPPRESS, help=PLAIN_HELP)
     ss = command("sessions", "list saved sessions: this directory's first")
     ss.add_argument("--all", action="store_true", help="every session, from every directory")
     exp = command("export", "write a session as Markdown or JSON")

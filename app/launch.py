@@ -111,6 +111,12 @@ def _fail(message: str, code: int = 1) -> int:
 def run_tui(args: argparse.Namespace) -> int:
     """The chat. A plain start draws its first frame before the settings are validated
     (app/boot.py); `resume` prepares first, since its picker and session come before it."""
+    from rivulet.app.plain.choose import wants_plain
+
+    if wants_plain(args):  # lines on the terminal's own scrollback (app/plain)
+        from rivulet.app.plain.chat import run_plain_command
+
+        return run_plain_command(args)
     from rivulet.app.boot import prepare
     from rivulet.core.config_sources import peek
     from rivulet.core.tools.mcp_config import parse_servers
@@ -214,7 +220,12 @@ async def run_exec(args: argparse.Namespace) -> int:
     saving = settings.save_sessions and not getattr(args, "ephemeral", False) and bool(prompt.strip())
     writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url), frontend="exec") \
         if saving else None
-    engine = Engine(settings, bus=bus, tool_settings=tools_settings, approver=approver, mcp=mcp, writer=writer)
+    try:
+        hooks = _exec_hooks(args, settings, tools_settings, bus)
+    except ConfigError as exc:
+        return _fail(exc.message, 2)
+    engine = Engine(settings, bus=bus, tool_settings=tools_settings, approver=approver, mcp=mcp, writer=writer,
+                    hooks=hooks)
     for refused in engine.conversation.project.refused if not args.json else []:  # (--json has it as a notice)
         print(f"rivulet: warning: AGENTS.md: {sanitize(refused)}", file=sys.stderr)
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
@@ -244,7 +255,7 @@ async def run_exec(args: argparse.Namespace) -> int:
         if not interrupt.fired:
             interrupt.remove()
         gone.cancel()
-        await engine.aclose()  # its servers, transport and session file
+        await engine.aclose()  # the session_end hooks, its servers, transport and session file
         if demo is not None:
             demo.stop()
     await bus.close()
@@ -264,6 +275,21 @@ async def run_exec(args: argparse.Namespace) -> int:
     if result.no_answer:
         return 1
     return 0
+
+
+def _exec_hooks(args: argparse.Namespace, settings: Any, tools: Any, bus: Any) -> Any:
+    """exec's hooks (ConfigError for a bad table): their notes on stderr (in the JSON stream
+    with --json); the workspace's own, when not trusted, said once."""
+    from rivulet.app.hook_lines import print_hook_note
+    from rivulet.core.hooks.events import HookNote
+    from rivulet.core.hooks.wiring import make_hooks
+
+    hooks, ignored = make_hooks(settings, tools.workspace, bus, tools.secrets)
+    if ignored and not args.json:
+        print(f"rivulet: warning: {sanitize(ignored)}", file=sys.stderr)
+    if not args.json:
+        bus.subscribe(partial(print_hook_note, quiet=args.quiet), HookNote)
+    return hooks
 
 
 def _warn_mcp(message: str, severity: str) -> None:

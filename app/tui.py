@@ -37,6 +37,7 @@ from rivulet.app.keymap import apply_keymap
 from rivulet.app.paste_guard import install as install_paste_guard
 from rivulet.core.config_sources import Peek, safe_url, save_setting
 from rivulet.core.errors import ConfigError, RivuletError, one_line
+from rivulet.core.prompts.shell_context import ShellContext
 from rivulet.core.safe_log import SafeStream
 from rivulet.core.sanitize import sanitize
 from rivulet.core.terminal import notify
@@ -134,6 +135,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self._images = images  # --image files: held for the first message
         # What the server's /models said of context windows (made at _start: it imports httpx).
         self.windows: ModelWindows | None = None
+        self.shell_context = ShellContext()  # what `!cmd`s printed, for the next message
         # The bus's handlers, by family; each owns the state its events change.
         self.live_panes = LivePanes(self)
         self.commits = Commits(self)
@@ -281,10 +283,12 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         assert self.settings is not None and self.transport is not None
         self.frame_interval = self.frame_interval or 1 / self.settings.stream_fps
         self.bus.subscribe(self.bridge.publish)
+        from rivulet.app.hooks_wiring import hooks_for_app
+
         mcp = wiring_for_app(self) if self.tools is None and self.tool_settings is not None else None
         self.engine = Engine(self.settings, bus=self.bus, transport=self.transport, notices=self._notices,
                              tools=self.tools, tool_settings=self.tool_settings, mcp=mcp, session=self._session,
-                             writer=self._session_writer, windows=self.windows)
+                             writer=self._session_writer, windows=self.windows, hooks=hooks_for_app(self))
         self.tools, self.windows = self.engine.tools, self.engine.windows
         start_for_app(self)  # in the background: the UI does not wait for the servers
         if self.prompt_history is not None:
@@ -386,6 +390,11 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         text = dispatch(self, message.text)  # a slash command runs here, also during a turn
         if text is None:
             return
+        from rivulet.app.commands.bang import take_bang
+
+        text = take_bang(self, text)  # `!cmd` runs here: its output goes with the next message
+        if text is None:
+            return
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.notify("A turn is running: press Esc to interrupt it first.", severity="warning")
             message.composer.restore(message.text)
@@ -393,6 +402,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         taken = self.take_prompt(text, message.text)
         if taken is None:
             return
+        taken = (self.shell_context.take(taken[0]), taken[1])
         self._transcript.follow()  # a new message: back to the bottom
         self.run_turn(*taken)
 

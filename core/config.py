@@ -148,6 +148,16 @@ class Settings(BaseModel):
     protected_paths: list[str] | None = None
     # MCP servers, `[mcp_servers.NAME]` tables; checked by core/tools/mcp_config.py.
     mcp_servers: dict[str, Any] = Field(default_factory=dict)
+    # The user's hooks, `[[hooks]]` tables (event, command, timeout, tools); checked by core/hooks/spec.py.
+    hooks: list[Any] = Field(default_factory=list)
+    # The sandbox hooks run in (None: the `sandbox` setting); "off" for a hook that needs the desktop.
+    hooks_sandbox: Literal["workspace-write", "read-only", "off"] | None = None
+    # Workspaces whose own .rivulet/hooks.toml runs (a repository is as hostile as the model).
+    trusted_workspaces: list[str] = Field(default_factory=list)
+    # The line-mode chat (app/plain) instead of the full screen; also when TERM=dumb or stdout is no terminal.
+    plain: bool = False
+    # Where the user's own /NAME prompts live (None: prompts/ beside the config file).
+    prompts_dir: str | None = None
 
     def model_post_init(self, context: Any) -> None:
         # From now on the key is masked by value in every error, log line and toast.

@@ -36,6 +36,7 @@ SETTING_NAMES = frozenset({
     "probe_servers", "profile", "profiles", "project_instructions_max_bytes", "protected_paths", "provider", "query",
     "reasoning_effort", "reasoning_summary", "sandbox", "sandbox_network", "save_sessions", "shell_timeout",
     "shell_tool", "store", "stream_fps", "strict_protocol", "theme", "transport", "workspace", "ws_incremental",
+    "hooks", "hooks_sandbox", "trusted_workspaces", "plain", "prompts_dir",  # hooks, plain mode, own prompts
 })
 
 

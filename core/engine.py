@@ -40,6 +40,7 @@ from rivulet.core.turn.conversation import Conversation, SessionRecorder, Transp
 from rivulet.core.turn.tool_api import ToolRouter
 
 if TYPE_CHECKING:
+    from rivulet.core.hooks.dispatch import Hooks
     from rivulet.core.store.session import Session
     from rivulet.core.tools.approval import Approver
     from rivulet.core.tools.mcp_client import McpTool
@@ -84,7 +85,8 @@ class Engine:
                  notices: Notices | None = None, tools: ToolRouter | None = None,
                  tool_settings: ToolSettings | None = None, approver: Approver | None = None,
                  mcp: McpWiring | None = None, session: Session | None = None,
-                 writer: SessionFile | None = None, windows: ModelWindows | None = None) -> None:
+                 writer: SessionFile | None = None, windows: ModelWindows | None = None,
+                 hooks: Hooks | None = None) -> None:
         from rivulet.core.tools.mcp_wiring import McpWiring
 
         self.settings = settings
@@ -103,6 +105,12 @@ class Engine:
         self.tools = tools
         self.writer = writer
         self.session = session
+        # The user's [[hooks]] (core/hooks): in every conversation's turn loop and tools;
+        # session_start when the engine starts (the first turn waits for it), session_end at aclose.
+        self.hooks = hooks if hooks else None
+        self._session_start: asyncio.Future[None] | None = None
+        if self.hooks is not None:
+            self.hooks.session_id = self._session_id
         self.conversation = self._conversation(session, writer)
         self._turn: asyncio.Task[Any] | None = None
         self._started = False
@@ -130,7 +138,15 @@ class Engine:
             await compaction(conv)
 
         conversation.before_turn = before_turn
+        if self.hooks is not None:
+            from rivulet.core.hooks.wiring import attach
+
+            attach(self.hooks, conversation)
         return conversation
+
+    def _session_id(self) -> str | None:
+        path = getattr(self.writer, "path", None)
+        return path.stem if path is not None else None
 
     # ---- the run's life ----------------------------------------------------------------
 
@@ -139,10 +155,16 @@ class Engine:
         """Start the MCP servers in the background (a failure is a `notify` call); the
         first `submit` starts them if the front end did not."""
         self._started = True
+        if self.hooks is not None and self._session_start is None:
+            self._session_start = asyncio.ensure_future(self.hooks.session_start(resumed=self.session is not None))
         self.mcp.start(self.agent_tools, notify=notify, hint=hint, on_tools=on_tools)
 
     async def aclose(self) -> None:
-        """Stop the servers, close the transport and the session file."""
+        """The session_end hooks, then stop the servers, close the transport and the session file."""
+        if self.hooks is not None:
+            if self._session_start is not None:
+                await asyncio.gather(self._session_start, return_exceptions=True)
+            await self.hooks.session_end()
         await self.mcp.aclose()
         await self.transport.aclose()
         if self.writer is not None:
@@ -156,6 +178,8 @@ class Engine:
             self.start()
         self._turn = asyncio.current_task()
         try:
+            if self._session_start is not None and not self._session_start.done():
+                await asyncio.shield(self._session_start)  # session_start's hooks come before the turn's
             return await self.conversation.run_turn(prompt, attachments or [])
         finally:
             self._turn = None

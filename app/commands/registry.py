@@ -52,7 +52,15 @@ async def _help(app: RivuletApp, arg: str = "") -> None:
 
 
 def slash_commands(app: RivuletApp) -> list[Command]:
-    """The commands a `/word` runs, in the order the `/` popup lists them."""
+    """The commands a `/word` runs, in the order the `/` popup lists them: the built-in
+    ones, then /init and the user's saved prompts (app/commands/own_prompts.py)."""
+    from rivulet.app.commands.own_prompts import own_commands
+
+    builtin = _builtin_commands(app)
+    return builtin + own_commands(app, {c.slash for c in builtin if c.slash})
+
+
+def _builtin_commands(app: RivuletApp) -> list[Command]:
     return [
         _slash(app, "Switch model", "Pick the model for the next requests (GET /models)", "model",
                model_cmds.choose_model, "NAME"),

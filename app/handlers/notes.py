@@ -12,6 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from rivulet.core.errors import RivuletError
+from rivulet.core.hooks.events import HookNote
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn import bus as b
 from rivulet.core.turn.no_answer import NO_ANSWER
@@ -33,6 +34,7 @@ class Notes:
         return {
             b.ProtocolDeviation: self.deviation,
             b.Notice: self.notice,
+            HookNote: self.hook_note,
             b.Retrying: self.retrying,
             b.ErrorOccurred: self.error,
             b.TurnStarted: self.check_session_file,
@@ -52,6 +54,11 @@ class Notes:
 
     async def notice(self, event: b.Notice) -> None:
         self.app.notify(sanitize(event.text), severity="warning", timeout=8, markup=False)
+
+    async def hook_note(self, note: HookNote) -> None:
+        """A hook's output (capped) or its one-line failure: dim, in the transcript, never markup."""
+        style = "dim italic" if not (note.failed or note.blocked) else "italic"
+        await self.app._transcript.mount(Static(Text(sanitize(note.line()), style=style), classes="hook-note"))
 
     async def retrying(self, event: b.Retrying) -> None:
         self.server_errors.append(event.error)

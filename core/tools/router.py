@@ -18,6 +18,7 @@ from typing import Any, Literal
 from rivulet.core import items as it
 from rivulet.core.config import Settings, effective_patch_tool
 from rivulet.core.errors import ConfigError
+from rivulet.core.hooks.dispatch import Hooks
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.tools.builtin import BuiltinTools
 from rivulet.core.tools.mcp_client import McpManager
@@ -113,6 +114,7 @@ class AgentTools:
             mcp.use_sandbox(self.sandbox)
         self.mcp = McpRouter(mcp, output_limit=settings.output_limit, image_limit=settings.image_max_bytes,
                              secrets=settings.secrets) if mcp is not None else None
+        self.hooks: Hooks | None = None  # the user's before_tool, after_tool and after_patch hooks
 
     # ---- what the model is offered ---------------------------------------------------
 
@@ -165,6 +167,17 @@ class AgentTools:
     # ---- running a call ----------------------------------------------------------------
 
     async def run(self, call: it.Item) -> it.Item:
+        """The call's output; a before_tool hook exiting 2 keeps it from running."""
+        if self.hooks:
+            blocked = await self.hooks.before_tool(call)
+            if blocked is not None:
+                return _output(call, blocked)
+        output = await self._run(call)
+        if self.hooks:
+            await self.hooks.after_tool(call, output)
+        return output
+
+    async def _run(self, call: it.Item) -> it.Item:
         kind, name = call.get("type"), call.get("name")
         size = len(str(call.get("arguments") or "")) + len(str(call.get("input") or ""))
         if size > self.settings.max_tool_args_chars:
@@ -220,6 +233,9 @@ class AgentTools:
             apply_plan(changes)
         except PatchError as exc:
             return _output(call, f"error: {exc}")
+        if self.hooks:  # a formatter sees the files as written, before the model is told
+            await self.hooks.after_patch([c.path.relative_to(self.workspace).as_posix() for c in changes
+                                          if c.new is not None])
         if self.bus is not None:
             self.bus.publish(TurnDiffUpdated(self.turn_diff.unified(), len(self.turn_diff.files)))
         return _output(call, "Success. Updated the following files:\n" + _summary(changes, sep="\n"))

@@ -80,6 +80,12 @@ class SessionRecorder(Protocol):
         """Make what was recorded durable now (writes are fsynced in groups)."""
 
 
+class TurnHooks(Protocol):
+    async def turn_start(self, turn_id: int, prompt: str) -> None: ...
+
+    async def turn_end(self, turn_id: int, outcome: str, last_message: str | None) -> None: ...
+
+
 class FollowUpLimit(RivuletError):
     kind = "follow_up_limit"
 
@@ -159,6 +165,8 @@ class Conversation:
         self.deviations: list[Deviation] = []
         # The session file: told of every history change as it happens, and of turns.
         self.session = session
+        # The user's turn_start/turn_end hooks (core/hooks), awaited; they never raise.
+        self.hooks: TurnHooks | None = None
         # The AGENTS.md files in force, read once (as Codex does); /status lists them.
         self.project = project if project is not None else load_project_instructions(
             Path(settings.workspace or os.getcwd()).expanduser(), max_bytes=settings.project_instructions_max_bytes,
@@ -232,13 +240,15 @@ class Conversation:
         if self.session is not None:
             self.session.turn_started(turn_id, prompt)
         self.bus.publish(TurnStarted(turn_id, prompt))
-        if self.before_turn is not None:
-            try:
+        try:
+            if self.hooks is not None:
+                await self.hooks.turn_start(turn_id, prompt)
+            if self.before_turn is not None:
                 await self.before_turn(self)
-            except asyncio.CancelledError:
-                self._turn_ended(turn_id, None, "interrupted")
-                self.bus.publish(TurnInterrupted(turn_id, prompt))
-                raise
+        except asyncio.CancelledError:
+            self._turn_ended(turn_id, None, "interrupted")
+            self.bus.publish(TurnInterrupted(turn_id, prompt))
+            raise
         start = len(self.history)
         user = att.user_message(prompt, attachments)
         self.history.append(user, key=f"user-{turn_id}")
@@ -276,6 +286,8 @@ class Conversation:
                     )
         except RivuletError as exc:
             self._turn_ended(turn_id, usage, "failed")
+            if self.hooks is not None:
+                await self.hooks.turn_end(turn_id, "failed", last_message)
             self.bus.publish(ErrorOccurred(exc))
             raise
         except asyncio.CancelledError:
@@ -284,6 +296,8 @@ class Conversation:
             self.bus.publish(TurnInterrupted(turn_id, prompt if undone else None))
             raise
         self._turn_ended(turn_id, usage, "stopped" if stopped else "completed")
+        if self.hooks is not None:  # before the turn is over for the front end: a notify hook's note shows in it
+            await self.hooks.turn_end(turn_id, "stopped" if stopped else "completed", last_message)
         self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped, no_answer))
         return TurnResult(turn_id, last_message, usage, requests, stopped, no_answer)
 

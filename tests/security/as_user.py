@@ -49,10 +49,10 @@ class User:
         self.give(path)
         return path
 
-    def drive(self, job: dict, home: Path | None = None, env: dict | None = None) -> dict:
+    def drive(self, job: dict, home: Path | None = None, env: dict | None = None, driver: Path = DRIVER) -> dict:
         environ = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home or "/nonexistent"),
                    "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", **(env or {})}
-        done = subprocess.run([sys.executable, str(DRIVER), *self.drop], input=json.dumps(job),
+        done = subprocess.run([sys.executable, str(driver), *self.drop], input=json.dumps(job),
                               capture_output=True, text=True, timeout=120, env=environ)
         assert done.returncode == 0, f"driver failed as {self.name}: {done.stderr[-2000:]}"
         result = json.loads(done.stdout)

@@ -1,0 +1,212 @@
+"""The plain chat: the engine (core/engine.py: transport, tools, MCP servers, session file,
+hooks), as the full-screen chat and exec use it, with a loop of lines around it. Each
+message is one `submit`; Ctrl-C is `interrupt` (the conversation records it, as the chat's
+Esc does); Ctrl-D or /quit leaves, and the last line says how to resume."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rivulet.app.plain.commands import QUIT, PlainCommand, builtin_commands, handle, saved_prompt_commands
+from rivulet.app.plain.printer import PlainPrinter
+from rivulet.core.errors import ConfigError, RivuletError, redact
+from rivulet.core.prompts.shell_context import ShellContext
+from rivulet.core.sanitize import sanitize
+
+if TYPE_CHECKING:
+    from rivulet.app.plain.reader import LineReader
+    from rivulet.core.config import Settings
+    from rivulet.core.engine import Engine
+    from rivulet.core.tools.approval import ApprovalRequest, Decision
+    from rivulet.core.tools.router import AgentTools
+    from rivulet.core.turn.bus import EventBus
+    from rivulet.core.turn.conversation import Conversation
+
+RESUMED_SHOWN = 6  # messages of a resumed session printed before the first prompt
+
+
+@dataclass
+class PlainChat:
+    engine: Engine
+    printer: PlainPrinter
+    reader: LineReader
+    server: str
+    context: ShellContext = field(default_factory=ShellContext)
+    images: list[Any] = field(default_factory=list)  # --image files, sent with the first message
+    _commands: list[PlainCommand] | None = None
+
+    @property
+    def settings(self) -> Settings:
+        return self.engine.settings
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.engine.conversation
+
+    @property
+    def tools(self) -> AgentTools:
+        tools: AgentTools | None = self.engine.agent_tools
+        assert tools is not None  # plain mode always has the agent's tools
+        return tools
+
+    @property
+    def bus(self) -> EventBus:
+        return self.engine.bus
+
+    @property
+    def writer(self) -> Any:
+        return self.engine.writer
+
+    def commands(self) -> list[PlainCommand]:
+        if self._commands is None:
+            self._commands = builtin_commands() + saved_prompt_commands(self)
+        return self._commands
+
+    async def loop(self) -> int:
+        self.commands()  # what was skipped or renamed is said before the first prompt
+        while True:
+            text = await self.reader.read()
+            if text is None:
+                return 0
+            if not text.strip():
+                continue
+            what = await handle(self, text)
+            if what is QUIT:
+                return 0
+            if isinstance(what, str) and what.strip():
+                await self.turn(self.context.take(what))
+
+    async def turn(self, prompt: str) -> None:
+        images, self.images = self.images, []
+        task = asyncio.ensure_future(self.engine.submit(prompt, images))
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, self.engine.interrupt)  # Ctrl-C stops the turn, not rivulet
+        try:
+            await task
+        except RivuletError:
+            pass  # published as ErrorOccurred: the printer said it
+        except asyncio.CancelledError:
+            if not task.cancelled():
+                raise
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)  # the prompt's own Ctrl-C again
+            await self.bus.drain()
+            self.printer.flush()
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(f"rivulet: error: {sanitize(redact(message))}", file=sys.stderr)
+    return code
+
+
+def run_plain_command(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(run_plain(args))
+    except KeyboardInterrupt:
+        print("\nrivulet: interrupted", file=sys.stderr)
+        return 130
+
+
+async def run_plain(args: argparse.Namespace) -> int:
+    from rivulet.app.boot import BootError, cli_images, settings_for
+    from rivulet.app.plain.reader import LineReader
+    from rivulet.app.plain.resume import resumed_session
+    from rivulet.core.config_sources import safe_url
+    from rivulet.core.engine import Engine
+    from rivulet.core.hooks.wiring import make_hooks
+    from rivulet.core.store.prompt_history import PromptHistory, history_file
+    from rivulet.core.tools.mcp_wiring import McpWiring
+    from rivulet.core.tools.router import tool_settings
+    from rivulet.core.turn.bus import EventBus, Notice
+
+    bus = EventBus()
+    printer = PlainPrinter()
+    bus.subscribe(printer)
+    try:
+        settings, demo = settings_for(args)
+        tools_settings = tool_settings(settings)
+        mcp = McpWiring.from_settings(settings)
+        hooks, ignored = make_hooks(settings, tools_settings.workspace, bus, tools_settings.secrets)
+        session, writer = resumed_session(args, settings)
+        images = cli_images(args, settings)
+    except ConfigError as exc:
+        return _fail(exc.message, 2)
+    except BootError as exc:
+        return _fail(exc.message, exc.code)
+    except (OSError, RivuletError) as exc:
+        return _fail(getattr(exc, "message", str(exc)))
+    approver = _approver(bus, printer) if _has_terminal() else _declines(printer)
+    # The same engine as the chat and exec: transport, tools, servers, session file, hooks.
+    engine = Engine(settings, bus=bus, tool_settings=tools_settings, approver=approver, mcp=mcp, session=session,
+                    writer=writer, hooks=hooks)
+    server = safe_url(settings.base_url)
+    printer.line(f"rivulet · {tools_settings.workspace} · {settings.model} · {server}", "bold")
+    printer.line("/help lists the commands · Alt+Enter: new line · Ctrl-C: stop a turn · Ctrl-D: quit", "dim")
+    if ignored:
+        printer.line(f"note: {ignored}", "yellow")
+    for refused in engine.conversation.project.refused:
+        printer.line(f"note: AGENTS.md: {refused}", "yellow")
+    if session is not None:
+        from rivulet.app.plain.resume import print_resumed
+
+        print_resumed(printer, session, RESUMED_SHOWN)
+    engine.start(notify=lambda message, severity: bus.publish(Notice(message)) if severity == "error" else None,
+                 hint="rivulet mcp list --probe shows its stderr")
+    prompts = PromptHistory(history_file(tools_settings.workspace)) if settings.save_sessions else None
+    chat = PlainChat(engine, printer, LineReader(prompts), server, images=images)
+    if images:
+        printer.line(f"{len(images)} image(s) attached to your first message", "dim")
+    try:
+        code = await chat.loop()
+    finally:
+        await engine.aclose()  # the session_end hooks, the servers, the transport, the session file
+        await bus.drain()
+        printer.flush()
+        if demo is not None:
+            demo.stop()
+    await bus.close()
+    path = writer.path if writer is not None else None
+    unsaved = writer.closing_note() if writer is not None else None
+    if unsaved:
+        print(f"rivulet: warning: {sanitize(unsaved)}", file=sys.stderr)
+    if path is not None:
+        print(f"To resume this session: rivulet resume {path.stem} --plain")
+    return code
+
+
+def _has_terminal() -> bool:
+    try:
+        with open("/dev/tty"):
+            return True
+    except OSError:
+        return False
+
+
+def _approver(bus: EventBus, printer: PlainPrinter) -> Any:
+    async def ask(request: ApprovalRequest) -> Decision:
+        """exec's question, inline: the call is printed above it first."""
+        from rivulet.app.exec_prompt import question_text
+        from rivulet.app.tty_prompt import ask_tty
+        from rivulet.core.tools.approval import Decision
+
+        await bus.drain()
+        printer.flush()
+        answer = await ask_tty(question_text(request))
+        return {"y": Decision.YES, "a": Decision.ALWAYS, "s": Decision.STOP}.get(answer[:1].lower(), Decision.NO)
+
+    return ask
+
+
+def _declines(printer: PlainPrinter) -> Any:
+    async def no(request: ApprovalRequest) -> Decision:
+        from rivulet.core.tools.approval import Decision
+
+        printer.line(f"declined (no terminal to ask on): {request.kind}: {request.title}", "yellow")
+        return Decision.NO
+
+    return no

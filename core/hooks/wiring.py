@@ -1,0 +1,37 @@
+"""The hooks of a run, made from its settings: the user's, the trusted workspace's, in
+the sandbox chosen for hooks, with the API key kept out of their environment and output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rivulet.core.hooks.dispatch import Hooks
+from rivulet.core.hooks.spec import load_hooks
+from rivulet.core.tools.sandbox import Sandbox
+
+if TYPE_CHECKING:
+    from rivulet.core.config import Settings
+    from rivulet.core.turn.bus import EventBus
+    from rivulet.core.turn.conversation import Conversation
+
+
+def make_hooks(settings: Settings, workspace: Path, bus: EventBus | None,
+               secrets: tuple[str, ...] = ()) -> tuple[Hooks, str | None]:
+    """The hooks, and why the workspace's own were ignored (or None). ConfigError on a
+    bad [[hooks]] table."""
+    loaded = load_hooks(settings.hooks or None, workspace, settings.trusted_workspaces)
+    mode = settings.hooks_sandbox or settings.sandbox
+    sandbox = Sandbox(mode, workspace, settings.sandbox_network)
+    return Hooks(loaded.hooks, workspace, bus, sandbox, secrets), loaded.ignored
+
+
+def attach(hooks: Hooks, conversation: Conversation) -> None:
+    """Wire the hooks into a conversation's turn loop and its tool router."""
+    from rivulet.core.tools.router import AgentTools
+
+    if not hooks:
+        return
+    conversation.hooks = hooks
+    if isinstance(conversation.tools, AgentTools):
+        conversation.tools.hooks = hooks
