@@ -35,6 +35,10 @@ def run(args: argparse.Namespace) -> int:
         return run_export(args)
     if args.command == "replay":
         return run_replay(args)
+    if args.command == "undo":
+        from rivulet.app.undo_cli import run_undo
+
+        return run_undo(args)
     if args.command == "mcp":
         from rivulet.app.mcp.cli import run_mcp
 
@@ -212,6 +216,10 @@ async def run_exec(args: argparse.Namespace) -> int:
     writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url), frontend="exec") \
         if saving else None
     conversation = Conversation(settings, transport, bus, tools=tools, session=writer)
+    from rivulet.core.checkpoints.actions import for_run, session_id
+
+    tools.checkpoints = for_run(settings, tools.workspace, lambda: session_id(writer),  # `rivulet undo` (issue 26)
+                                lambda text: bus.publish(Notice(text)))
     for refused in conversation.project.refused if not args.json else []:  # (--json has it as a notice)
         print(f"rivulet: warning: AGENTS.md: {sanitize(refused)}", file=sys.stderr)
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.

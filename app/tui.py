@@ -270,6 +270,11 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             policy = ApprovalPolicy(self.settings.approval, self.ask_approval)
             self.mcp = wiring_for_app(self)
             self.tools = AgentTools(self.tool_settings, policy, self.bus, mcp=self.mcp.manager)
+            from rivulet.core.checkpoints.actions import for_run, session_id
+
+            self.tools.checkpoints = for_run(self.settings, self.tools.workspace,  # /undo, /redo (issue 26)
+                                             lambda: session_id(self.session_writer),
+                                             lambda text: self.bus.publish(b.Notice(text)))
         if self.mcp is None:
             self.mcp = McpWiring([])  # tools given from outside (tests, replay): no servers
         history = self.session.history if self.session is not None else None
@@ -496,11 +501,12 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         return last_answer(self.conversation.history if self.conversation is not None else None)
 
     def action_turn_diff(self) -> None:
+        from rivulet.app.commands.undo import show_turns
         from rivulet.widgets.dialogs import DiffScreen
 
         if isinstance(self.screen, DiffScreen):
             return
-        self.push_screen(DiffScreen(self.turn_status.turn_diff))
+        self.run_worker(show_turns(self), group="command", exit_on_error=False)  # a list of turns (issue 26)
 
     def action_scroll_transcript(self, where: str) -> None:
         self._transcript.scroll_by_key(where)

@@ -29,6 +29,7 @@ API_KEY_ENV = ("RIVULET_API_KEY", "OPENAI_API_KEY")
 # file is refused before the chat draws (tests/core/test_config_sources.py keeps this equal).
 SETTING_NAMES = frozenset({
     "allow_insecure_http", "api_key", "approval", "attach_max_bytes", "auto_compact_percent", "base_url",
+    "checkpoint_file_max_mb", "checkpoint_keep", "checkpoint_max_mb", "checkpoint_turn_max_mb", "checkpoints",
     "compaction", "connect_timeout", "context_window", "headers", "idle_timeout", "image_max_bytes",
     "instructions", "keymap", "max_follow_ups", "max_item_chars", "max_items_per_response", "max_patch_chars",
     "max_retries", "max_retry_wait", "max_tool_args_chars", "mcp_servers", "model", "models", "notify", "patch_tool",

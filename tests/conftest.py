@@ -84,8 +84,9 @@ def anyio_backend() -> str:
 
 @pytest.fixture(autouse=True)
 def _sessions_in_tmp(tmp_path, monkeypatch):
-    """Session files of a test go to its own folder, never the user's."""
+    """Session files (and workspace checkpoints) of a test go to its own folder, never the user's."""
     monkeypatch.setenv("RIVULET_SESSIONS_DIR", str(tmp_path / "sessions"))
+    monkeypatch.setenv("RIVULET_CHECKPOINTS_DIR", str(tmp_path / "checkpoints"))
 
 
 @pytest.fixture

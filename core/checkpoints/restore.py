@@ -416,3 +416,8 @@ def _sweep(store: CheckpointStore, paths: list[str], token: str) -> None:
                     os.unlink(os.path.join(folder, name))
                 except OSError:
                     pass
+
+
+def checkpoint_diff(store: CheckpointStore, cp: Checkpoint) -> str:
+    """What one turn changed, as a diff from before it to after it (ctrl+t's list)."""
+    return diff_text(store, Plan("redo", [cp], [Op(c.path, c.before, c.after) for c in cp.changes]))

@@ -168,7 +168,7 @@ class CheckpointStore:
         """Walk the workspace and keep the content of every file whose stat changed since
         the last walk (within the caps). Call it locked."""
         known = self._state()
-        found = walk(self.workspace, self.limits.max_entries)
+        found = walk(self.workspace, self.limits.max_entries, self._own_dirs())
         snap = Snapshot(found)
         if found.too_many:
             return snap
@@ -204,6 +204,21 @@ class CheckpointStore:
         if dirty:
             write_json(self.dir / "state.json", {k: v.to_json() for k, v in found.entries.items()})
         return snap
+
+    def _own_dirs(self) -> frozenset[str]:
+        """rivulet's own directories inside the workspace (a store or sessions kept there):
+        never walked, or every checkpoint would copy the last one."""
+        from rivulet.core.config_sources import sessions_dir
+
+        out = set()
+        for own in (self.dir.parent, sessions_dir()):
+            try:
+                rel = Path(os.path.realpath(own)).relative_to(self.workspace)
+            except ValueError:
+                continue
+            if rel.parts:
+                out.add(rel.as_posix())
+        return frozenset(out)
 
     # ---- checkpoints --------------------------------------------------------------------
 

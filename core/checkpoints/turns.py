@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,15 +21,22 @@ log = logging.getLogger(__name__)
 
 
 class TurnCheckpoints:
-    def __init__(self, workspace: Path, session: str, limits: Limits | None = None, root: Path | None = None,
-                 notice: Callable[[str], None] | None = None) -> None:
+    def __init__(self, workspace: Path, session: str | Callable[[], str | None], limits: Limits | None = None,
+                 root: Path | None = None, notice: Callable[[str], None] | None = None) -> None:
         self.store = CheckpointStore(workspace, root, limits)
-        self.session = session
+        # The session's id; a callable when the session file is made with its first record.
+        self._session = session
+        self._run_id = "run-" + secrets.token_hex(4)  # a run that saves no session file
         self.notice = notice or (lambda text: None)
         self._before: Snapshot | None = None
         self._commands: list[str] = []
         self.last: Checkpoint | None = None  # the newest checkpoint this run took
         self.failed: str | None = None
+
+    @property
+    def session(self) -> str:
+        found = self._session() if callable(self._session) else self._session
+        return found or self._run_id
 
     async def before_tool(self, command: str | None = None) -> None:
         """Called before a tool that may change files runs (`command`: a shell command's

@@ -126,8 +126,9 @@ class Walk:
         return self.rules.get(directory, [])
 
 
-def walk(root: Path, max_entries: int = MAX_ENTRIES) -> Walk:
-    """Every kept path under `root` (relative, `/`-separated), as an Entry without digest."""
+def walk(root: Path, max_entries: int = MAX_ENTRIES, exclude: frozenset[str] = frozenset()) -> Walk:
+    """Every kept path under `root` (relative, `/`-separated), as an Entry without digest.
+    `exclude`: relative directories never entered (rivulet's own, when inside the workspace)."""
     out = Walk()
     stack: list[tuple[str, list[_Rules]]] = [("", [])]
     while stack:
@@ -154,7 +155,7 @@ def walk(root: Path, max_entries: int = MAX_ENTRIES) -> Walk:
             except OSError:
                 continue
             is_dir = stat.S_ISDIR(st.st_mode)
-            if is_dir and child.name in SKIP_DIRS:
+            if is_dir and (child.name in SKIP_DIRS or rel in exclude):
                 continue
             if here and any(r.ignores(rel, is_dir) for r in here):
                 if is_dir:
