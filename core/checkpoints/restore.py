@@ -273,6 +273,15 @@ def _run(store: CheckpointStore, pairs: list[tuple[str, Entry | None]], token: s
     n = 0
     root_fd = os.open(store.workspace, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
+        # Directories that stay or go are made writable first: a turn's `chmod 555 dir` must
+        # not stop the restore inside it (for a user who is not root).
+        for rel, target in sorted(pairs, key=lambda pr: pr[0].count("/")):
+            if target is None or target.kind == "dir":  # (a directory to remove is emptied first)
+                try:
+                    _chmod_dir(root_fd, rel, None)
+                except OSError:
+                    if not ignore_errors:
+                        raise
         for rel, target in sorted(pairs, key=lambda pr: -pr[0].count("/")):
             try:
                 note = _remove_if_needed(root_fd, rel, target)
@@ -297,6 +306,13 @@ def _run(store: CheckpointStore, pairs: list[tuple[str, Entry | None]], token: s
             n += 1
             if step is not None:
                 step(n)
+        for rel, target in sorted(pairs, key=lambda pr: -pr[0].count("/")):  # exact modes, once all is written
+            if target is not None and target.kind == "dir":
+                try:
+                    _chmod_dir(root_fd, rel, target.mode)
+                except OSError:
+                    if not ignore_errors:
+                        raise
     finally:
         os.close(root_fd)
     return left
@@ -331,6 +347,25 @@ def _lstat(dir_fd: int, name: str) -> os.stat_result | None:
 
 def _kind(st: os.stat_result) -> str:
     return "dir" if stat.S_ISDIR(st.st_mode) else "link" if stat.S_ISLNK(st.st_mode) else "file"
+
+
+def _chmod_dir(root_fd: int, rel: str, mode: int | None) -> None:
+    """Set a directory's mode (None: add the owner's rwx); anything else there is left."""
+    dir_fd = _parent(root_fd, rel, create=False)
+    if dir_fd is None:
+        return
+    try:
+        fd = os.open(rel.rsplit("/", 1)[-1], _DIR_FLAGS, dir_fd=dir_fd)
+    except (FileNotFoundError, NotADirectoryError, OSError) as exc:
+        os.close(dir_fd)
+        if isinstance(exc, (FileNotFoundError, NotADirectoryError)) or exc.errno == errno.ELOOP:
+            return  # not a directory now: the passes below replace it
+        raise
+    try:
+        os.fchmod(fd, mode if mode is not None else stat.S_IMODE(os.fstat(fd).st_mode) | 0o700)
+    finally:
+        os.close(fd)
+        os.close(dir_fd)
 
 
 def _remove_if_needed(root_fd: int, rel: str, target: Entry | None) -> str | None:
@@ -371,7 +406,7 @@ def _put(store: CheckpointStore, root_fd: int, rel: str, target: Entry, tmp: str
                 os.mkdir(name, 0o700, dir_fd=dir_fd)
             fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
             try:
-                os.fchmod(fd, target.mode)
+                os.fchmod(fd, target.mode | 0o700)  # writable while the restore fills it; exact at the end
             finally:
                 os.close(fd)
             return

@@ -244,7 +244,7 @@ class CheckpointStore:
         cp = Checkpoint(seq, session, turn, time.time(), changes, skipped, commands)
         self.objects.sync({e.digest for c in changes for e in (c.before, c.after) if e is not None and e.digest})
         self.save(cp)
-        self.prune()
+        self.prune(after.walk.entries)
         return cp
 
     def save(self, cp: Checkpoint) -> None:
@@ -264,24 +264,30 @@ class CheckpointStore:
                 out.append(cp)
         return out
 
-    def prune(self) -> list[int]:
+    def prune(self, state: dict[str, Entry] | None = None) -> list[int]:
         """Drop the oldest checkpoints past the count or size limit, then every object no
         checkpoint and no state names. Call it locked. Returns the dropped checkpoints."""
         cps = self.checkpoints()
-        state = self._state()
+        state = self._state() if state is None else state
         dropped: list[int] = []
-        keep_digests = {e.digest for e in state.values() if e.digest}
+        # An object's size is its file's size, which every entry holds: no object is stat'ed.
+        sizes = {e.digest: e.size for e in state.values() if e.digest}
+        keep_digests = set(sizes)
 
         def used(cp: Checkpoint) -> set[str]:
-            return {e.digest for c in cp.changes for e in (c.before, c.after) if e is not None and e.digest}
+            found: set[str] = set()
+            for c in cp.changes:
+                for e in (c.before, c.after):
+                    if e is not None and e.digest:
+                        sizes[e.digest] = e.size
+                        found.add(e.digest)
+            return found
 
         while len(cps) > self.limits.keep:
             dropped.append(cps.pop(0).seq)
-        sizes: dict[str, int] = {}
 
         def total() -> int:
-            digests = keep_digests.union(*(used(cp) for cp in cps))
-            return sum(sizes.setdefault(d, self.objects.size(d)) for d in digests)
+            return sum(sizes[d] for d in keep_digests.union(*(used(cp) for cp in cps)))
 
         while len(cps) > 1 and total() > self.limits.total_bytes:
             dropped.append(cps.pop(0).seq)
