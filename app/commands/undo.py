@@ -51,6 +51,7 @@ async def _ask_and_restore(app: RivuletApp, direction: str, turns: int) -> bool:
     if cps is None:
         app.notify("Checkpoints are off (checkpoints = false, or no tools): nothing to undo", severity="warning")
         return False
+    await asyncio.to_thread(cps.wait)  # the last turn's checkpoint, if it is still being written
     p = await asyncio.to_thread(propose, cps.store, cps.session, direction, turns)
     if p is None:
         app.notify("Nothing to undo: no turn of this session changed files, or all are undone" if direction == "undo"
@@ -86,6 +87,7 @@ async def rewind_files(app: RivuletApp, turn_id: int) -> bool:
     cps = checkpoints_of(app)
     if cps is None:
         return True
+    await asyncio.to_thread(cps.wait)
     p = await asyncio.to_thread(propose, cps.store, cps.session, "undo", 1, turn_id)
     if p is None or not p.ops:
         return True  # no file changed since: the conversation alone is rewound
@@ -113,6 +115,7 @@ async def show_turns(app: RivuletApp) -> None:
     running = worker is not None and worker.is_running
     if cps is not None:
         def collect() -> list[TurnRow]:
+            cps.wait()
             with cps.store.locked():
                 found = [cp for cp in cps.store.checkpoints(cps.session) if cp.changes]
                 return [TurnRow(cp.turn, f"Turn {cp.turn} · {len(cp.changes)} path{'s' if len(cp.changes) != 1 else ''}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,6 +33,8 @@ class TurnCheckpoints:
         self._commands: list[str] = []
         self.last: Checkpoint | None = None  # the newest checkpoint this run took
         self.failed: str | None = None
+        self._finishing: threading.Thread | None = None  # the last turn's walk after, under way
+        self._loop: asyncio.AbstractEventLoop | None = None  # where the walk's notices go
 
     @property
     def session(self) -> str:
@@ -44,6 +47,8 @@ class TurnCheckpoints:
         if command is not None:
             self._commands.append(command)
         if self._before is None and self.failed is None:
+            if self._finishing is not None:  # the last turn's walk after comes first
+                await asyncio.to_thread(self.wait)
             try:
                 self._before = await asyncio.to_thread(self._take)
             except OSError as exc:
@@ -53,33 +58,63 @@ class TurnCheckpoints:
         with self.store.locked():
             return self.store.snapshot()
 
-    def end_turn(self, turn: int) -> Checkpoint | None:
-        """The turn is over: record what it changed (nothing when it ran no such tool)."""
+    def end_turn(self, turn: int) -> None:
+        """The turn is over: record what it changed (nothing when it ran no such tool). The
+        walk after runs in a thread, so the turn's end is not held up by it; the next
+        turn's walk, /undo and the process's exit wait for it (`wait`)."""
         before, commands = self._before, self._commands
         self._before, self._commands = None, []
         if before is None:
-            return None
+            return
         if before.walk.too_many:
             self.notice(f"No checkpoint of this turn: the workspace has more than {self.store.limits.max_entries:,} "
                         "files and directories that .gitignore leaves in")
-            return None
+            return
+        self.wait()
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
+        self._finishing = threading.Thread(target=self._finish, args=(before, commands, turn, self.session),
+                                           name="rivulet-checkpoint")  # not a daemon: exit waits for it
+        self._finishing.start()
+
+    def wait(self) -> Checkpoint | None:
+        """Wait for the last turn's checkpoint to be written; it (or None)."""
+        if self._finishing is not None:
+            self._finishing.join()
+            self._finishing = None
+        return self.last
+
+    def _finish(self, before: Snapshot, commands: list[str], turn: int, session: str) -> None:
         try:
             with self.store.locked():
                 after = self.store.snapshot()
-                cp = self.store.record(self.session, turn, before, after, commands)
+                cp = self.store.record(session, turn, before, after, commands)
         except OSError as exc:
-            self._fail(exc)
-            return None
+            self._fail(exc, self._say)
+            return
         if cp is not None:
             self.last = cp
             if cp.skipped:
-                self.notice("Checkpoint: /undo cannot restore " + "; ".join(cp.skipped[:3])
-                            + (f"; and {len(cp.skipped) - 3} more" if len(cp.skipped) > 3 else ""))
-        return cp
+                self._say("Checkpoint: /undo cannot restore " + "; ".join(cp.skipped[:3])
+                          + (f"; and {len(cp.skipped) - 3} more" if len(cp.skipped) > 3 else ""))
 
-    def _fail(self, exc: OSError) -> None:
+    def _say(self, text: str) -> None:
+        """A notice from the walk's thread: handed to the event loop (the bus is not thread-safe)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self.notice, text)
+                return
+            except RuntimeError:
+                pass  # the loop closed meanwhile (exec's end)
+        if loop is None:
+            self.notice(text)
+
+    def _fail(self, exc: OSError, say: Callable[[str], None] | None = None) -> None:
         why = f"checkpoints are off for this run: {exc.strerror or exc}"
         if self.failed is None:
-            self.notice(why.capitalize())
+            (say or self.notice)(why.capitalize())
         self.failed = why
         log.warning("%s", why)

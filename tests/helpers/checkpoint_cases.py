@@ -40,6 +40,7 @@ def turn(ws: Path, data: Path, change: Callable[[Path], None], limits: Limits | 
     asyncio.run(cps.before_tool(command))
     change(ws)
     cps.end_turn(number)
+    cps.wait()
     return cps
 
 

@@ -59,6 +59,7 @@ async def _run(job: dict) -> dict:
                                      "justification": None})}
     output = (await tools.run(call))["output"]
     tools.end_turn(1)
+    cps.wait()
     after = state(ws)
     error = None
     try:

@@ -54,6 +54,7 @@ def _state(ws: Path) -> dict[str, tuple]:
 
 def _undo(cps: TurnCheckpoints, direction: str = "undo", overwrite: bool = False) -> restore.Plan:
     store = cps.store
+    cps.wait()
     with store.locked():
         chosen = restore.undoable(store, "S1") if direction == "undo" else restore.redoable(store, "S1")
         p = restore.plan(store, chosen, direction)
@@ -68,7 +69,7 @@ async def test_a_patch_turn_is_undone_and_redone(tmp_path):
     await conv.run_turn("patch it")
     after = _state(ws)
     assert after != before and (ws / "hello.txt").read_text() == "hello\n"
-    cp = cps.last
+    cp = cps.wait()
     assert cp is not None and cp.turn == 1
     assert {c.path: c.what() for c in cp.changes} == {"hello.txt": "created", "notes.md": "modified"}
     p = _undo(cps)
@@ -94,7 +95,7 @@ async def test_a_shell_turn_that_creates_modifies_deletes_chmods_and_symlinks(tm
     await conv.run_turn("do it")
     after = _state(ws)
     assert after["run.sh"][1] == 0o755 and after["link"] == ("link", "keep.txt") and "gone.txt" not in after
-    whats = {c.path: c.what() for c in cps.last.changes}
+    whats = {c.path: c.what() for c in cps.wait().changes}
     assert whats["gone.txt"] == "deleted" and whats["run.sh"] == "mode 644 -> 755"
     assert whats["new/deep/n.txt"] == "created" and whats["link"] == "created" and whats["olddir"] == "deleted"
     assert cps.last.commands == [command + "  (outside the sandbox)"]  # sandbox = off in these tests
@@ -111,6 +112,7 @@ async def test_a_turn_mixing_a_patch_and_a_command(tmp_path):
     before = _state(ws)
     await conv.run_turn("patch and run")
     assert (ws / "hello.txt").read_text() == "hello\nmore\n" and not (ws / "notes.md").exists()
+    cps.wait()
     assert len(cps.store.checkpoints()) == 1  # one checkpoint for the whole turn
     _undo(cps)
     assert _state(ws) == before
@@ -135,6 +137,7 @@ async def test_undo_redo_chains_walk_turn_by_turn(tmp_path):
     assert _state(ws) == states[1]
     conv2, cps2, _, _ = _agent(tmp_path, _shell("echo other > c", 7), answer("r8", "ok"))
     await conv2.run_turn("another way")
+    cps2.wait()
     assert restore.redoable(cps2.store, "S1") == []
     assert [cp.status for cp in cps2.store.checkpoints()] == ["applied", "dropped", "dropped", "applied"]
 
@@ -142,12 +145,13 @@ async def test_undo_redo_chains_walk_turn_by_turn(tmp_path):
 async def test_a_turn_without_tools_takes_no_checkpoint_and_walks_nothing(tmp_path):
     conv, cps, _ws, _ = _agent(tmp_path, answer("r1", "hi"))
     await conv.run_turn("hello")
-    assert cps.store.checkpoints() == [] and not (cps.store.dir / "state.json").exists()
+    assert cps.wait() is None and cps.store.checkpoints() == [] and not (cps.store.dir / "state.json").exists()
 
 
 async def test_the_store_lives_outside_the_workspace_and_is_private(tmp_path):
     conv, cps, ws, _ = _agent(tmp_path, _shell("echo x > x"), answer("r2", "ok"))
     await conv.run_turn("go")
+    cps.wait()
     assert not cps.store.dir.resolve().is_relative_to(ws.resolve())
     assert sorted(p.name for p in ws.iterdir()) == ["x"]  # nothing of rivulet's in the workspace
     assert stat.S_IMODE(cps.store.dir.stat().st_mode) == 0o700
