@@ -220,6 +220,8 @@ async def run_exec(args: argparse.Namespace) -> int:
 
     tools.checkpoints = for_run(settings, tools.workspace, lambda: session_id(writer),  # `rivulet undo` (issue 26)
                                 lambda text: bus.publish(Notice(text)))
+    if tools.checkpoints is not None and prompt.strip():  # (a blank prompt runs no turn)
+        tools.checkpoints.warm()
     for refused in conversation.project.refused if not args.json else []:  # (--json has it as a notice)
         print(f"rivulet: warning: AGENTS.md: {sanitize(refused)}", file=sys.stderr)
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.

@@ -275,6 +275,8 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             self.tools.checkpoints = for_run(self.settings, self.tools.workspace,  # /undo, /redo (issue 26)
                                              lambda: session_id(self.session_writer),
                                              lambda text: self.bus.publish(b.Notice(text)))
+            if self.tools.checkpoints is not None:
+                self.tools.checkpoints.warm()
         if self.mcp is None:
             self.mcp = McpWiring([])  # tools given from outside (tests, replay): no servers
         history = self.session.history if self.session is not None else None

@@ -41,6 +41,21 @@ class TurnCheckpoints:
         found = self._session() if callable(self._session) else self._session
         return found or self._run_id
 
+    def warm(self) -> None:
+        """Start the first walk now, in a thread (the chat's start, exec's first request):
+        the first walk of a workspace reads and keeps every file, and the first tool of
+        the first turn would otherwise wait for it."""
+        if self._finishing is None and self.failed is None:
+            # A daemon: quitting never waits for it (a copy cut short leaves only a temporary file).
+            self._finishing = threading.Thread(target=self._warm, name="rivulet-checkpoint-warm", daemon=True)
+            self._finishing.start()
+
+    def _warm(self) -> None:
+        try:
+            self._take()
+        except OSError as exc:
+            log.info("the first checkpoint walk failed: %s", exc)  # the turn's own walk says it
+
     async def before_tool(self, command: str | None = None) -> None:
         """Called before a tool that may change files runs (`command`: a shell command's
         text, kept for the undo dialog)."""

@@ -155,3 +155,18 @@ async def test_the_store_lives_outside_the_workspace_and_is_private(tmp_path):
     assert not cps.store.dir.resolve().is_relative_to(ws.resolve())
     assert sorted(p.name for p in ws.iterdir()) == ["x"]  # nothing of rivulet's in the workspace
     assert stat.S_IMODE(cps.store.dir.stat().st_mode) == 0o700
+
+
+async def test_warm_takes_the_first_walk_before_any_tool(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    for n in range(5):
+        (ws / f"f{n}").write_text(f"{n}\n")
+    cps = TurnCheckpoints(ws, "S1", root=tmp_path / "data")
+    cps.warm()
+    cps.wait()
+    assert len(cps.store.objects.all()) == 5  # every file kept: the first tool's walk reads none of them again
+    await cps.before_tool("echo")
+    (ws / "f0").write_text("changed\n")
+    cps.end_turn(1)
+    assert [c.path for c in cps.wait().changes] == ["f0"]
