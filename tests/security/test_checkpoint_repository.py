@@ -91,3 +91,27 @@ def test_links_and_read_only_paths_are_restored_and_never_written_through(who):
             if p.exists():
                 os.chmod(p, 0o755)
         shutil.rmtree(top, ignore_errors=True)
+
+
+def test_hostile_file_names_and_commands_reach_the_undo_question_clean(tmp_path):
+    from helpers.checkpoint_cases import SESSION, turn
+    from hostile import HOSTILE, assert_clean
+
+    from rivulet.core.checkpoints import actions, restore
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    name = "evil" + HOSTILE.replace("/", "_")[:150]
+    (ws / "f.txt").write_text("a\n")
+    cps = turn(ws, tmp_path / "data", lambda w: ((w / name).write_text(HOSTILE), (w / "f.txt").write_text("b\n")),
+               command="echo " + HOSTILE)
+    p = actions.propose(cps.store, SESSION, "undo")
+    assert p is not None
+    (ws / name).write_text("mine")  # a conflict: the question names the file
+    p = actions.propose(cps.store, SESSION, "undo")
+    lines = actions.describe(p)
+    assert any("Changed since" in line and "evil[_b]" in line for line in lines)
+    assert any(line.startswith("Ran `echo ") for line in lines)
+    for line in lines:
+        assert_clean(line, "the undo question")
+    assert "\x1b" in restore.diff_text(cps.store, p)  # the raw diff holds them: the dialog's diff_text cleans it
