@@ -197,3 +197,24 @@ def test_old_checkpoints_are_pruned_by_count_and_size(tmp_path):
         store.limits = Limits(keep=10, total_bytes=5000)
         store.prune()
     assert [cp.turn for cp in store.checkpoints()] == [5]
+
+
+def test_a_restore_that_fails_midway_says_so_in_one_line_and_changes_nothing(tmp_path):
+    ws, data, _, after = _setup(tmp_path)
+    store = CheckpointStore(ws, data)
+
+    def disk_full(n: int) -> None:
+        if n == 4:
+            raise OSError(28, "No space left on device")
+
+    with store.locked():
+        p = restore.plan(store, restore.undoable(store, SESSION), "undo")
+        try:
+            restore.apply(store, p, step=disk_full)
+        except restore.RestoreError as exc:
+            message = exc.message
+        else:
+            raise AssertionError("the failure was not reported")
+    assert message == "the restore failed (No space left on device); every file is as it was before it"
+    assert state(ws) == after and not store.journal.exists()
+    assert [cp.status for cp in store.checkpoints()] == ["applied"]  # it can be tried again

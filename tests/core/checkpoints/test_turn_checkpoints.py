@@ -170,3 +170,15 @@ async def test_warm_takes_the_first_walk_before_any_tool(tmp_path):
     (ws / "f0").write_text("changed\n")
     cps.end_turn(1)
     assert [c.path for c in cps.wait().changes] == ["f0"]
+
+
+def test_checkpoints_false_takes_none(tmp_path):
+    from conftest import settings
+
+    from rivulet.core.checkpoints.actions import for_run, limits_of
+
+    assert for_run(settings(checkpoints=False), tmp_path, "S", print) is None
+    made = for_run(settings(checkpoint_keep=7, checkpoint_file_max_mb=0.5), tmp_path, "S", print)
+    assert made is not None and made.store.limits == limits_of(settings(checkpoint_keep=7,
+                                                                        checkpoint_file_max_mb=0.5))
+    assert made.store.limits.keep == 7 and made.store.limits.file_bytes == 512 * 1024
