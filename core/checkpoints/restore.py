@@ -212,6 +212,7 @@ def apply(store: CheckpointStore, p: Plan, *, overwrite: bool = False,
                 raise RestoreError(f"{op.path} changed while it was read: nothing was restored")
             now = now.with_digest(kept[0])
         prior.append((op.path, now))
+    store.objects.sync({e.digest for _, e in prior if e is not None and e.digest})  # what a rollback reads
     status = "undone" if p.direction == "undo" else "applied"
     journal: dict[str, Any] = {
         "token": token, "phase": "apply",
