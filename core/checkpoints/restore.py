@@ -234,7 +234,7 @@ def apply(store: CheckpointStore, p: Plan, *, overwrite: bool = False,
     return Result([op.path for op in ops], left)
 
 
-def recover(store: CheckpointStore) -> str | None:
+def recover(store: CheckpointStore, step: Callable[[int], None] | None = None) -> str | None:
     """Finish a restore a kill interrupted: back to before it, or, if it was done, only its
     bookkeeping. Returns what was done (None: there was nothing to recover)."""
     try:
@@ -248,7 +248,7 @@ def recover(store: CheckpointStore) -> str | None:
         _finish(store, journal)
         return "finished an interrupted restore"
     pairs = [(str(path), Entry.from_json(before) if before else None) for path, before, _ in journal["ops"]]
-    _run(store, pairs, str(journal["token"]), None, ignore_errors=True)
+    _run(store, pairs, str(journal["token"]), step, ignore_errors=True)
     _sweep(store, [p for p, _ in pairs], str(journal["token"]))
     store.journal.unlink(missing_ok=True)
     return "undid an interrupted restore: every file is as it was before it"

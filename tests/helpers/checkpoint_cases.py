@@ -83,3 +83,21 @@ print("done", flush=True)
 
 def restore_process(ws: Path, data: Path, kill_at: int) -> list[str]:
     return [sys.executable, "-c", DRIVER, str(ws), str(data), str(kill_at)]
+
+
+RECOVER = """
+import os, sys
+from pathlib import Path
+from rivulet.core.checkpoints import restore
+from rivulet.core.checkpoints.store import CheckpointStore
+ws, data, kill_at = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+def step(n):
+    if n == kill_at:
+        os._exit(9)
+restore.recover(CheckpointStore(ws, data), step=step)
+"""
+
+
+def recover_process(ws: Path, data: Path, kill_at: int) -> list[str]:
+    """Recovery of a killed restore, itself killed at step `kill_at`."""
+    return [sys.executable, "-c", RECOVER, str(ws), str(data), str(kill_at)]

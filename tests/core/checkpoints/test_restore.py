@@ -9,7 +9,15 @@ import signal
 import subprocess
 from pathlib import Path
 
-from helpers.checkpoint_cases import SESSION, many_changes, many_files, restore_process, state, turn
+from helpers.checkpoint_cases import (
+    SESSION,
+    many_changes,
+    many_files,
+    recover_process,
+    restore_process,
+    state,
+    turn,
+)
 
 from rivulet.core.checkpoints import restore
 from rivulet.core.checkpoints.store import CheckpointStore, Limits
@@ -218,3 +226,16 @@ def test_a_restore_that_fails_midway_says_so_in_one_line_and_changes_nothing(tmp
     assert message == "the restore failed (No space left on device); every file is as it was before it"
     assert state(ws) == after and not store.journal.exists()
     assert [cp.status for cp in store.checkpoints()] == ["applied"]  # it can be tried again
+
+
+def test_a_recovery_killed_midway_is_recovered_the_same_way(tmp_path):
+    ws, data, _, after = _setup(tmp_path)
+    for kill_at, recovery_kill in ((6, 2), (12, 9), (15, 1)):
+        assert subprocess.run(restore_process(ws, data, kill_at), capture_output=True, timeout=60).returncode == 9
+        done = subprocess.run(recover_process(ws, data, recovery_kill), capture_output=True, timeout=60)
+        assert done.returncode == 9, done.stderr
+        store = CheckpointStore(ws, data)
+        assert store.journal.exists()  # the recovery did not finish: the next one does it again
+        with store.locked():
+            pass
+        assert state(ws) == after and not store.journal.exists()
