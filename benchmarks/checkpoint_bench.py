@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rivulet.core.checkpoints import restore
-from rivulet.core.checkpoints.store import CheckpointStore, Snapshot
+from rivulet.core.checkpoints.store import CheckpointStore, WorkspaceSnapshot
 from rivulet.core.tools.safe_git import OVERRIDES, git_env
 
 
@@ -71,7 +71,7 @@ def _du(path: Path) -> int:
 def run_cas(ws: Path, data: Path, touch: int) -> dict[str, tuple[float, float]]:
     store = CheckpointStore(ws, data)
     out: dict[str, tuple[float, float]] = {}
-    snap: list[Snapshot] = []
+    snap: list[WorkspaceSnapshot] = []
 
     def take() -> None:
         with store.locked():

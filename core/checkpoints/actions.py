@@ -10,16 +10,16 @@ from typing import Any
 
 from rivulet.core.checkpoints import restore
 from rivulet.core.checkpoints.restore import NOT_UNDONE, Plan, Result
-from rivulet.core.checkpoints.store import CheckpointStore, Limits
+from rivulet.core.checkpoints.store import CheckpointLimits, CheckpointStore
 from rivulet.core.checkpoints.turns import TurnCheckpoints
 from rivulet.core.sanitize import sanitize
 
 MB = 1024 * 1024
 
 
-def limits_of(settings: Any) -> Limits:
+def limits_of(settings: Any) -> CheckpointLimits:
     """The store's limits from the settings (checkpoint_* in config.toml)."""
-    return Limits(file_bytes=int(settings.checkpoint_file_max_mb * MB),
+    return CheckpointLimits(file_bytes=int(settings.checkpoint_file_max_mb * MB),
                   turn_bytes=int(settings.checkpoint_turn_max_mb * MB), keep=int(settings.checkpoint_keep),
                   total_bytes=int(settings.checkpoint_max_mb * MB))
 

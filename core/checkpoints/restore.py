@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rivulet.core.checkpoints.store import Checkpoint, CheckpointStore, write_json
-from rivulet.core.checkpoints.walk import Entry, lstat_entry
+from rivulet.core.checkpoints.walk import PathEntry, lstat_entry
 from rivulet.core.errors import RivuletError
 from rivulet.core.tools.turn_diff import file_diff
 
@@ -44,8 +44,8 @@ class RestoreError(RivuletError):
 @dataclass
 class Op:
     path: str
-    expect: Entry | None  # what the path holds if nobody changed it since
-    target: Entry | None  # what it will hold
+    expect: PathEntry | None  # what the path holds if nobody changed it since
+    target: PathEntry | None  # what it will hold
 
 
 @dataclass
@@ -117,7 +117,7 @@ def plan(store: CheckpointStore, cps: list[Checkpoint], direction: str) -> Plan:
     return out
 
 
-def _differs(store: CheckpointStore, rel: str, expect: Entry | None) -> str | None:
+def _differs(store: CheckpointStore, rel: str, expect: PathEntry | None) -> str | None:
     """How the path now differs from `expect` (None: it does not)."""
     now = lstat_entry(store.workspace, rel)
     if now is None and expect is None:
@@ -155,7 +155,7 @@ def _hash(path: str) -> str | None:
 # ---- what the dialog shows ---------------------------------------------------------------
 
 
-def _text(store: CheckpointStore, entry: Entry | None) -> str | bytes | None:
+def _text(store: CheckpointStore, entry: PathEntry | None) -> str | bytes | None:
     if entry is None:
         return None
     if entry.kind == "link":
@@ -176,7 +176,7 @@ def diff_text(store: CheckpointStore, p: Plan) -> str:
     out: list[str] = []
     for op in p.ops:
         a, b = _text(store, op.expect), _text(store, op.target)
-        kind = (op.target or op.expect or Entry("file", 0)).kind
+        kind = (op.target or op.expect or PathEntry("file", 0)).kind
         if kind == "dir" or (op.expect and op.expect.kind == "dir") or (op.target and op.target.kind == "dir"):
             what = "removed" if op.target is None else "created" if op.expect is None else "changed"
             out.append(f"directory {op.path}/ {what}\n")
@@ -200,7 +200,7 @@ def apply(store: CheckpointStore, p: Plan, *, overwrite: bool = False,
     ops = [op for op in p.ops if overwrite or op.path not in p.conflicts]
     left = [f"{path}: {why}, left as it is" for path, why in p.conflicts.items() if not overwrite]
     token = secrets.token_hex(6)
-    prior: list[tuple[str, Entry | None]] = []
+    prior: list[tuple[str, PathEntry | None]] = []
     for op in ops:
         now = lstat_entry(store.workspace, op.path)
         if now is not None and now.kind == "file":
@@ -247,7 +247,7 @@ def recover(store: CheckpointStore, step: Callable[[int], None] | None = None) -
     if journal.get("phase") == "done":
         _finish(store, journal)
         return "finished an interrupted restore"
-    pairs = [(str(path), Entry.from_json(before) if before else None) for path, before, _ in journal["ops"]]
+    pairs = [(str(path), PathEntry.from_json(before) if before else None) for path, before, _ in journal["ops"]]
     _run(store, pairs, str(journal["token"]), step, ignore_errors=True)
     _sweep(store, [p for p, _ in pairs], str(journal["token"]))
     store.journal.unlink(missing_ok=True)
@@ -262,11 +262,11 @@ def _finish(store: CheckpointStore, journal: dict[str, Any]) -> None:
     store.journal.unlink(missing_ok=True)
 
 
-def _json(entry: Entry | None) -> list[object] | None:
+def _json(entry: PathEntry | None) -> list[object] | None:
     return entry.to_json() if entry is not None else None
 
 
-def _run(store: CheckpointStore, pairs: list[tuple[str, Entry | None]], token: str,
+def _run(store: CheckpointStore, pairs: list[tuple[str, PathEntry | None]], token: str,
          step: Callable[[int], None] | None, ignore_errors: bool = False) -> list[str]:
     """Make each path hold its entry: first what must go (deepest first), then what must be
     there (shallowest first). Idempotent."""
@@ -369,7 +369,7 @@ def _chmod_dir(root_fd: int, rel: str, mode: int | None) -> None:
         os.close(dir_fd)
 
 
-def _remove_if_needed(root_fd: int, rel: str, target: Entry | None) -> str | None:
+def _remove_if_needed(root_fd: int, rel: str, target: PathEntry | None) -> str | None:
     try:
         dir_fd = _parent(root_fd, rel, create=False)
     except NotADirectoryError:
@@ -396,7 +396,7 @@ def _remove_if_needed(root_fd: int, rel: str, target: Entry | None) -> str | Non
         os.close(dir_fd)
 
 
-def _put(store: CheckpointStore, root_fd: int, rel: str, target: Entry, tmp: str) -> None:
+def _put(store: CheckpointStore, root_fd: int, rel: str, target: PathEntry, tmp: str) -> None:
     dir_fd = _parent(root_fd, rel, create=True)
     assert dir_fd is not None
     try:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rivulet.core.checkpoints.objects import Objects
-from rivulet.core.checkpoints.walk import MAX_ENTRIES, Entry, Walk, walk
+from rivulet.core.checkpoints.walk import MAX_ENTRIES, PathEntry, Walk, walk
 
 MB = 1024 * 1024
 
@@ -34,7 +34,7 @@ def default_root() -> Path:
 
 
 @dataclass
-class Limits:
+class CheckpointLimits:
     file_bytes: int = 8 * MB  # a larger file is not kept (its change cannot be undone; said)
     turn_bytes: int = 256 * MB  # new bytes one walk may store; past it, files are not kept (said)
     keep: int = 100  # checkpoints kept per workspace, newest first
@@ -43,10 +43,10 @@ class Limits:
 
 
 @dataclass
-class Change:
+class PathChange:
     path: str
-    before: Entry | None
-    after: Entry | None
+    before: PathEntry | None
+    after: PathEntry | None
 
     def what(self) -> str:
         if self.before is None:
@@ -64,9 +64,9 @@ class Change:
                 "after": self.after.to_json() if self.after else None}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Change:
+    def from_json(cls, data: dict[str, Any]) -> PathChange:
         b, a = data.get("before"), data.get("after")
-        return cls(str(data["path"]), Entry.from_json(b) if b else None, Entry.from_json(a) if a else None)
+        return cls(str(data["path"]), PathEntry.from_json(b) if b else None, PathEntry.from_json(a) if a else None)
 
 
 @dataclass
@@ -75,7 +75,7 @@ class Checkpoint:
     session: str
     turn: int
     time: float
-    changes: list[Change] = field(default_factory=list)
+    changes: list[PathChange] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # "path: why its content was not kept"
     commands: list[str] = field(default_factory=list)  # every command the turn ran
     status: str = "applied"  # "undone" after /undo; "dropped": undone, then a new turn came
@@ -88,13 +88,13 @@ class Checkpoint:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Checkpoint:
         return cls(int(data["seq"]), str(data["session"]), int(data["turn"]), float(data["time"]),
-                   [Change.from_json(c) for c in data.get("changes") or []],
+                   [PathChange.from_json(c) for c in data.get("changes") or []],
                    [str(s) for s in data.get("skipped") or []], [str(c) for c in data.get("commands") or []],
                    str(data.get("status") or "applied"))
 
 
 @dataclass
-class Snapshot:
+class WorkspaceSnapshot:
     walk: Walk
     not_kept: dict[str, str] = field(default_factory=dict)  # path -> why its content was not kept
 
@@ -121,11 +121,11 @@ def _size(n: int) -> str:
 
 
 class CheckpointStore:
-    def __init__(self, workspace: Path, root: Path | None = None, limits: Limits | None = None) -> None:
+    def __init__(self, workspace: Path, root: Path | None = None, limits: CheckpointLimits | None = None) -> None:
         self.workspace = workspace.resolve()
         key = hashlib.sha256(os.fsencode(self.workspace)).hexdigest()[:20]
         self.dir = (root or default_root()) / key
-        self.limits = limits or Limits()
+        self.limits = limits or CheckpointLimits()
         self.objects = Objects(self.dir / "objects")
         self.turns_dir = self.dir / "turns"
         self.journal = self.dir / "journal.json"
@@ -157,19 +157,19 @@ class CheckpointStore:
 
     # ---- walks --------------------------------------------------------------------------
 
-    def _state(self) -> dict[str, Entry]:
+    def _state(self) -> dict[str, PathEntry]:
         try:
             data = json.loads((self.dir / "state.json").read_bytes())
-            return {k: Entry.from_json(v) for k, v in data.items()}
+            return {k: PathEntry.from_json(v) for k, v in data.items()}
         except (OSError, ValueError, TypeError, KeyError):
             return {}
 
-    def snapshot(self) -> Snapshot:
+    def snapshot(self) -> WorkspaceSnapshot:
         """Walk the workspace and keep the content of every file whose stat changed since
         the last walk (within the caps). Call it locked."""
         known = self._state()
         found = walk(self.workspace, self.limits.max_entries, self._own_dirs())
-        snap = Snapshot(found)
+        snap = WorkspaceSnapshot(found)
         if found.too_many:
             return snap
         budget = self.limits.turn_bytes
@@ -222,7 +222,7 @@ class CheckpointStore:
 
     # ---- checkpoints --------------------------------------------------------------------
 
-    def record(self, session: str, turn: int, before: Snapshot, after: Snapshot,
+    def record(self, session: str, turn: int, before: WorkspaceSnapshot, after: WorkspaceSnapshot,
                commands: list[str]) -> Checkpoint | None:
         """The checkpoint of one turn (None when it changed nothing and ran no command)."""
         changes = diff(before.walk, after.walk)
@@ -264,7 +264,7 @@ class CheckpointStore:
                 out.append(cp)
         return out
 
-    def prune(self, state: dict[str, Entry] | None = None) -> list[int]:
+    def prune(self, state: dict[str, PathEntry] | None = None) -> list[int]:
         """Drop the oldest checkpoints past the count or size limit, then every object no
         checkpoint and no state names. Call it locked. Returns the dropped checkpoints."""
         cps = self.checkpoints()
@@ -301,7 +301,7 @@ class CheckpointStore:
         return dropped
 
 
-def diff(before: Walk, after: Walk) -> list[Change]:
+def diff(before: Walk, after: Walk) -> list[PathChange]:
     """What changed between two walks. A path only one walk saw because the other's
     `.gitignore` left it out is not a change (un-ignoring `node_modules` must not make an
     undo delete it)."""
@@ -317,5 +317,5 @@ def diff(before: Walk, after: Walk) -> list[Change]:
                 continue
             if a.same_content(b) or (a.digest is None and b.digest is None and a.same_stat(b)):
                 continue
-        out.append(Change(rel, b, a))
+        out.append(PathChange(rel, b, a))
     return out

@@ -16,20 +16,20 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from rivulet.core.checkpoints.store import Checkpoint, CheckpointStore, Limits, Snapshot
+from rivulet.core.checkpoints.store import Checkpoint, CheckpointLimits, CheckpointStore, WorkspaceSnapshot
 
 log = logging.getLogger(__name__)
 
 
 class TurnCheckpoints:
-    def __init__(self, workspace: Path, session: str | Callable[[], str | None], limits: Limits | None = None,
+    def __init__(self, workspace: Path, session: str | Callable[[], str | None], limits: CheckpointLimits | None = None,
                  root: Path | None = None, notice: Callable[[str], None] | None = None) -> None:
         self.store = CheckpointStore(workspace, root, limits)
         # The session's id; a callable when the session file is made with its first record.
         self._session = session
         self._run_id = "run-" + secrets.token_hex(4)  # a run that saves no session file
         self.notice = notice or (lambda text: None)
-        self._before: Snapshot | None = None
+        self._before: WorkspaceSnapshot | None = None
         self._commands: list[str] = []
         self.last: Checkpoint | None = None  # the newest checkpoint this run took
         self.failed: str | None = None
@@ -69,7 +69,7 @@ class TurnCheckpoints:
             except OSError as exc:
                 self._fail(exc)
 
-    def _take(self) -> Snapshot:
+    def _take(self) -> WorkspaceSnapshot:
         with self.store.locked():
             return self.store.snapshot()
 
@@ -101,7 +101,7 @@ class TurnCheckpoints:
             self._finishing = None
         return self.last
 
-    def _finish(self, before: Snapshot, commands: list[str], turn: int, session: str) -> None:
+    def _finish(self, before: WorkspaceSnapshot, commands: list[str], turn: int, session: str) -> None:
         try:
             with self.store.locked():
                 after = self.store.snapshot()

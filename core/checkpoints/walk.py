@@ -21,7 +21,7 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
 MAX_ENTRIES = 300_000
 
 
-class Entry(NamedTuple):
+class PathEntry(NamedTuple):
     """One path as the walk saw it (a tuple: a walk makes one per path, 10,000s of them).
     `digest` is a file's sha256 once its content is kept (None: not read, or over the
     cap); `target` is a link's target."""
@@ -35,12 +35,12 @@ class Entry(NamedTuple):
     digest: str | None = None
     target: str | None = None
 
-    def same_stat(self, other: Entry) -> bool:
+    def same_stat(self, other: PathEntry) -> bool:
         """Nothing changed on disk since `other` was taken (ctime moves on every write,
         chmod and rename, so a same-size rewrite within one mtime tick is caught too)."""
         return self[:6] == other[:6] and self[7] == other[7]
 
-    def same_content(self, other: Entry | None) -> bool:
+    def same_content(self, other: PathEntry | None) -> bool:
         """What a restore compares: kind, mode and content (not times or inode)."""
         if other is None or self.kind != other.kind or self.mode != other.mode:
             return False
@@ -50,25 +50,25 @@ class Entry(NamedTuple):
             return self.digest is not None and self.digest == other.digest
         return True
 
-    def same_content_ignoring_mode(self, other: Entry) -> bool:
-        return self.kind == other.kind and Entry(self.kind, other.mode, digest=self.digest,
+    def same_content_ignoring_mode(self, other: PathEntry) -> bool:
+        return self.kind == other.kind and PathEntry(self.kind, other.mode, digest=self.digest,
                                                   target=self.target).same_content(other)
 
     def to_json(self) -> list[object]:
         return list(self)
 
     @classmethod
-    def from_json(cls, data: list[Any]) -> Entry:
+    def from_json(cls, data: list[Any]) -> PathEntry:
         """From the store's own files (0600 in a 0700 directory): shape-checked, not distrusted."""
         if len(data) != 8 or data[0] not in ("file", "dir", "link"):
             raise ValueError("not a checkpoint entry")
         return cls._make(data)
 
-    def with_digest(self, digest: str) -> Entry:
+    def with_digest(self, digest: str) -> PathEntry:
         return self._replace(digest=digest)
 
 
-def entry_of(st: os.stat_result, target: str | None = None) -> Entry | None:
+def entry_of(st: os.stat_result, target: str | None = None) -> PathEntry | None:
     """The entry for an lstat result (None: a socket, FIFO or device: not kept)."""
     if stat.S_ISLNK(st.st_mode):
         kind = "link"
@@ -78,11 +78,13 @@ def entry_of(st: os.stat_result, target: str | None = None) -> Entry | None:
         kind = "dir"
     else:
         return None
-    return Entry(kind, stat.S_IMODE(st.st_mode), st.st_size if kind == "file" else 0, st.st_mtime_ns if kind != "dir"
-                 else 0, st.st_ctime_ns if kind != "dir" else 0, st.st_ino if kind != "dir" else 0, None, target)
+    if kind == "dir":  # a directory's times move with its contents: only its mode is compared
+        return PathEntry(kind, stat.S_IMODE(st.st_mode))
+    return PathEntry(kind, stat.S_IMODE(st.st_mode), st.st_size if kind == "file" else 0, st.st_mtime_ns,
+                     st.st_ctime_ns, st.st_ino, None, target)
 
 
-def lstat_entry(root: Path, rel: str) -> Entry | None:
+def lstat_entry(root: Path, rel: str) -> PathEntry | None:
     """One path now (None: absent or not a kind that is kept)."""
     path = os.path.join(root, rel)
     try:
@@ -105,7 +107,7 @@ class _Rules:
 
 @dataclass
 class Walk:
-    entries: dict[str, Entry] = field(default_factory=dict)
+    entries: dict[str, PathEntry] = field(default_factory=dict)
     ignored_dirs: list[str] = field(default_factory=list)  # whole directories left out
     rules: dict[str, list[_Rules]] = field(default_factory=dict)  # by directory: the rules in force
     too_many: bool = False
@@ -127,7 +129,7 @@ class Walk:
 
 
 def walk(root: Path, max_entries: int = MAX_ENTRIES, exclude: frozenset[str] = frozenset()) -> Walk:
-    """Every kept path under `root` (relative, `/`-separated), as an Entry without digest.
+    """Every kept path under `root` (relative, `/`-separated), as a PathEntry without digest.
     `exclude`: relative directories never entered (rivulet's own, when inside the workspace)."""
     out = Walk()
     stack: list[tuple[str, list[_Rules]]] = [("", [])]

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from rivulet.core.checkpoints.store import Limits
+from rivulet.core.checkpoints.store import CheckpointLimits
 from rivulet.core.checkpoints.turns import TurnCheckpoints
 
 SESSION = "S1"
@@ -33,7 +33,7 @@ def state(ws: Path) -> dict[str, tuple]:
     return out
 
 
-def turn(ws: Path, data: Path, change: Callable[[Path], None], limits: Limits | None = None,
+def turn(ws: Path, data: Path, change: Callable[[Path], None], limits: CheckpointLimits | None = None,
          number: int = 1, command: str | None = "the turn's command") -> TurnCheckpoints:
     """One checkpointed turn whose tool does `change(ws)`."""
     cps = TurnCheckpoints(ws, SESSION, limits=limits, root=data)

@@ -20,7 +20,7 @@ from helpers.checkpoint_cases import (
 )
 
 from rivulet.core.checkpoints import restore
-from rivulet.core.checkpoints.store import CheckpointStore, Limits
+from rivulet.core.checkpoints.store import CheckpointLimits, CheckpointStore
 
 
 def _setup(tmp_path: Path):
@@ -133,7 +133,7 @@ def test_a_file_over_the_cap_is_not_kept_and_said(tmp_path):
         (w / "big.dat").write_bytes(b"c" * 5000)
         (w / "small.txt").write_text("t\n")
 
-    cps = turn(ws, data, change, limits=Limits(file_bytes=4096))
+    cps = turn(ws, data, change, limits=CheckpointLimits(file_bytes=4096))
     cps.notice = notes.append
     cp = cps.store.checkpoints()[0]
     assert cp.skipped == ["big.dat: 5 KB, over the cap of 4 KB per file (checkpoint_file_max_mb)"]
@@ -150,7 +150,7 @@ def test_the_cap_per_checkpoint_skips_what_is_past_it(tmp_path):
     ws.mkdir()
     for n in range(10):
         (ws / f"f{n}").write_bytes(bytes([n]) * 1000)
-    store = CheckpointStore(ws, data, Limits(turn_bytes=3500))
+    store = CheckpointStore(ws, data, CheckpointLimits(turn_bytes=3500))
     with store.locked():
         snap = store.snapshot()
     assert len(snap.not_kept) == 7 and all("per checkpoint" in why for why in snap.not_kept.values())
@@ -196,13 +196,13 @@ def test_old_checkpoints_are_pruned_by_count_and_size(tmp_path):
     ws, data = tmp_path / "ws", tmp_path / "data"
     ws.mkdir()
     for n in range(5):
-        turn(ws, data, lambda w, n=n: (w / "f").write_bytes(bytes([n]) * 2000), limits=Limits(keep=3), number=n + 1)
-    store = CheckpointStore(ws, data, Limits(keep=3))
+        turn(ws, data, lambda w, n=n: (w / "f").write_bytes(bytes([n]) * 2000), limits=CheckpointLimits(keep=3), number=n + 1)
+    store = CheckpointStore(ws, data, CheckpointLimits(keep=3))
     assert [cp.turn for cp in store.checkpoints()] == [3, 4, 5]
     live = {e.digest for cp in store.checkpoints() for c in cp.changes for e in (c.before, c.after) if e}
     assert set(store.objects.all()) == live  # the objects only dropped checkpoints used are gone
     with store.locked():
-        store.limits = Limits(keep=10, total_bytes=5000)
+        store.limits = CheckpointLimits(keep=10, total_bytes=5000)
         store.prune()
     assert [cp.turn for cp in store.checkpoints()] == [5]
 
