@@ -52,6 +52,13 @@ async def edit_message(app: RivuletApp, turn_id: int | None = None) -> bool:
         app.notify("Wait for the turn to end (or press Esc to stop it) before editing", severity="warning")
         return False
     assert app.conversation is not None
+    from rivulet.app.commands.undo import rewind_files
+    from rivulet.core.turn.rewind import user_turns
+
+    turns = user_turns(app.conversation.history)
+    target = turn_id if turn_id is not None else (turns[-1].turn_id if turns else None)
+    if target is not None and not await rewind_files(app, target):  # "conversation and files" (issue 26)
+        return False
     try:
         draft = rewind(app.conversation, turn_id)
     except RewindError as exc:

@@ -35,6 +35,10 @@ def run(args: argparse.Namespace) -> int:
         return run_export(args)
     if args.command == "replay":
         return run_replay(args)
+    if args.command == "undo":
+        from rivulet.app.undo_cli import run_undo
+
+        return run_undo(args)
     if args.command == "mcp":
         from rivulet.app.mcp.cli import run_mcp
 

@@ -522,11 +522,12 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         return last_answer(self.conversation.history if self.conversation is not None else None)
 
     def action_turn_diff(self) -> None:
+        from rivulet.app.commands.undo import show_turns
         from rivulet.widgets.dialogs import DiffScreen
 
         if isinstance(self.screen, DiffScreen):
             return
-        self.push_screen(DiffScreen(self.turn_status.turn_diff))
+        self.run_worker(show_turns(self), group="command", exit_on_error=False)  # a list of turns (issue 26)
 
     def action_scroll_transcript(self, where: str) -> None:
         self._transcript.scroll_by_key(where)

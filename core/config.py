@@ -146,6 +146,14 @@ class Settings(BaseModel):
     # Patches touching these always ask, even under auto-edit (glob patterns; see core/protected.py).
     # None: the default list (core/tools/protected.py).
     protected_paths: list[str] | None = None
+    # Checkpoints of the workspace per turn, for /undo, /redo and rewinds (core/checkpoints):
+    # kept per workspace, the newest `checkpoint_keep` within `checkpoint_max_mb` of content;
+    # a file over `checkpoint_file_max_mb`, or past `checkpoint_turn_max_mb` in one walk, is not kept.
+    checkpoints: bool = True
+    checkpoint_keep: int = Field(100, ge=1)
+    checkpoint_max_mb: float = Field(1024, gt=0)
+    checkpoint_file_max_mb: float = Field(8, gt=0)
+    checkpoint_turn_max_mb: float = Field(256, gt=0)
     # MCP servers, `[mcp_servers.NAME]` tables; checked by core/tools/mcp_config.py.
     mcp_servers: dict[str, Any] = Field(default_factory=dict)
     # The user's hooks, `[[hooks]]` tables (event, command, timeout, tools); checked by core/hooks/spec.py.

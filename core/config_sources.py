@@ -31,6 +31,7 @@ API_KEY_ENV = ("RIVULET_API_KEY", "OPENAI_API_KEY")
 SETTING_NAMES = frozenset({
     "allow_insecure_http", "api_key", "api_key_env", "approval", "attach_max_bytes", "auth", "auto_compact_percent",
     "base_url", "compaction", "connect_timeout", "context_window", "headers", "idle_timeout", "image_max_bytes",
+    "checkpoint_file_max_mb", "checkpoint_keep", "checkpoint_max_mb", "checkpoint_turn_max_mb", "checkpoints",
     "instructions", "keymap", "max_follow_ups", "max_item_chars", "max_items_per_response", "max_patch_chars",
     "max_retries", "max_retry_wait", "max_tool_args_chars", "mcp_servers", "model", "models", "notify", "patch_tool",
     "probe_servers", "profile", "profiles", "project_instructions_max_bytes", "protected_paths", "provider", "query",

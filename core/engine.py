@@ -102,6 +102,7 @@ class Engine:
         self.agent_tools = None
         if tools is None and tool_settings is not None:
             tools = self.agent_tools = self._agent_tools(tool_settings, approver, mcp)
+            self._checkpoints(tools)
         self.tools = tools
         self.writer = writer
         self.session = session
@@ -126,6 +127,14 @@ class Engine:
             self.mcp = McpWiring.from_settings(self.settings)
         policy = ApprovalPolicy(self.settings.approval, approver or BusApprover(self.bus))
         return AgentTools(tool_settings, policy, self.bus, mcp=self.mcp.manager)
+
+    def _checkpoints(self, tools: Any) -> None:
+        """A checkpoint of the workspace per turn that runs a tool (core/checkpoints): /undo,
+        /redo, rewinds with files, `rivulet undo`. Keyed by the session held at the time."""
+        from rivulet.core.checkpoints.actions import for_run, session_id
+
+        tools.checkpoints = for_run(self.settings, tools.workspace, lambda: session_id(self.writer),
+                                    lambda text: self.bus.publish(Notice(text)))
 
     def _conversation(self, session: Session | None, writer: SessionFile | None) -> Conversation:
         conversation = Conversation(self.settings, self.transport, self.bus,
@@ -157,6 +166,9 @@ class Engine:
         self._started = True
         if self.hooks is not None and self._session_start is None:
             self._session_start = asyncio.ensure_future(self.hooks.session_start(resumed=self.session is not None))
+        checkpoints = getattr(self.agent_tools, "checkpoints", None)
+        if checkpoints is not None:
+            checkpoints.warm()  # the workspace's first walk, in a thread, before the first tool needs it
         self.mcp.start(self.agent_tools, notify=notify, hint=hint, on_tools=on_tools)
 
     async def aclose(self) -> None:

@@ -114,11 +114,12 @@ def anyio_backend() -> str:
 
 @pytest.fixture(autouse=True)
 def _sessions_in_tmp(tmp_path, monkeypatch):
-    """Session files of a test go to its own folder, never the user's."""
+    """Session files (and workspace checkpoints) of a test go to its own folder, never the user's."""
     monkeypatch.setenv("RIVULET_SESSIONS_DIR", str(tmp_path / "sessions"))
     # No background capability probes: they would add requests to every test's server
     # (tests/app/test_capability_cache.py turns them on where they are the subject).
     monkeypatch.setenv("RIVULET_PROBE_SERVERS", "false")
+    monkeypatch.setenv("RIVULET_CHECKPOINTS_DIR", str(tmp_path / "checkpoints"))
 
 
 @pytest.fixture

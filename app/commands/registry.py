@@ -12,6 +12,7 @@ from rivulet.app.commands import conversation as conv_cmds
 from rivulet.app.commands import model as model_cmds
 from rivulet.app.commands import profile as profile_cmds
 from rivulet.app.commands import settings as set_cmds
+from rivulet.app.commands import undo as undo_cmds
 from rivulet.app.commands.output import show_note
 from rivulet.app.commands.status import help_lines, status_lines
 from rivulet.app.copying import copy_commands
@@ -77,6 +78,9 @@ def _builtin_commands(app: RivuletApp) -> list[Command]:
         _slash(app, "Status", "Model, effort, server, session, tokens, context, sandbox, AGENTS.md", "status",
                _status),
         Command("Turn diff", "Show everything the turn changed in the workspace", app.action_turn_diff, "diff"),
+        _slash(app, "Undo files", "Put back the files the last turn changed (shows the diff, asks)", "undo",
+               undo_cmds.undo, "N"),
+        _slash(app, "Redo files", "Apply again what /undo put back", "redo", undo_cmds.redo, "N"),
         Command("History inspector", "Every committed item, filterable, with its raw JSON", app.action_inspect,
                 "inspect"),
         _slash(app, "Copy…", "The last answer, or one of its code blocks, to the clipboard", "copy",

@@ -57,6 +57,10 @@ class LazySessionWriter:
         if (writer := self._open()) is not None:
             writer.turn_ended(turn_id, usage, outcome)
 
+    def restored(self, record: dict[str, Any]) -> None:
+        if (writer := self._open()) is not None:
+            writer.restored(record)
+
     def sync(self) -> None:
         if self._writer is not None:
             self._writer.sync()

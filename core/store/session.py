@@ -238,6 +238,11 @@ class SessionWriter:
                      "time": round(time.time(), 3)})
         self.sync()
 
+    def restored(self, record: dict[str, Any]) -> None:
+        """A restore of the workspace's files (/undo, /redo, a rewind with files)."""
+        self._write(record)
+        self.sync()
+
     def close(self) -> None:
         """Write what waits if the disk now takes it; else note in the file how much is
         missing. A file that never got its first line is removed: no empty sessions."""
@@ -441,6 +446,8 @@ def load_session(path: Path) -> Session:
             elif tid in turns:
                 turns[tid].usage = record.get("usage")
                 turns[tid].ended = record.get("time")
+        elif kind == "restore":
+            pass  # files put back by /undo, /redo or a rewind (core/checkpoints): a record, no history change
         elif kind == "repair":
             pass  # a torn last line that a writer cut off: nothing is missing that was committed
         elif kind == "unsaved" and _count(record.get("items")):

@@ -13,7 +13,7 @@ import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rivulet.core import items as it
 from rivulet.core.config import Settings, effective_patch_tool
@@ -32,6 +32,9 @@ from rivulet.core.tools.shell import run_shell
 from rivulet.core.tools.turn_diff import TurnDiff, file_diff
 from rivulet.core.turn.bus import EventBus, Notice, ToolOutputDelta, TurnDiffUpdated
 from rivulet.core.turn.tool_api import StopTurn
+
+if TYPE_CHECKING:
+    from rivulet.core.checkpoints.turns import TurnCheckpoints
 
 PATCH_DESCRIPTION = """Edit files with a patch. Paths are relative to the workspace. Format:
 *** Begin Patch
@@ -115,6 +118,8 @@ class AgentTools:
         self.mcp = McpRouter(mcp, output_limit=settings.output_limit, image_limit=settings.image_max_bytes,
                              secrets=settings.secrets) if mcp is not None else None
         self.hooks: Hooks | None = None  # the user's before_tool, after_tool and after_patch hooks
+        # The turn's checkpoint (core/checkpoints): taken before the first call that may change files.
+        self.checkpoints: TurnCheckpoints | None = None
 
     # ---- what the model is offered ---------------------------------------------------
 
@@ -164,6 +169,10 @@ class AgentTools:
     def start_turn(self) -> None:
         self.turn_diff.reset()
 
+    def end_turn(self, turn_id: int) -> None:
+        if self.checkpoints is not None:
+            self.checkpoints.end_turn(turn_id)
+
     # ---- running a call ----------------------------------------------------------------
 
     async def run(self, call: it.Item) -> it.Item:
@@ -199,6 +208,8 @@ class AgentTools:
         if self.mcp is not None and self.mcp.owns(call):
             server = self.mcp.manager.find(str(name))
             boxed = server is not None and server[0].config.command is not None and self.sandbox.active
+            if self.checkpoints is not None:  # a server may write the workspace too
+                await self.checkpoints.before_tool(f"MCP tool {name}")
             guard = self._protected_guard() if boxed else None  # a stdio server writes the workspace too
             return await self._settle(call, guard, await self.mcp.run(call, self._decide))
         return await self._builtin.run(call)
@@ -227,6 +238,8 @@ class AgentTools:
         if await self._decide(call, request, "The user declined this patch; no file was changed.") is Decision.NO:
             return _output(call, "The user declined this patch; no file was changed. Do not apply it again "
                                  "unchanged: ask the user what they want instead.")
+        if self.checkpoints is not None:
+            await self.checkpoints.before_tool()
         for change in changes:
             self.turn_diff.remember(change.path, change.old)
         try:
@@ -271,6 +284,8 @@ class AgentTools:
             if self.bus is not None:
                 self.bus.publish(ToolOutputDelta(cid, self._mask(text)))
 
+        if self.checkpoints is not None:
+            await self.checkpoints.before_tool(command if sandboxed else f"{command}  (outside the sandbox)")
         guard = self._protected_guard() if sandboxed else None
         result = await run_shell(command, cwd, timeout=timeout, limit=self.settings.output_limit, on_output=show,
                                  secrets=self.settings.secrets, sandbox=self.sandbox if sandboxed else None,

@@ -320,6 +320,9 @@ class Conversation:
         return None
 
     def _turn_ended(self, turn_id: int, usage: dict[str, Any] | None, outcome: str) -> None:
+        end_turn = getattr(self.tools, "end_turn", None)
+        if end_turn is not None:  # the turn's checkpoint: what its tools changed (core/checkpoints)
+            end_turn(turn_id)
         if self.session is not None:
             self.session.turn_ended(turn_id, usage, outcome)
 

@@ -1,0 +1,102 @@
+"""`rivulet undo`: /undo for scripts. The same plan, restore and record as the chat's
+(core/checkpoints/actions.py); it shows what it will do and applies it with --yes, or
+when the user answers y on the terminal.
+
+Exit codes: 0 done (or nothing to do with --dry-run), 1 nothing to undo or redo, or
+the restore failed (every file as before), 2 a question nobody can answer (no
+terminal and no --yes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from rivulet.core.checkpoints.actions import carry_out, describe, outcome, propose
+from rivulet.core.checkpoints.restore import diff_text
+from rivulet.core.checkpoints.store import CheckpointStore
+from rivulet.core.errors import RivuletError
+from rivulet.core.sanitize import sanitize
+
+
+def _session(store: CheckpointStore, ref: str | None) -> str | None:
+    """The session whose turns are undone: `ref` (an id or a unique prefix) or, without it,
+    the session of the newest checkpoint in this workspace."""
+    ids = []
+    for cp in store.checkpoints()[::-1]:
+        if cp.session not in ids:
+            ids.append(cp.session)
+    if ref is None:
+        return ids[0] if ids else None
+    matches = [s for s in ids if s == ref] or [s for s in ids if s.startswith(ref)]
+    if len(matches) > 1:
+        raise RivuletError(f"session {ref!r} is ambiguous here: " + ", ".join(matches[:5]))
+    if not matches:
+        raise RivuletError(f"no checkpoint of a session {ref!r} in this workspace")
+    return matches[0]
+
+
+def _record(session: str):  # type: ignore[no-untyped-def]
+    """The session file's `restore` record, when the file exists and no chat holds it."""
+    from rivulet.core.store.session import SessionWriter, sessions_dir
+
+    path = sessions_dir() / f"{session}.jsonl"
+    if not path.is_file():
+        return None
+
+    def write(record: dict) -> None:  # type: ignore[type-arg]
+        try:
+            writer = SessionWriter(path)
+        except (RivuletError, OSError) as exc:
+            print(sanitize(f"rivulet: warning: the session file was not told ({getattr(exc, 'message', exc)})"),
+                  file=sys.stderr)
+            return
+        writer.restored(record)
+        writer.close()
+
+    return write
+
+
+def run_undo(args: argparse.Namespace) -> int:
+    workspace = Path(args.workspace or os.getcwd()).expanduser()
+    if not workspace.is_dir():
+        print(sanitize(f"rivulet: workspace {workspace} is not a directory"), file=sys.stderr)
+        return 2
+    store = CheckpointStore(workspace)
+    direction = "redo" if args.redo else "undo"
+    try:
+        session = _session(store, args.session)
+        p = propose(store, session, direction, max(1, args.turns)) if session else None
+    except RivuletError as exc:
+        print(sanitize(f"rivulet: {exc.message}"), file=sys.stderr)
+        return 1
+    if p is None:
+        print(f"rivulet: nothing to {direction} in {sanitize(str(store.workspace))}", file=sys.stderr)
+        return 1
+    for line in describe(p):
+        print(line)
+    diff = diff_text(store, p)
+    if diff:
+        print(sanitize(diff), end="" if diff.endswith("\n") else "\n")
+    if args.dry_run:
+        return 0
+    if not args.yes:
+        if not sys.stdin.isatty():
+            print(f"rivulet: nothing was changed: add --yes to {direction} without a question", file=sys.stderr)
+            return 2
+        from rivulet.app.tty_prompt import ask_tty
+
+        answer = asyncio.run(ask_tty(f"{direction.capitalize()} this? [y/N] "))
+        if answer.lower() not in ("y", "yes"):
+            print("Nothing was changed.")
+            return 0
+    try:
+        result = carry_out(store, p, overwrite=args.force, record=_record(session) if session else None)
+    except RivuletError as exc:
+        print(sanitize(f"rivulet: {exc.message}"), file=sys.stderr)
+        return 1
+    print(outcome(p, result))
+    return 0

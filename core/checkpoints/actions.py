@@ -1,0 +1,92 @@
+"""What /undo, /redo, a rewind with files and `rivulet undo` share: choose the checkpoints,
+make the plan, say it in plain lines, carry it out and record it in the session file."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rivulet.core.checkpoints import restore
+from rivulet.core.checkpoints.restore import NOT_UNDONE, Plan, Result
+from rivulet.core.checkpoints.store import CheckpointLimits, CheckpointStore
+from rivulet.core.checkpoints.turns import TurnCheckpoints
+from rivulet.core.sanitize import sanitize
+
+MB = 1024 * 1024
+
+
+def limits_of(settings: Any) -> CheckpointLimits:
+    """The store's limits from the settings (checkpoint_* in config.toml)."""
+    return CheckpointLimits(file_bytes=int(settings.checkpoint_file_max_mb * MB),
+                  turn_bytes=int(settings.checkpoint_turn_max_mb * MB), keep=int(settings.checkpoint_keep),
+                  total_bytes=int(settings.checkpoint_max_mb * MB))
+
+
+def propose(store: CheckpointStore, session: str | None, direction: str, turns: int = 1,
+            since: int | None = None) -> Plan | None:
+    """The plan of an undo or redo of `turns` turns (or, with `since`, of a rewind to before
+    that turn). None: there is nothing to undo or redo."""
+    with store.locked():
+        if since is not None:
+            assert session is not None
+            chosen = restore.since_turn(store, session, since)
+        elif direction == "undo":
+            chosen = restore.undoable(store, session, turns)
+        else:
+            chosen = restore.redoable(store, session, turns)
+        return restore.plan(store, chosen, direction) if chosen else None
+
+
+def describe(p: Plan) -> list[str]:
+    """The plan in plain lines (untrusted names sanitised): what changes, what is left
+    alone and why, and every command whose effects outside the workspace stay."""
+    verb = "Undo" if p.direction == "undo" else "Redo"
+    turns = ", ".join(str(t) for t in p.turns)
+    files = len(p.ops)
+    lines = [f"{verb} the files of turn{'s' if len(p.turns) > 1 else ''} {turns}: "
+             f"{files} path{'s' if files != 1 else ''} to put back" if files else
+             f"{verb} turn{'s' if len(p.turns) > 1 else ''} {turns}: no file in the workspace to put back"]
+    if p.conflicts:
+        lines.append("Changed since (left alone unless you choose to overwrite): "
+                     + ", ".join(sanitize(f"{k} ({v})") for k, v in p.conflicts.items()))
+    lines += [sanitize(f"Cannot be put back: {lost}") for lost in p.lost]
+    for command in p.commands:
+        lines.append(sanitize(f"Ran `{command}`: {NOT_UNDONE}."))
+    return lines
+
+
+def carry_out(store: CheckpointStore, p: Plan, overwrite: bool = False,
+              record: Callable[[dict[str, Any]], None] | None = None) -> Result:
+    """Restore, all or nothing; then record it (the session file)."""
+    with store.locked():
+        result = restore.apply(store, p, overwrite=overwrite)
+    if record is not None:
+        record({"type": "restore", "direction": p.direction, "turns": p.turns, "files": result.changed,
+                "left": result.left, "time": round(time.time(), 3)})
+    return result
+
+
+def outcome(p: Plan, result: Result) -> str:
+    """One line for a toast or stdout."""
+    verb = "Undid" if p.direction == "undo" else "Redid"
+    what = f"{verb} turn{'s' if len(p.turns) > 1 else ''} {', '.join(str(t) for t in p.turns)}: " \
+           f"{len(result.changed)} path{'s' if len(result.changed) != 1 else ''} put back"
+    if result.left:
+        what += f"; left as they are: {', '.join(result.left)}"
+    return sanitize(what)
+
+
+def for_run(settings: Any, workspace: Path, session: str | Callable[[], str | None],
+            notice: Callable[[str], None]) -> TurnCheckpoints | None:
+    """The checkpoints of a chat or exec run (None: `checkpoints = false`)."""
+    if not getattr(settings, "checkpoints", True):
+        return None
+    return TurnCheckpoints(workspace, session, limits_of(settings), notice=notice)
+
+
+def session_id(writer: Any) -> str | None:
+    """The id of a session writer's file (None before the file exists)."""
+    path = getattr(writer, "path", None)
+    return path.stem if path is not None else None

@@ -1,0 +1,135 @@
+"""The seam between a turn and its checkpoint: the tool router calls `before_tool` before
+a call that may change files (a patch, a shell command, an MCP server's tool) and the
+conversation calls `end_turn` when the turn ends, however it ends.
+
+The walk before runs once per turn, only in turns that run such a tool, in a thread
+(it reads the files whose stat changed since the last walk). The walk after finds what
+the tools changed, whichever tool changed it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from rivulet.core.checkpoints.store import Checkpoint, CheckpointLimits, CheckpointStore, WorkspaceSnapshot
+
+log = logging.getLogger(__name__)
+
+
+class TurnCheckpoints:
+    def __init__(self, workspace: Path, session: str | Callable[[], str | None], limits: CheckpointLimits | None = None,
+                 root: Path | None = None, notice: Callable[[str], None] | None = None) -> None:
+        self.store = CheckpointStore(workspace, root, limits)
+        # The session's id; a callable when the session file is made with its first record.
+        self._session = session
+        self._run_id = "run-" + secrets.token_hex(4)  # a run that saves no session file
+        self.notice = notice or (lambda text: None)
+        self._before: WorkspaceSnapshot | None = None
+        self._commands: list[str] = []
+        self.last: Checkpoint | None = None  # the newest checkpoint this run took
+        self.failed: str | None = None
+        self._finishing: threading.Thread | None = None  # the last turn's walk after, under way
+        self._loop: asyncio.AbstractEventLoop | None = None  # where the walk's notices go
+
+    @property
+    def session(self) -> str:
+        found = self._session() if callable(self._session) else self._session
+        return found or self._run_id
+
+    def warm(self) -> None:
+        """Start the first walk now, in a thread (the chat's start, exec's first request):
+        the first walk of a workspace reads and keeps every file, and the first tool of
+        the first turn would otherwise wait for it."""
+        if self._finishing is None and self.failed is None:
+            # A daemon: quitting never waits for it (a copy cut short leaves only a temporary file).
+            self._finishing = threading.Thread(target=self._warm, name="rivulet-checkpoint-warm", daemon=True)
+            self._finishing.start()
+
+    def _warm(self) -> None:
+        try:
+            self._take()
+        except OSError as exc:
+            log.info("the first checkpoint walk failed: %s", exc)  # the turn's own walk says it
+
+    async def before_tool(self, command: str | None = None) -> None:
+        """Called before a tool that may change files runs (`command`: a shell command's
+        text, kept for the undo dialog)."""
+        if command is not None:
+            self._commands.append(command)
+        if self._before is None and self.failed is None:
+            if self._finishing is not None:  # the last turn's walk after comes first
+                await asyncio.to_thread(self.wait)
+            try:
+                self._before = await asyncio.to_thread(self._take)
+            except OSError as exc:
+                self._fail(exc)
+
+    def _take(self) -> WorkspaceSnapshot:
+        with self.store.locked():
+            return self.store.snapshot()
+
+    def end_turn(self, turn: int) -> None:
+        """The turn is over: record what it changed (nothing when it ran no such tool). The
+        walk after runs in a thread, so the turn's end is not held up by it; the next
+        turn's walk, /undo and the process's exit wait for it (`wait`)."""
+        before, commands = self._before, self._commands
+        self._before, self._commands = None, []
+        if before is None:
+            return
+        if before.walk.too_many:
+            self.notice(f"No checkpoint of this turn: the workspace has more than {self.store.limits.max_entries:,} "
+                        "files and directories that .gitignore leaves in")
+            return
+        self.wait()
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
+        self._finishing = threading.Thread(target=self._finish, args=(before, commands, turn, self.session),
+                                           name="rivulet-checkpoint")  # not a daemon: exit waits for it
+        self._finishing.start()
+
+    def wait(self) -> Checkpoint | None:
+        """Wait for the last turn's checkpoint to be written; it (or None)."""
+        if self._finishing is not None:
+            self._finishing.join()
+            self._finishing = None
+        return self.last
+
+    def _finish(self, before: WorkspaceSnapshot, commands: list[str], turn: int, session: str) -> None:
+        try:
+            with self.store.locked():
+                after = self.store.snapshot()
+                cp = self.store.record(session, turn, before, after, commands)
+        except OSError as exc:
+            self._fail(exc, self._say)
+            return
+        if cp is not None:
+            self.last = cp
+            if cp.skipped:
+                self._say("Checkpoint: /undo cannot restore " + "; ".join(cp.skipped[:3])
+                          + (f"; and {len(cp.skipped) - 3} more" if len(cp.skipped) > 3 else ""))
+
+    def _say(self, text: str) -> None:
+        """A notice from the walk's thread: handed to the event loop (the bus is not thread-safe)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self.notice, text)
+                return
+            except RuntimeError:
+                pass  # the loop closed meanwhile (exec's end)
+        if loop is None:
+            self.notice(text)
+
+    def _fail(self, exc: OSError, say: Callable[[str], None] | None = None) -> None:
+        why = f"checkpoints are off for this run: {exc.strerror or exc}"
+        if self.failed is None:
+            (say or self.notice)(why.capitalize())
+        self.failed = why
+        log.warning("%s", why)
