@@ -52,7 +52,7 @@ def fingerprint(model_ids: Iterable[str]) -> str:
 
 
 @dataclass
-class Entry:
+class ServerCapabilities:
     url: str  # safe_url of the base URL: no userinfo, no query
     fingerprint: str
     probed_at: float
@@ -76,7 +76,7 @@ def _allowed(name: str, value: Any) -> bool:
     return any(type(value) is type(a) and value == a for a in APPLIES[name])
 
 
-def _entry(raw: Any) -> Entry | None:
+def _entry(raw: Any) -> ServerCapabilities | None:
     """One entry read from the file, or None when it is not one (hostile or old)."""
     if not isinstance(raw, dict):
         return None
@@ -87,7 +87,7 @@ def _entry(raw: Any) -> Entry | None:
     settings = settings if isinstance(settings, dict) else {}
     reasons = reasons if isinstance(reasons, dict) else {}
     probes = probes if isinstance(probes, list) else []
-    return Entry(
+    return ServerCapabilities(
         url=_clip(url, 500), fingerprint=_clip(fp, 64), probed_at=float(at),
         settings={k: v for k, v in settings.items() if k in APPLIES and _allowed(k, v)},
         reasons={k: _clip(v) for k, v in reasons.items() if k in APPLIES and isinstance(v, str)},
@@ -97,7 +97,7 @@ def _entry(raw: Any) -> Entry | None:
     )
 
 
-def load(path: Path | None = None) -> dict[str, Entry]:
+def load(path: Path | None = None) -> dict[str, ServerCapabilities]:
     """Every entry of the cache; an absent, oversized, unreadable or broken file is empty."""
     from rivulet.core.config_sources import read_config_text
     from rivulet.core.errors import ConfigError
@@ -114,7 +114,7 @@ def load(path: Path | None = None) -> dict[str, Entry]:
     return {e.key: e for e in entries}
 
 
-def lookup(url: str, fp: str | None = None, path: Path | None = None) -> Entry | None:
+def lookup(url: str, fp: str | None = None, path: Path | None = None) -> ServerCapabilities | None:
     """This server's entry: the one for its model list when `fp` is given, else its newest."""
     mine = [e for e in load(path).values() if e.url == safe_url(url).rstrip("/")]
     if fp is not None:
@@ -122,7 +122,7 @@ def lookup(url: str, fp: str | None = None, path: Path | None = None) -> Entry |
     return max(mine, key=lambda e: e.probed_at, default=None)
 
 
-def store(entry: Entry, path: Path | None = None) -> None:
+def store(entry: ServerCapabilities, path: Path | None = None) -> None:
     """Add or replace this server's entry (one per URL), keep the newest MAX_SERVERS, and
     write the file atomically (a new file renamed over the old: a reader never sees half)."""
     path = path or cache_path()
@@ -149,7 +149,7 @@ def wants_probe(settings: Settings) -> bool:
     return settings.probe_servers and host not in OPENAI_HOSTS and settings.provider != "openai"
 
 
-def apply(settings: Settings, entry: Entry) -> dict[str, str]:
+def apply(settings: Settings, entry: ServerCapabilities) -> dict[str, str]:
     """Set what the probes decided on `settings`, except what the user set; returns (and
     records in `settings.applied`) setting -> why, for /status."""
     applied: dict[str, str] = {}
@@ -164,7 +164,7 @@ def apply(settings: Settings, entry: Entry) -> dict[str, str]:
 
 
 def entry_from_probes(url: str, fp: str, probes: list[Any], recommended: dict[str, Any], reasons: dict[str, str],
-                      version: str) -> Entry:
+                      version: str) -> ServerCapabilities:
     """An entry from a doctor run (app/doctor.py's Probe objects and recommendations)."""
     raw = {"url": safe_url(url).rstrip("/"), "fingerprint": fp, "probed_at": time.time(), "settings": recommended,
            "reasons": reasons, "version": version,

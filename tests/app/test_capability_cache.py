@@ -57,7 +57,7 @@ def test_doctor_writes_the_cache_and_a_later_start_applies_it(data):
 def test_refresh_probes_again_and_says_what_changed(data):
     with CannedServer(simple_text_response("hi"), models=MODELS) as server:
         url = server.base_url
-        caps.store(caps.Entry(url, caps.fingerprint(["gemma-3-270m"]), 1.0, {"transport": "ws", "patch_tool": "function"},
+        caps.store(caps.ServerCapabilities(url, caps.fingerprint(["gemma-3-270m"]), 1.0, {"transport": "ws", "patch_tool": "function"},
                               {"transport": "an old probe"}))
         assert _settings(url).transport == "ws"
         proc = rivulet("doctor", "--base-url", url, "--timeout", "20", "--refresh")

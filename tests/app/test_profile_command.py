@@ -79,7 +79,7 @@ async def test_status_names_the_profile_and_what_the_probes_applied(two_servers,
     import time
 
     a, _ = two_servers
-    caps.store(caps.Entry(a.base_url, caps.fingerprint([]), 40_000_000.0, {"patch_tool": "function", "transport": "sse"},
+    caps.store(caps.ServerCapabilities(a.base_url, caps.fingerprint([]), 40_000_000.0, {"patch_tool": "function", "transport": "sse"},
                           {"patch_tool": "no custom tool call came back", "transport": "no Responses WebSocket"}))
     from rivulet.app.capability_probe import apply_cached
 

@@ -23,8 +23,8 @@ def clean(tmp_path, monkeypatch):
     return tmp_path
 
 
-def _entry(url: str = "http://127.0.0.1:8080/v1", fp: str = "f" * 16, at: float = 1000.0, **settings) -> caps.Entry:
-    return caps.Entry(url, fp, at, settings or {"patch_tool": "function", "transport": "sse"},
+def _entry(url: str = "http://127.0.0.1:8080/v1", fp: str = "f" * 16, at: float = 1000.0, **settings) -> caps.ServerCapabilities:
+    return caps.ServerCapabilities(url, fp, at, settings or {"patch_tool": "function", "transport": "sse"},
                       {"patch_tool": "no custom tool call came back"}, [{"name": "plain text", "ok": True, "detail": "hi"}])
 
 
