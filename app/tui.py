@@ -392,14 +392,11 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             raise
 
     def action_interrupt(self) -> None:
-        from rivulet.widgets.dialogs import DiffScreen
-        from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
-        from rivulet.widgets.mcp_panel import McpScreen
+        from rivulet.widgets.escape import close_top_screen
 
         if self.screen is self.screen_stack[0] and self._composer.close_completion():
             return  # Esc closes the completion popup, and does nothing else
-        if isinstance(self.screen, (DiffScreen, InspectorScreen, RawItemScreen, McpScreen)):  # Esc closes a view
-            self.screen.dismiss()
+        if close_top_screen(self):  # a picker, view or the palette: its own Esc closes it
             return
         if self.focused is self._search:
             self._search.action_close()
