@@ -28,6 +28,7 @@ from rivulet.app.attach.ui import AttachAndEdit
 from rivulet.app.bus_bridge import BusBatch, BusBridge
 from rivulet.app.chat_screen import DEMO_WELCOME, ChatScreen, chat_layout
 from rivulet.app.commands.palette import RivuletCommands
+from rivulet.app.ctrl_c import CtrlC
 from rivulet.app.handlers.commits import Commits
 from rivulet.app.handlers.live_panes import LivePanes
 from rivulet.app.handlers.notes import Notes
@@ -79,6 +80,8 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         Binding("ctrl+o", "inspect", "History", id="app.inspect"),
         Binding("ctrl+f", "find", "Find", id="app.find", show=False),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+        # Copy, close, stop, clear, or (twice) quit: app/ctrl_c.py.
+        Binding("ctrl+c", "ctrl_c", "Clear/stop", id="app.ctrl_c", priority=True, show=False),
     ]
 
     def __init__(
@@ -142,6 +145,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self.bridge.watch_batches(self.live_panes)
         self.bridge.watch_batches(self.commits)
         self.live = self.live_panes.live
+        self.ctrl_c = CtrlC(self)
 
     @classmethod
     def from_ready(cls, ready: Ready) -> RivuletApp:
@@ -501,6 +505,9 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
 
     def action_scroll_transcript(self, where: str) -> None:
         self._transcript.scroll_by_key(where)
+
+    def action_ctrl_c(self) -> None:
+        self.ctrl_c.press()
 
     def action_toggle_raw_reasoning(self) -> None:
         shown = self.live_panes.toggle_raw_reasoning()

@@ -111,7 +111,7 @@ class Composer(TextArea):
 
     def load_history(self, store) -> None:
         self.prompt_store = store
-        self.prompts = store.load()
+        self.prompts = [*store.load(), *self.prompts]  # a draft cleared while the chat started stays
 
     # ---- keys, in order ---------------------------------------------------------------
 
@@ -268,6 +268,16 @@ class Composer(TextArea):
         self._recall = None
         self.clear()
         self.post_message(self.Submitted(self, text))
+
+    def clear_keeping_draft(self) -> None:
+        """Ctrl+C on a draft: gone from the composer, not lost (Up brings it back); kept
+        for this run only, as it was never sent."""
+        self._flush_typed()
+        text = self.text
+        if text.strip() and (not self.prompts or self.prompts[-1] != text):
+            self.prompts.append(text)
+        self._recall = None
+        self.clear()
 
     def action_newline(self) -> None:
         self.insert("\n")
