@@ -11,13 +11,14 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 from rivulet.core import items as it
 from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.patch_format import PatchError, PatchParser
 from rivulet.core.turn.attachments import describe_content, placeholder
 
+from .code_wrap import WrappingMarkdown
 from .frozen import FrozenMarkdown
 from .patch_view import patch_text, render_patch
 from .segmenter import LIVE_SEGMENTS, split_segments
@@ -162,7 +163,7 @@ class AssistantEntry(TranscriptEntry):
             yield FrozenMarkdown(segments[: -LIVE_SEGMENTS])
             segments = segments[-LIVE_SEGMENTS:]
         for segment in segments or [""]:
-            yield Markdown(segment)
+            yield WrappingMarkdown(segment)
 
 
 class ReasoningEntry(TranscriptEntry):
@@ -175,7 +176,7 @@ class ReasoningEntry(TranscriptEntry):
         if summary or raw:
             title = f"Thought: {heading}" if heading else "Thought"
             with Collapsible(title=Text(title), collapsed=True):  # type: ignore[arg-type]  # never markup
-                yield Markdown(summary or raw)
+                yield WrappingMarkdown(summary or raw)
         else:
             yield Static(Text("Reasoning (no summary)", style="italic"))
 
