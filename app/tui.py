@@ -506,6 +506,12 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
     def action_scroll_transcript(self, where: str) -> None:
         self._transcript.scroll_by_key(where)
 
+    async def on_status_line_note_overflowed(self, message: StatusLine.NoteOverflowed) -> None:
+        """A note the status line could only show cut (at a word) is said whole here."""
+        from rivulet.app.commands.output import show_note
+
+        await show_note(self, message.text)
+
     def action_ctrl_c(self) -> None:
         self.ctrl_c.press()
 

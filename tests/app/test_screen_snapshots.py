@@ -79,3 +79,27 @@ def test_code_block_wraps_while_it_streams(snap_compare, width):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(width, 24), run_before=run_before)
+
+
+LONG_NOTE = "Interrupted before anything was committed: your message is back in the composer"
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_status_line_priorities(snap_compare, width):
+    """After a turn, with the sandbox, an effort, tokens and context left to show, and a
+    note longer than the line: the note is cut at a word and said whole in the transcript."""
+    server = GatedServer(code_response())
+    app = make_app(server)
+
+    async def run_before(pilot):
+        await pilot.press(*"show me", "enter")
+        await until(pilot, lambda: app.turn_worker is not None and not app.turn_worker.is_running, "the answer")
+        status = app._status
+        status.sandbox, status.effort, status.window = "sandbox workspace-write", "high", 10_000
+        status.note = LONG_NOTE
+        status.refresh_line()
+        await until(pilot, lambda: any(LONG_NOTE in str(n.render()) for n in app.query(".command-note")),
+                    "the whole note in the transcript")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(width, 24), run_before=run_before)
