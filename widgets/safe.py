@@ -8,6 +8,7 @@ would crash the app. Model, tool, server, file-name and session text goes throug
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.text import Text
@@ -26,5 +27,15 @@ class SafeNotify:
 
     def notify(self, message: Any, *, title: Any = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = False) -> None:
-        super().notify(sanitize(redact(str(message))), title=sanitize(redact(str(title))),  # type: ignore[misc]
+        text, heading = sanitize(redact(str(message))), sanitize(redact(str(title)))
+        # The same toast twice at once says nothing more (a setting read twice at start).
+        # Textual adds a toast when its message is handled, so the ones on their way count too.
+        shown: dict[tuple[str, str, str], float] = self.__dict__.setdefault("_toasts_up", {})
+        now, key = time.monotonic(), (text, heading, str(severity))
+        for old in [k for k, until in shown.items() if until <= now]:
+            del shown[old]
+        if key in shown:
+            return
+        shown[key] = now + (timeout if timeout is not None else getattr(self, "NOTIFICATION_TIMEOUT", 5.0))
+        super().notify(text, title=heading,  # type: ignore[misc]
                        severity=severity, timeout=timeout, markup=False)

@@ -103,3 +103,18 @@ def test_status_line_priorities(snap_compare, width):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(width, 24), run_before=run_before)
+
+
+def test_a_toast_at_80x24_is_clear_of_the_composer_and_status_line(snap_compare):
+    server = GatedServer(code_response())
+    app = make_app(server)
+
+    async def run_before(pilot):
+        await pilot.press(*"show me", "enter")
+        await until(pilot, lambda: app.turn_worker is not None and not app.turn_worker.is_running, "the answer")
+        app.query_one(Composer).load_text("a draft the toast must not cover")
+        app.notify("Copied the last answer (412 characters) to the clipboard", timeout=60)
+        app.notify("Copied the last answer (412 characters) to the clipboard", timeout=60)  # once on screen
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -49,3 +49,17 @@ def test_status_line_at_80_keeps_model_and_says_a_long_note_whole_in_the_transcr
     left = row.strip().split("  ")[0]
     assert left.endswith("…") and note.startswith(left.removesuffix("…"))
     assert note[len(left) - 1] in " :"  # cut where a word ended, never inside one
+
+
+def test_a_toast_stays_clear_of_the_composer_and_the_status_line_at_80x24(term, server):
+    term.width, term.height = 80, 24
+    start_chat(term, server)
+    term.type("/frobnicate")
+    term.send("Enter")
+    screen = term.wait("Unknown command /frobnicate", what="the toast")
+    rows = screen.splitlines()
+    toast_rows = [n for n, r in enumerate(rows) if "Unknown command" in r]
+    composer_top = max(n for n, r in enumerate(rows) if r.lstrip().startswith("╭"))
+    assert toast_rows and max(toast_rows) < composer_top - 1  # above the status line and the composer
+    assert status_row(screen).strip().startswith("Ready") and "gpt-test-a" in status_row(screen)
+    assert rows[composer_top + 1].strip("│ ") == "/frobnicate"  # the draft is not covered
