@@ -64,12 +64,16 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+PRINT_HELP = "on quit, write the conversation to the terminal's scrollback (the setting print_on_exit = true)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rivulet", description="A terminal client for the OpenAI Responses API. "
                                      "Without a command: the chat.")
     parser.add_argument("--version", action=_Version, help="show the version and exit")
     _add_global_options(parser, top=True)
     _add_turn_options(parser, top=True)
+    parser.add_argument("--print", action="store_true", dest="print_on_exit", help=PRINT_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -97,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--last", action="store_true", help="the most recent session started in this directory "
                     "that has a message")
     _add_turn_options(rs)
+    rs.add_argument("--print", action="store_true", dest="print_on_exit", default=argparse.SUPPRESS, help=PRINT_HELP)
     ss = command("sessions", "list saved sessions: this directory's first")
     ss.add_argument("--all", action="store_true", help="every session, from every directory")
     exp = command("export", "write a session as Markdown or JSON")

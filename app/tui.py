@@ -79,6 +79,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         Binding("ctrl+t", "turn_diff", "Diff", id="app.turn_diff"),
         Binding("ctrl+o", "inspect", "History", id="app.inspect"),
         Binding("ctrl+f", "find", "Find", id="app.find", show=False),
+        Binding("ctrl+s", "transcript", "Transcript", id="app.transcript", show=False),  # app/transcript_out.py
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
         # Copy, close, stop, clear, or (twice) quit: app/ctrl_c.py.
         Binding("ctrl+c", "ctrl_c", "Clear/stop", id="app.ctrl_c", priority=True, show=False),
@@ -511,6 +512,11 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         from rivulet.app.commands.output import show_note
 
         await show_note(self, message.text)
+
+    def action_transcript(self) -> None:
+        from rivulet.app.transcript_out import open_in_pager
+
+        open_in_pager(self)
 
     def action_ctrl_c(self) -> None:
         self.ctrl_c.press()

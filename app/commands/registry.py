@@ -68,6 +68,8 @@ def slash_commands(app: RivuletApp) -> list[Command]:
         _slash(app, "Status", "Model, effort, server, session, tokens, context, sandbox, AGENTS.md", "status",
                _status),
         Command("Turn diff", "Show everything the turn changed in the workspace", app.action_turn_diff, "diff"),
+        Command("Transcript", "The whole conversation as plain text in $PAGER (ctrl+s)", app.action_transcript,
+                "transcript"),
         Command("History inspector", "Every committed item, filterable, with its raw JSON", app.action_inspect,
                 "inspect"),
         _slash(app, "Copy…", "The last answer, or one of its code blocks, to the clipboard", "copy",
