@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from rivulet.widgets.attachment_chips import AttachmentChips
 from rivulet.widgets.composer import Composer
+from rivulet.widgets.entry_keys import FocusableEntry
 from rivulet.widgets.footer import KeyFooter
 from rivulet.widgets.safe import safe_text
 from rivulet.widgets.search import SearchBar
@@ -44,6 +45,7 @@ class ChatScreen(Screen):
     AUTO_FOCUS = "#composer"
 
     def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
-        if widget is not None and any(isinstance(node, Transcript) for node in widget.ancestors):
-            return
+        if widget is not None and not isinstance(widget, FocusableEntry) \
+                and any(isinstance(node, Transcript) for node in widget.ancestors):
+            return  # (an entry itself may have the keys: widgets/entry_keys.py, typing goes on)
         super().set_focus(widget, scroll_visible, from_app_focus)

@@ -397,6 +397,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             raise
 
     def action_interrupt(self) -> None:
+        from rivulet.widgets.entry_keys import FocusableEntry
         from rivulet.widgets.escape import close_top_screen
 
         if self.screen is self.screen_stack[0] and self._composer.close_completion():
@@ -405,6 +406,9 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             return
         if self.focused is self._search:
             self._search.action_close()
+            return
+        if isinstance(self.focused, FocusableEntry):  # an entry has the keys: back to typing
+            self._composer.focus()
             return
         if self.screen.query("HelpPanel"):  # the palette's Keys panel
             self.action_hide_help_panel()

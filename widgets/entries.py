@@ -19,6 +19,7 @@ from rivulet.core.tools.patch_format import PatchError, PatchParser
 from rivulet.core.turn.attachments import describe_content, placeholder
 
 from .code_wrap import WrappingMarkdown
+from .entry_keys import FocusableEntry
 from .frozen import FrozenMarkdown
 from .patch_view import patch_text, render_patch
 from .segmenter import LIVE_SEGMENTS, split_segments
@@ -119,7 +120,7 @@ def _part_text(part: dict[str, Any]) -> str:
     return json.dumps(part, ensure_ascii=False)
 
 
-class TranscriptEntry(Vertical):
+class TranscriptEntry(FocusableEntry, Vertical):
     """Base of the history entries: holds the committed item exactly as sent."""
 
     DEFAULT_CLASSES = "entry"
