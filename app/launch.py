@@ -151,7 +151,9 @@ def run_tui(args: argparse.Namespace) -> int:
 
         print_transcript(app)
     if path is not None and app.return_code == 0:
-        print(f"To resume this session: rivulet resume {path.stem}" + (" (what was saved)" if unsaved else ""))
+        from rivulet.app.command_name import command_name
+
+        print(f"To resume this session: {command_name()} resume {path.stem}" + (" (what was saved)" if unsaved else ""))
     return app.return_code or 0  # Textual sets 1 when the app died of an exception
 
 
