@@ -211,6 +211,9 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         keymap = self.settings.keymap if self.settings is not None else self.view.keymap
         theme = self.settings.theme if self.settings is not None else self.view.theme
         apply_keymap(self, keymap)
+        if theme not in self.available_themes:  # said, not silently replaced (issue 25)
+            self.notify(f"Unknown theme {theme!r}: using {THEMES[0].name} "
+                        f"(one of {', '.join(t.name for t in THEMES)})", severity="warning")
         self.theme = theme if theme in self.available_themes else THEMES[0].name
 
     async def _boot_in_thread(self) -> None:
