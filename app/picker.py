@@ -29,8 +29,8 @@ def session_line(session: Session) -> str:
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.created))
     prompt = " ".join(session.first_prompt.split())[:60]
     made_by = meta.frontend[:4] or "-"  # "-": a file from before the front end was recorded
-    return sanitize(f"{when}  {meta.id}  {made_by:4}  {_count(len(session.turns), 'turn'):9}  {_count(len(session.history), 'item'):10}  "
-                    f"{meta.model}  {prompt}")
+    size = f"{_count(len(session.turns), 'turn'):9}  {_count(len(session.history), 'item'):10}"
+    return sanitize(f"{when}  {meta.id}  {made_by:4}  {size}  {meta.model}  {prompt}")
 
 
 class SessionPicker(SafeNotify, App[Path | None]):
