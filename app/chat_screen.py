@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.css.query import QueryType
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
@@ -43,6 +44,15 @@ class ChatScreen(Screen):
     keys typed next would vanish there."""
 
     AUTO_FOCUS = "#composer"
+
+    def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:
+        """Tab stays out of the transcript (shift+Tab goes into it: widgets/entry_keys.py)."""
+        found = super().focus_next(selector)
+        if isinstance(found, FocusableEntry):
+            composer = self.query_one(Composer)
+            composer.focus()
+            return composer
+        return found
 
     def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
         if widget is not None and not isinstance(widget, FocusableEntry) \

@@ -22,20 +22,25 @@ def safe_text(text: Any, style: str = "") -> Text:
     return Text(sanitize(str(text)), style=style)
 
 
+REPEAT = 0.5  # seconds: the same toast again sooner than this is the same event, twice
+
+
 class SafeNotify:
     """Mixin for an App: every toast is plain text, sanitised and redacted."""
 
     def notify(self, message: Any, *, title: Any = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = False) -> None:
         text, heading = sanitize(redact(str(message))), sanitize(redact(str(title)))
-        # The same toast twice at once says nothing more (a setting read twice at start).
-        # Textual adds a toast when its message is handled, so the ones on their way count too.
-        shown: dict[tuple[str, str, str], float] = self.__dict__.setdefault("_toasts_up", {})
+        # The same toast twice is shown once (a setting read twice at start): a repeat made
+        # at once is dropped (Textual adds a toast only when its message is handled), a
+        # later one replaces the one still up, so it stays its full time.
+        sent: dict[tuple[str, str, str], float] = self.__dict__.setdefault("_toasts_sent", {})
         now, key = time.monotonic(), (text, heading, str(severity))
-        for old in [k for k, until in shown.items() if until <= now]:
-            del shown[old]
-        if key in shown:
+        if now - sent.get(key, -REPEAT) < REPEAT:
             return
-        shown[key] = now + (timeout if timeout is not None else getattr(self, "NOTIFICATION_TIMEOUT", 5.0))
+        sent[key] = now
+        for up in list(getattr(self, "_notifications", ())):
+            if (up.message, up.title, str(up.severity)) == key:
+                self._unnotify(up)  # type: ignore[attr-defined]
         super().notify(text, title=heading,  # type: ignore[misc]
                        severity=severity, timeout=timeout, markup=False)
