@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.css.query import QueryType
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
 from rivulet.widgets.attachment_chips import AttachmentChips
 from rivulet.widgets.composer import Composer
+from rivulet.widgets.entry_keys import FocusableEntry
 from rivulet.widgets.footer import KeyFooter
 from rivulet.widgets.safe import safe_text
 from rivulet.widgets.search import SearchBar
@@ -43,7 +45,17 @@ class ChatScreen(Screen):
 
     AUTO_FOCUS = "#composer"
 
+    def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:
+        """Tab stays out of the transcript (shift+Tab goes into it: widgets/entry_keys.py)."""
+        found = super().focus_next(selector)
+        if isinstance(found, FocusableEntry):
+            composer = self.query_one(Composer)
+            composer.focus()
+            return composer
+        return found
+
     def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
-        if widget is not None and any(isinstance(node, Transcript) for node in widget.ancestors):
-            return
+        if widget is not None and not isinstance(widget, FocusableEntry) \
+                and any(isinstance(node, Transcript) for node in widget.ancestors):
+            return  # (an entry itself may have the keys: widgets/entry_keys.py, typing goes on)
         super().set_focus(widget, scroll_visible, from_app_focus)

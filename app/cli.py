@@ -79,6 +79,9 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+PRINT_HELP = "on quit, write the conversation to the terminal's scrollback (the setting print_on_exit = true)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rivulet", description="A terminal client for the OpenAI Responses API. "
                                      "Without a command: the chat.")
@@ -86,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_global_options(parser, top=True)
     _add_turn_options(parser, top=True)
     parser.add_argument("--plain", action="store_true", help=PLAIN_HELP)
+    parser.add_argument("--print", action="store_true", dest="print_on_exit", help=PRINT_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -118,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "that has a message")
     _add_turn_options(rs)
     rs.add_argument("--plain", action="store_true", default=argparse.SUPPRESS, help=PLAIN_HELP)
+    rs.add_argument("--print", action="store_true", dest="print_on_exit", default=argparse.SUPPRESS, help=PRINT_HELP)
     ss = command("sessions", "list saved sessions: this directory's first")
     ss.add_argument("--all", action="store_true", help="every session, from every directory")
     exp = command("export", "write a session as Markdown or JSON")

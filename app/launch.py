@@ -162,8 +162,15 @@ def run_tui(args: argparse.Namespace) -> int:
     unsaved = writer.closing_note() if writer is not None else None
     if unsaved:
         print(f"rivulet: warning: {sanitize(unsaved)}", file=sys.stderr)
+    wants_print = getattr(args, "print_on_exit", False) or (app.settings is not None and app.settings.print_on_exit)
+    if wants_print and app.return_code == 0:
+        from rivulet.app.transcript_out import print_transcript
+
+        print_transcript(app)
     if path is not None and app.return_code == 0:
-        print(f"To resume this session: rivulet resume {path.stem}" + (" (what was saved)" if unsaved else ""))
+        from rivulet.app.command_name import command_name
+
+        print(f"To resume this session: {command_name()} resume {path.stem}" + (" (what was saved)" if unsaved else ""))
     return app.return_code or 0  # Textual sets 1 when the app died of an exception
 
 

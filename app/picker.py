@@ -20,13 +20,17 @@ from rivulet.widgets.safe import SafeNotify
 SESSION_HEADER = f"{'STARTED':16}  {'ID':22}  {'FROM':4}  {'SIZE':21}  MODEL  FIRST PROMPT"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:3d} {noun}" + ("" if n == 1 else "s")
+
+
 def session_line(session: Session) -> str:
     meta = session.meta
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.created))
     prompt = " ".join(session.first_prompt.split())[:60]
     made_by = meta.frontend[:4] or "-"  # "-": a file from before the front end was recorded
-    return sanitize(f"{when}  {meta.id}  {made_by:4}  {len(session.turns):3d} turns  {len(session.history):4d} items  "
-                    f"{meta.model}  {prompt}")
+    size = f"{_count(len(session.turns), 'turn'):9}  {_count(len(session.history), 'item'):10}"
+    return sanitize(f"{when}  {meta.id}  {made_by:4}  {size}  {meta.model}  {prompt}")
 
 
 class SessionPicker(SafeNotify, App[Path | None]):

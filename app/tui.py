@@ -28,6 +28,7 @@ from rivulet.app.attach.ui import AttachAndEdit
 from rivulet.app.bus_bridge import BusBatch, BusBridge
 from rivulet.app.chat_screen import DEMO_WELCOME, ChatScreen, chat_layout
 from rivulet.app.commands.palette import RivuletCommands
+from rivulet.app.ctrl_c import CtrlC
 from rivulet.app.handlers.approvals import Approvals
 from rivulet.app.handlers.commits import Commits
 from rivulet.app.handlers.live_panes import LivePanes
@@ -82,7 +83,10 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         Binding("ctrl+t", "turn_diff", "Diff", id="app.turn_diff"),
         Binding("ctrl+o", "inspect", "History", id="app.inspect"),
         Binding("ctrl+f", "find", "Find", id="app.find", show=False),
+        Binding("ctrl+s", "transcript", "Transcript", id="app.transcript", show=False),  # app/transcript_out.py
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+        # Copy, close, stop, clear, or (twice) quit: app/ctrl_c.py.
+        Binding("ctrl+c", "ctrl_c", "Clear/stop", id="app.ctrl_c", priority=True, show=False),
     ]
 
     def __init__(
@@ -148,6 +152,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self.bridge.watch_batches(self.live_panes)
         self.bridge.watch_batches(self.commits)
         self.live = self.live_panes.live
+        self.ctrl_c = CtrlC(self)
 
     @property
     def conversation(self) -> Conversation | None:
@@ -228,6 +233,9 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         keymap = self.settings.keymap if self.settings is not None else self.view.keymap
         theme = self.settings.theme if self.settings is not None else self.view.theme
         apply_keymap(self, keymap)
+        if theme not in self.available_themes:  # said, not silently replaced (issue 25)
+            self.notify(f"Unknown theme {theme!r}: using {THEMES[0].name} "
+                        f"(one of {', '.join(t.name for t in THEMES)})", severity="warning")
         self.theme = theme if theme in self.available_themes else THEMES[0].name
 
     async def _boot_in_thread(self) -> None:
@@ -422,17 +430,18 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             raise
 
     def action_interrupt(self) -> None:
-        from rivulet.widgets.dialogs import DiffScreen
-        from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
-        from rivulet.widgets.mcp_panel import McpScreen
+        from rivulet.widgets.entry_keys import FocusableEntry
+        from rivulet.widgets.escape import close_top_screen
 
         if self.screen is self.screen_stack[0] and self._composer.close_completion():
             return  # Esc closes the completion popup, and does nothing else
-        if isinstance(self.screen, (DiffScreen, InspectorScreen, RawItemScreen, McpScreen)):  # Esc closes a view
-            self.screen.dismiss()
+        if close_top_screen(self):  # a picker, view or the palette: its own Esc closes it
             return
         if self.focused is self._search:
             self._search.action_close()
+            return
+        if isinstance(self.focused, FocusableEntry):  # an entry has the keys: back to typing
+            self._composer.focus()
             return
         if self.screen.query("HelpPanel"):  # the palette's Keys panel
             self.action_hide_help_panel()
@@ -531,6 +540,20 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
 
     def action_scroll_transcript(self, where: str) -> None:
         self._transcript.scroll_by_key(where)
+
+    async def on_status_line_note_overflowed(self, message: StatusLine.NoteOverflowed) -> None:
+        """A note the status line could only show cut (at a word) is said whole here."""
+        from rivulet.app.commands.output import show_note
+
+        await show_note(self, message.text)
+
+    def action_transcript(self) -> None:
+        from rivulet.app.transcript_out import open_in_pager
+
+        open_in_pager(self)
+
+    def action_ctrl_c(self) -> None:
+        self.ctrl_c.press()
 
     def action_toggle_raw_reasoning(self) -> None:
         shown = self.live_panes.toggle_raw_reasoning()

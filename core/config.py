@@ -179,6 +179,8 @@ class Settings(BaseModel):
     # How often streaming text is put on the screen, per second (Codex: 20). Each commit
     # costs a layout pass; 30 looks smooth and costs about half of 60 (benchmarks/README.md).
     stream_fps: float = Field(30.0, ge=5, le=120)
+    # On quit, the conversation as plain text into the terminal's scrollback (also --print).
+    print_on_exit: bool = False
 
     @field_validator("base_url")
     @classmethod

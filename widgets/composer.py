@@ -30,6 +30,7 @@ from textual.widgets.text_area import Edit, EditResult
 
 from rivulet.core.sanitize import sanitize
 from rivulet.widgets.completion import CompletionPopup, CompletionProvider
+from rivulet.widgets.paste_chips import PasteChips, is_large
 
 # Keys parsed from one terminal read are stamped microseconds apart (a busy machine
 # may stretch that to milliseconds); a person cannot press another key this soon
@@ -63,6 +64,8 @@ class Composer(TextArea):
         Binding("ctrl+g", "edit_externally", "Editor", id="composer.editor", show=False),
         # The last attachment chip above the composer goes (ctrl+x is TextArea's cut).
         Binding("ctrl+l", "app.detach_last", "Detach", id="composer.detach", show=False),
+        # A large paste is a chip ("[Pasted 125 lines]"): this puts its text in its place.
+        Binding("ctrl+b", "expand_paste", "Expand paste", id="composer.expand_paste", show=False),
         # The transcript scrolls from here: typing never leaves the composer. The shift
         # variants are for terminals that keep plain PageUp for their own scrollback.
         Binding("pageup,shift+pageup", "app.scroll_transcript('page_up')", "Scroll", id="transcript.page_up"),
@@ -102,6 +105,7 @@ class Composer(TextArea):
         self.popup.on_pick = self._picked
         self._trigger = None  # the Trigger the popup shows
         self._closed_for: str | None = None  # Esc closed the popup for this text
+        self.chips = PasteChips()  # large pastes, shown as "[Pasted N lines]" (widgets/paste_chips.py)
 
     def on_mount(self) -> None:
         if self.parent is not None:  # the popup sits right above the composer
@@ -119,7 +123,7 @@ class Composer(TextArea):
 
     def load_history(self, store) -> None:
         self.prompt_store = store
-        self.prompts = store.load()
+        self.prompts = [*store.load(), *self.prompts]  # a draft cleared while the chat started stays
 
     # ---- keys, in order ---------------------------------------------------------------
 
@@ -189,6 +193,15 @@ class Composer(TextArea):
         if self.paste_filter is not None and self.paste_filter(event.text):
             event.prevent_default()
             event.stop()
+            return
+        text = _shown_text(event.text)
+        if is_large(text) and not self.read_only:  # a chip in its place; the text is sent
+            event.prevent_default()
+            event.stop()
+            self.chips.prune(self.text)
+            result = self._replace_via_keyboard(self.chips.add(text), *self.selection)
+            if result is not None:
+                self.move_cursor(result.end_location)
 
     def _flush_typed(self) -> None:
         self._flush_queued = False
@@ -271,9 +284,10 @@ class Composer(TextArea):
             entry = self._accept_completion()
             if entry is None or not entry.submit:
                 return
-        text = self.text
+        text = self.chips.expand(self.text)
         if not text.strip():
             return
+        self.chips.clear()
         if not self.prompts or self.prompts[-1] != text:
             self.prompts.append(text)
             if self.prompt_store is not None:
@@ -281,6 +295,41 @@ class Composer(TextArea):
         self._recall = None
         self.clear()
         self.post_message(self.Submitted(self, text))
+
+    def clear_keeping_draft(self) -> None:
+        """Ctrl+C on a draft: gone from the composer, not lost (Up brings it back); kept
+        for this run only, as it was never sent."""
+        self._flush_typed()
+        text = self.chips.expand(self.text)
+        if text.strip() and (not self.prompts or self.prompts[-1] != text):
+            self.prompts.append(text)
+        self._recall = None
+        self.chips.clear()
+        self.clear()
+
+    def _offset(self) -> int:
+        return self.document.get_index_from_location(self.cursor_location)
+
+    def action_delete_left(self) -> None:
+        """Backspace right after a paste chip takes the whole chip (and its text) away."""
+        label = self.chips.ending_at(self.text, self._offset()) if self.chips and not self.selected_text else None
+        if label is None:
+            super().action_delete_left()
+            return
+        end = self._offset()
+        self.replace("", self.document.get_location_from_index(end - len(label)), self.cursor_location)
+
+    def action_expand_paste(self) -> None:
+        """The chip at or before the cursor (else the last one) becomes its text."""
+        text = self.text
+        label = self.chips.last_in(text, self._offset()) or self.chips.last_in(text)
+        if label is None:
+            return
+        start = text.rfind(label, 0, self._offset() + len(label))
+        start = start if start >= 0 else text.rfind(label)
+        loc = self.document.get_location_from_index
+        result = self.replace(self.chips.text_of(label), loc(start), loc(start + len(label)))
+        self.move_cursor(result.end_location)
 
     def action_newline(self) -> None:
         self.insert("\n")

@@ -11,13 +11,15 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 from rivulet.core import items as it
 from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.patch_format import PatchError, PatchParser
 from rivulet.core.turn.attachments import describe_content, placeholder
 
+from .code_wrap import WrappingMarkdown
+from .entry_keys import FocusableEntry
 from .frozen import FrozenMarkdown
 from .messages import OpenRawItem
 from .patch_view import patch_text, render_patch
@@ -119,7 +121,7 @@ def _part_text(part: dict[str, Any]) -> str:
     return json.dumps(part, ensure_ascii=False)
 
 
-class TranscriptEntry(Vertical):
+class TranscriptEntry(FocusableEntry, Vertical):
     """Base of the history entries: holds the committed item exactly as sent."""
 
     DEFAULT_CLASSES = "entry"
@@ -161,7 +163,7 @@ class AssistantEntry(TranscriptEntry):
             yield FrozenMarkdown(segments[: -LIVE_SEGMENTS])
             segments = segments[-LIVE_SEGMENTS:]
         for segment in segments or [""]:
-            yield Markdown(segment)
+            yield WrappingMarkdown(segment)
 
 
 class ReasoningEntry(TranscriptEntry):
@@ -174,7 +176,7 @@ class ReasoningEntry(TranscriptEntry):
         if summary or raw:
             title = f"Thought: {heading}" if heading else "Thought"
             with Collapsible(title=Text(title), collapsed=True):  # type: ignore[arg-type]  # never markup
-                yield Markdown(summary or raw)
+                yield WrappingMarkdown(summary or raw)
         else:
             yield Static(Text("Reasoning (no summary)", style="italic"))
 

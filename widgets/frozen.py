@@ -30,6 +30,7 @@ from textual.strip import Strip
 from textual.theme import Theme
 from textual.widget import Widget
 
+from .code_wrap import WrappingRichMarkdown, code_theme
 from .segmenter import Segmenter
 from .sizing import LaidOutOnce
 
@@ -127,7 +128,7 @@ def _rich_theme(theme: Theme) -> tuple[RichTheme, str]:
         "markdown.table.header": Style(color=primary, bold=True),
         "markdown.hr": Style(color=primary, dim=True),
     }
-    return RichTheme(styles), ("monokai" if theme.dark else "friendly")
+    return RichTheme(styles), code_theme(theme.dark)
 
 
 def render_lines(renderable: RenderableType, width: int, theme: Theme) -> list[Strip]:
@@ -140,7 +141,7 @@ def render_lines(renderable: RenderableType, width: int, theme: Theme) -> list[S
 
 
 def markdown(text: str, theme: Theme) -> RichMarkdown:
-    return RichMarkdown(text, code_theme=_rich_theme(theme)[1], hyperlinks=False)
+    return WrappingRichMarkdown(text, code_theme=_rich_theme(theme)[1], hyperlinks=False)
 
 
 def render_segment(text: str, width: int, theme: Theme) -> list[Strip]:

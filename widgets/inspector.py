@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -27,6 +28,7 @@ from rivulet.core.terminal.clipboard import clean_copy, removed_note
 from rivulet.core.turn.history import HistoryEntry
 from rivulet.widgets.entries import reasoning_raw, reasoning_summary
 
+from .choice import Choice, ChoiceScreen
 from .safe import safe_text
 
 ALL = "all"
@@ -197,8 +199,36 @@ class InspectorScreen(ModalScreen[None]):
         if not (key.startswith("user-") and key[5:].isdigit()):
             self.notify("Only a message you sent can be edited", severity="warning", markup=False)
             return
-        self.dismiss()
-        self.app.post_message(self.EditRequested(int(key[5:])))
+        turn_id = int(key[5:])
+        later = len(self.entries[self.entries.index(self.shown[table.cursor_row]):self.committed])
+
+        def answered(choice: str | None) -> None:  # the history is cut only on a clear yes
+            if choice == "rewind":
+                self.dismiss()
+                self.app.post_message(self.EditRequested(turn_id))
+
+        # Asked first: this cuts the history back (issue 25: `e` rewound with no question).
+        self.app.push_screen(ChoiceScreen(
+            "Edit from this message?", [Choice("keep", "No, keep the history"),
+                                        Choice("rewind", f"Yes: rewind {later} items, the message to the composer")],
+            current="keep", note="The session file keeps the old branch."), answered)
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing on the table searches (no shift+Tab first): "/" or a character goes to
+        the search box ("e" stays the edit key); Down or Enter there goes back to the rows."""
+        search = self.query_one("#inspector-search", Input)
+        if self.focused is search and event.key in ("down", "enter"):  # back to the rows found
+            event.stop()
+            event.prevent_default()
+            self.query_one(DataTable).focus()
+            return
+        if self.focused is search or not event.is_printable or event.character in (None, "e"):
+            return
+        event.stop()
+        event.prevent_default()
+        search.focus()
+        if event.character != "/":
+            search.insert_text_at_cursor(event.character)
 
     def action_focus_search(self) -> None:
         self.query_one("#inspector-search", Input).focus()

@@ -8,6 +8,7 @@ would crash the app. Model, tool, server, file-name and session text goes throug
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.text import Text
@@ -21,10 +22,25 @@ def safe_text(text: Any, style: str = "") -> Text:
     return Text(sanitize(str(text)), style=style)
 
 
+REPEAT = 0.5  # seconds: the same toast again sooner than this is the same event, twice
+
+
 class SafeNotify:
     """Mixin for an App: every toast is plain text, sanitised and redacted."""
 
     def notify(self, message: Any, *, title: Any = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = False) -> None:
-        super().notify(sanitize(redact(str(message))), title=sanitize(redact(str(title))),  # type: ignore[misc]
+        text, heading = sanitize(redact(str(message))), sanitize(redact(str(title)))
+        # The same toast twice is shown once (a setting read twice at start): a repeat made
+        # at once is dropped (Textual adds a toast only when its message is handled), a
+        # later one replaces the one still up, so it stays its full time.
+        sent: dict[tuple[str, str, str], float] = self.__dict__.setdefault("_toasts_sent", {})
+        now, key = time.monotonic(), (text, heading, str(severity))
+        if now - sent.get(key, -REPEAT) < REPEAT:
+            return
+        sent[key] = now
+        for up in list(getattr(self, "_notifications", ())):
+            if (up.message, up.title, str(up.severity)) == key:
+                self._unnotify(up)  # type: ignore[attr-defined]
+        super().notify(text, title=heading,  # type: ignore[misc]
                        severity=severity, timeout=timeout, markup=False)

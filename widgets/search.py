@@ -2,17 +2,18 @@
 entries whose text contains the query (case-insensitive), frozen old ones included;
 Enter or Down goes to the next match, shift+Enter or Up to the previous; Esc closes it
 and typing returns to the composer. The current match is scrolled to the top of the
-view (and marked, when it is a widget)."""
+view (and marked, when it is a widget); a match inside a collapsed Thought or tool output
+is expanded, so what was found is on screen."""
 
 from __future__ import annotations
 
 import json
 
 from textual.binding import Binding
-from textual.widgets import Input
+from textual.widgets import Collapsible, Input
 
 from rivulet.core import items as it
-from rivulet.widgets.entries import TranscriptEntry, output_text, reasoning_summary
+from rivulet.widgets.entries import TranscriptEntry, output_text, reasoning_raw, reasoning_summary
 from rivulet.widgets.frozen_entries import FrozenEntries
 
 
@@ -24,8 +25,8 @@ def item_text(item: dict, output: dict | None) -> str:
     """What a search looks through: the text an entry shows, not its JSON keys."""
     if item.get("type") == "message":
         return it.message_text(item) or ""
-    if item.get("type") == "reasoning":
-        return reasoning_summary(item)
+    if item.get("type") == "reasoning":  # what the Thought shows when expanded: summary, else raw
+        return reasoning_summary(item) or reasoning_raw(item)
     parts = [item.get(k, "") for k in ("name", "arguments", "input", "action")]
     if output is not None:
         parts.append(output_text(output))
@@ -84,6 +85,9 @@ class SearchBar(Input):
         match = self.matches[self.current]
         self.border_subtitle = f"{self.current + 1}/{len(self.matches)}"
         self._mark(None if isinstance(match, tuple) else match)
+        if not isinstance(match, tuple):  # a match inside a collapsed Thought or output is shown
+            for collapsed in match.query(Collapsible):
+                collapsed.collapsed = False
         self._scroll_to(match)
         # Again once the screen is laid out: a transcript still settling (a session just
         # resumed) may be shorter now than it will be, and a scroll clamped to its end

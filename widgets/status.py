@@ -5,9 +5,11 @@ window the app worked out from the setting, the server's report or the table).""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import Static
 
 from rivulet.core.sanitize import sanitize
@@ -18,7 +20,65 @@ def _k(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
+DROP = 5  # the first part to give way (tokens used); higher ranks go first
+KEEP = 0  # state, model, context left: always shown whole
+SEP = " • "
+
+
+@dataclass(frozen=True)
+class Part:
+    text: str
+    rank: int  # DROP first ... KEEP never
+    side: str  # "left" | "right"
+    joins: bool = False  # glued to the part before it (no separator)
+    note: bool = False  # a message: cut at a word, and said whole elsewhere, if it does not fit
+
+
+def _join(parts: list[Part]) -> str:
+    out = ""
+    for part in parts:
+        out += part.text if part.joins or not out else SEP + part.text
+    return out
+
+
+def shorten_at_word(text: str, room: int) -> str:
+    """The words of `text` that fit in `room` cells with a "…" after them (never half a word)."""
+    words = text.split(" ")
+    kept = ""
+    for word in words:
+        longer = f"{kept} {word}" if kept else word
+        if len(longer) + 1 > room:
+            break
+        kept = longer
+    return kept.rstrip(":,;") + "…" if kept else ""
+
+
+def fit_status(parts: list[Part], width: int) -> tuple[str, str, str | None]:
+    """(left, right, the note if it had to be cut): the less useful parts give way first,
+    then a note is cut at a word. At least one space stays between the sides."""
+    shown = list(parts)
+    for rank in range(DROP, KEEP, -1):
+        if len(_join([p for p in shown if p.side == "left"])) + 1 + \
+                len(_join([p for p in shown if p.side == "right"])) <= width:
+            break
+        shown = [p for p in shown if p.rank != rank]
+    left = _join([p for p in shown if p.side == "left"])
+    right = _join([p for p in shown if p.side == "right"])
+    room = width - len(right) - 1
+    if len(left) <= room:
+        return left, right, None
+    note = next((p.text for p in shown if p.note), None)
+    return shorten_at_word(left, room), right, note
+
+
 class StatusLine(Static):
+    class NoteOverflowed(Message):
+        """A note too long for the line: the app shows it whole in the transcript."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
     def __init__(self, model: str, effort: str | None = None, window: int | None = None, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.model = model
@@ -33,6 +93,7 @@ class StatusLine(Static):
         self.total_tokens = 0
         self.sandbox: str | None = None  # where shell commands run ("sandbox workspace-write", ...)
         self.profile: str | None = None  # the active [profiles.NAME], named before the model
+        self._overflowed: str | None = None  # the last note sent to the transcript for want of room
 
     def set_usage(self, usage: dict[str, Any] | None) -> None:
         if not usage:
@@ -49,35 +110,42 @@ class StatusLine(Static):
     def refresh_line(self) -> None:
         for cls in ("working", "retrying", "failed"):
             self.set_class(self.state == cls, cls)
-        left: list[str] = []
+        width = (self.size.width or 80) - 2  # the line's padding
+        left, right, overflowed = fit_status(self._parts(), width)
+        if overflowed and self.note and overflowed != self._overflowed:
+            self._overflowed = overflowed  # said once in the transcript, whole
+            self.post_message(self.NoteOverflowed(overflowed))
+        line = Text(left)
+        line.append(" " * max(1, width - len(left) - len(right)))
+        line.append(right)
+        self.update(line, layout=False)  # one line, always: no layout pass for the screen
+
+    def _parts(self) -> list[Part]:
+        """What the line would say with room for all of it, each with the rank it gives
+        way in (DROP: first to go; KEEP: never dropped, at worst a note cut at a word)."""
+        parts: list[Part] = []
         if self.state in ("working", "retrying"):
-            left.append(f"Working ({self.elapsed}s • esc to interrupt)")
+            parts.append(Part(f"Working ({self.elapsed}s", KEEP, "left"))
+            parts.append(Part(" • esc to interrupt", 2, "left", joins=True))
+            parts.append(Part(")", KEEP, "left", joins=True))
             if self.heading:
-                left.append(sanitize(self.heading))
+                parts.append(Part(sanitize(self.heading), 3, "left"))
             if self.retry:
-                left.append(f"reconnecting {self.retry[0]}/{self.retry[1]}")
-        elif self.note:
-            left.append(sanitize(self.note))
+                parts.append(Part(f"reconnecting {self.retry[0]}/{self.retry[1]}", KEEP, "left"))
         else:
-            left.append("Ready")
+            parts.append(Part(sanitize(self.note) if self.note else "Ready", KEEP, "left", note=bool(self.note)))
+        if self.sandbox:
+            parts.append(Part(self.sandbox, 4, "right"))
         model = sanitize(self.model) + (f" {self.effort}" if self.effort else "")
         if self.profile:
             model = f"{sanitize(self.profile)}: {model}"
-        right = [self.sandbox, model] if self.sandbox else [model]
+        parts.append(Part(model, KEEP, "right"))
         if self.total_tokens:
-            right.append(f"{_k(self.total_tokens)} tokens used")
+            parts.append(Part(f"{_k(self.total_tokens)} tokens used", DROP, "right"))
         context = self.context_text()
         if context:
-            right.append(context)
-        right_text = " • ".join(right)
-        room = (self.size.width or 80) - 2 - len(right_text) - 3  # at least " · " between the sides
-        left_text = " • ".join(left)
-        if len(left_text) > room:  # a narrow terminal: the left side gives way, never runs into the right
-            left_text = left_text[: max(0, room - 1)] + "…"
-        line = Text(left_text)
-        line.append(" " * max(3, room + 3 - len(left_text)))
-        line.append(right_text)
-        self.update(line, layout=False)  # one line, always: no layout pass for the screen
+            parts.append(Part(context, KEEP, "right"))
+        return parts
 
     def on_resize(self) -> None:
         self.refresh_line()

@@ -59,7 +59,9 @@ async def new_conversation(app: RivuletApp, arg: str = "") -> None:
     writer = LazySessionWriter(model=app.settings.model, base_url=safe_url(app.settings.base_url)) \
         if app.session_writer is not None else None
     await replace_conversation(app, None, writer)
-    kept = f" The previous one is saved: rivulet resume {old.stem}" if old is not None else ""
+    from rivulet.app.command_name import command_name
+
+    kept = f" The previous one is saved: {command_name()} resume {old.stem}" if old is not None else ""
     await show_note(app, f"New conversation.{kept}")
 
 

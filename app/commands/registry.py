@@ -81,6 +81,8 @@ def _builtin_commands(app: RivuletApp) -> list[Command]:
         _slash(app, "Undo files", "Put back the files the last turn changed (shows the diff, asks)", "undo",
                undo_cmds.undo, "N"),
         _slash(app, "Redo files", "Apply again what /undo put back", "redo", undo_cmds.redo, "N"),
+        Command("Transcript", "The whole conversation as plain text in $PAGER (ctrl+s)", app.action_transcript,
+                "transcript"),
         Command("History inspector", "Every committed item, filterable, with its raw JSON", app.action_inspect,
                 "inspect"),
         _slash(app, "Copy…", "The last answer, or one of its code blocks, to the clipboard", "copy",

@@ -29,7 +29,7 @@ def status_lines(app: RivuletApp) -> list[str]:
     writer = app.session_writer
     path = writer.path if writer is not None else None
     lines.append(f"session file   {path if path is not None else ('not written yet' if writer else 'off')}")
-    usage = conv.last_usage if conv is not None else None
+    usage = status.usage  # what the status line shows: the two never disagree
     window = status.window
     used = tokens_in_context(usage)
     left = context_left(usage, window)

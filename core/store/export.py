@@ -47,10 +47,17 @@ def _user_content(item: it.Item) -> str:
 def to_markdown(session: Session) -> str:
     meta = session.meta
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.created))
-    out = [f"# rivulet session {meta.id}\n", f"- started: {when}\n- model: {meta.model}\n- server: {meta.base_url}\n"
-           f"- directory: {meta.cwd}\n"]
-    outputs = {it.call_id(i): i for i in session.history if it.is_output(i)}
-    for item in session.history:
+    head = (f"# rivulet session {meta.id}\n\n- started: {when}\n- model: {meta.model}\n- server: {meta.base_url}\n"
+            f"- directory: {meta.cwd}\n")
+    return head + history_markdown(list(session.history))
+
+
+def history_markdown(history: list[it.Item]) -> str:
+    """The conversation as Markdown, sanitised: reasoning and tool output in full (the
+    export, the pager's /transcript, and `--print` on quit)."""
+    out: list[str] = []
+    outputs = {it.call_id(i): i for i in history if it.is_output(i)}
+    for item in history:
         kind = item.get("type")
         if kind == "message":
             text = it.message_text(item) or ""
@@ -65,6 +72,8 @@ def to_markdown(session: Session) -> str:
                 out.append("\n## Assistant\n\n" + text.strip() + "\n")
         elif kind == "reasoning":
             summary = "\n\n".join(str(p.get("text", "")) for p in item.get("summary") or [] if isinstance(p, dict))
+            if not summary.strip():  # a server that sends only raw reasoning (llama.cpp, gpt-oss)
+                summary = "\n\n".join(str(p.get("text", "")) for p in item.get("content") or [] if isinstance(p, dict))
             if summary.strip():
                 out.append("\n> **Thinking**\n>\n" + "\n".join("> " + line for line in summary.strip().splitlines())
                            + "\n")

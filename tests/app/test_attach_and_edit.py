@@ -17,6 +17,7 @@ from rivulet.core.store.lazy_session import LazySessionWriter
 from rivulet.core.store.session import load_session
 from rivulet.core.turn.attachments import attach
 from rivulet.widgets.attachment_chips import AttachmentChips
+from rivulet.widgets.choice import ChoiceScreen
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.entries import TranscriptEntry, UserEntry
 from rivulet.widgets.inspector import InspectorScreen
@@ -203,8 +204,15 @@ async def test_the_inspector_edits_from_an_earlier_message(tmp_path):
         await pilot.press("down", "e")  # the row of "A1": not a message of the user's
         await until(pilot, lambda: app._notifications)
         assert isinstance(app.screen, InspectorScreen)
-        await pilot.press("up", "e")  # the first message
-        await until(pilot, lambda: not isinstance(app.screen, InspectorScreen), "the inspector to close")
+        await pilot.press("up", "e")  # the first message: asked first, and Esc keeps everything
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen), "back in the inspector")
+        assert len(app.conversation.history) == 4
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question again")
+        await pilot.press("down", "enter")  # "Yes: rewind"
+        await until(pilot, lambda: not isinstance(app.screen, (InspectorScreen, ChoiceScreen)), "the inspector to close")
         await until(pilot, lambda: app.query_one(Composer).text == "one", "the draft")
         assert len(app.conversation.history) == 0
         await until(pilot, lambda: not app.query(TranscriptEntry))
@@ -280,6 +288,8 @@ async def test_editing_a_message_that_was_frozen_rebuilds_the_transcript(tmp_pat
         await app.run_action("inspect")
         await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
         await pilot.press("down", "down", "e")  # rows: Q1, A1, Q2
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+        await pilot.press("down", "enter")  # "Yes: rewind"
         await until(pilot, lambda: app.query_one(Composer).text == "Q2", "the draft")
         await until(pilot, lambda: [e.item_id for e in app.query(TranscriptEntry)] == ["user-1", "m_r1"],
                     "the rebuilt transcript")

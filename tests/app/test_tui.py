@@ -373,6 +373,7 @@ async def test_a_long_status_gives_way_on_the_left_and_never_runs_into_the_right
         status.refresh_line()
         await pilot.pause()
         line = str(status.render())
-        assert line.rstrip().endswith("sandbox workspace-write • gpt-5.1-codex")
-        assert "…" in line and "   sandbox workspace-write" in line
+        # Issue 25's priorities: the heading and the sandbox give way whole; state and model stay.
+        assert line.rstrip().endswith("gpt-5.1-codex") and line.startswith("Working (7s • esc to interrupt)")
+        assert "…" not in line and "Writing" not in line
         assert len(line.rstrip()) <= 68

@@ -1,0 +1,86 @@
+"""Ctrl+C, as in a shell and in Codex or Claude Code, one key for "stop that":
+
+- selected text (the transcript's mouse selection, or the composer's) is copied;
+- a picker, view or the palette closes, as Esc closes it;
+- a running turn is interrupted, as Esc does (an approval question with it);
+- a composer with text is cleared, and the draft kept: Up brings it back;
+- on an empty composer it says "Ctrl+C again to quit", and a second press within
+  QUIT_WINDOW seconds quits.
+
+The clock is injected: the tests move it instead of waiting.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rivulet.app.tui import RivuletApp
+
+QUIT_WINDOW = 1.0  # seconds: a second Ctrl+C sooner than this quits
+QUIT_HINT = "Ctrl+C again to quit"
+
+
+class CtrlC:
+    def __init__(self, app: RivuletApp, clock: Callable[[], float] = time.monotonic) -> None:
+        self.app = app
+        self.clock = clock
+        self._armed_at: float | None = None  # when the first press on an empty composer came
+        self._hint_timer = None
+        self._note_before: str | None = None
+
+    def press(self) -> None:
+        app = self.app
+        armed, self._armed_at = self._armed_at, None
+        if self._copy_selection():
+            return
+        turn = app.turn_worker
+        if app.screen is not app.screen_stack[0] or (turn is not None and turn.is_running):
+            self._hide_hint()
+            app.action_interrupt()  # a picker closes; an approval question and its turn stop
+            return
+        composer = app._composer
+        if composer.text:
+            composer.clear_keeping_draft()
+            return
+        if armed is not None and self.clock() - armed <= QUIT_WINDOW:
+            app.exit()
+            return
+        self._armed_at = self.clock()
+        self._show_hint()
+
+    def _copy_selection(self) -> bool:
+        app = self.app
+        selected = app.screen.get_selected_text()
+        if selected:
+            app.copy_to_clipboard(selected)
+            app.screen.clear_selection()
+            return True
+        composer = app._composer
+        if app.focused is composer and composer.selected_text:
+            app.copy_to_clipboard(composer.selected_text)
+            return True
+        return False
+
+    def _show_hint(self) -> None:
+        """The hint in the status line (where the eye is), for as long as it holds."""
+        status = self.app._status
+        if self._hint_timer is None:
+            self._note_before = status.note
+        else:
+            self._hint_timer.stop()
+        status.note = QUIT_HINT
+        status.refresh_line()
+        self._hint_timer = self.app.set_timer(QUIT_WINDOW, self._hide_hint)
+
+    def _hide_hint(self) -> None:
+        if self._hint_timer is None:
+            return
+        self._hint_timer.stop()
+        self._hint_timer = None
+        status = self.app._status
+        if status.note == QUIT_HINT:
+            status.note = self._note_before
+            status.refresh_line()

@@ -1,0 +1,51 @@
+"""The status line's priorities (widgets/status.py): state, model and context left stay
+whole at any width; tokens used, the sandbox, the heading and the Esc hint give way first,
+in that order; a note that still does not fit is cut at a word, never inside one."""
+
+from __future__ import annotations
+
+from rivulet.widgets.status import DROP, KEEP, Part, fit_status, shorten_at_word
+
+MODEL, CONTEXT = "gpt-5.1-codex high", "90% context left"
+
+
+def parts(note: str = "Ready", working: bool = False) -> list[Part]:
+    left = [Part("Working (3s", KEEP, "left"), Part(" • esc to interrupt", 2, "left", joins=True),
+            Part(")", KEEP, "left", joins=True), Part("Reading the files", 3, "left")] if working else \
+        [Part(note, KEEP, "left", note=note != "Ready")]
+    return [*left, Part("sandbox workspace-write", 4, "right"), Part(MODEL, KEEP, "right"),
+            Part("12.3k tokens used", DROP, "right"), Part(CONTEXT, KEEP, "right")]
+
+
+def test_everything_fits_when_there_is_room_and_tokens_used_goes_first():
+    left, right, cut = fit_status(parts(working=True), 140)
+    assert left == "Working (3s • esc to interrupt) • Reading the files"
+    assert right == f"sandbox workspace-write • {MODEL} • 12.3k tokens used • {CONTEXT}"
+    assert cut is None
+    left, right, _ = fit_status(parts(working=True), 118)  # 120 columns
+    assert left == "Working (3s • esc to interrupt) • Reading the files"
+    assert right == f"sandbox workspace-write • {MODEL} • {CONTEXT}"
+
+
+def test_at_80_the_less_useful_parts_go_first_and_the_essentials_stay_whole():
+    left, right, cut = fit_status(parts(working=True), 78)
+    assert MODEL in right and CONTEXT in right and "tokens used" not in right
+    assert left == "Working (3s • esc to interrupt)" and "sandbox" not in right  # heading, sandbox gone
+    assert len(left) + 1 + len(right) <= 78 and cut is None
+    left, right, _ = fit_status(parts(working=True), 50)
+    assert right == f"{MODEL} • {CONTEXT}" and left == "Working (3s)"
+
+
+def test_a_long_note_is_cut_at_a_word_and_handed_back_whole():
+    note = "Interrupted before anything was committed: your message is back in the composer"
+    left, right, cut = fit_status(parts(note), 78)
+    assert right == f"{MODEL} • {CONTEXT}"
+    assert cut == note and left.endswith("…")
+    assert note.startswith(left.removesuffix("…")) and note[len(left) - 1] in " :"  # a whole word ended there
+    assert fit_status(parts("Interrupted: what was committed is kept"), 78)[2] is None  # it fits at 80
+
+
+def test_shorten_at_word_never_cuts_inside_a_word():
+    assert shorten_at_word("one two three", 10) == "one two…"
+    assert shorten_at_word("Interrupted: what", 14) == "Interrupted…"
+    assert shorten_at_word("unbreakable", 5) == ""

@@ -1,0 +1,115 @@
+"""Code blocks that soft-wrap: a line longer than the block is continued on the next
+row after a dim "↪ " mark, so nothing is cut at the right edge (issue 25), live and
+committed alike. Only the screen wraps: /copy and the session keep the original lines.
+
+One renderable (`WrappedCode`) draws both: Rich Markdown's code blocks (the live tail
+and the frozen lines, widgets/frozen.py) and the committed Markdown widget's fences.
+Both highlight with the same Rich Syntax theme, so a block keeps its colours when it
+is committed.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import CodeBlock
+from rich.markdown import Markdown as RichMarkdown
+from rich.padding import Padding
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Markdown, Static
+from textual.widgets._markdown import MarkdownFence
+
+MARK = "↪ "  # starts a continued row: the line above did not end there
+MARK_STYLE = Style(dim=True)
+
+
+def wrap_line(line: Text, width: int) -> list[Text]:
+    """One line of code as rows of at most `width` cells (a wide character is never split)."""
+    if width <= len(MARK) or cell_len(line.plain) <= width:
+        return [line]
+    offsets: list[int] = []
+    room, used = width, 0
+    for i, char in enumerate(line.plain):
+        cells = cell_len(char)
+        if used + cells > room:
+            offsets.append(i)
+            room, used = width - len(MARK), 0
+        used += cells
+    rows = list(line.divide(offsets))
+    return [rows[0], *(Text(MARK, style=MARK_STYLE) + row for row in rows[1:])]
+
+
+class WrappedCode:
+    """Highlighted code, each line soft-wrapped to the width it is drawn at."""
+
+    def __init__(self, code: Text, style: Style | None = None) -> None:
+        self.code = code
+        self.style = style or Style()
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        new_line = Segment.line()
+        for line in self.code.split("\n", allow_blank=True):
+            for row in wrap_line(line, width):
+                row.pad_right(width - row.cell_len)
+                row.style = self.style  # the block's background, under the tokens' colours
+                yield from row.render(console)
+                yield new_line
+
+
+def code_theme(dark: bool) -> str:
+    """The Pygments theme of code blocks (widgets/frozen.py's Markdown styles use it too)."""
+    return "monokai" if dark else "friendly"
+
+
+def highlighted(code: str, lexer: str, theme: str) -> tuple[Text, Style]:
+    """The code coloured as Rich Markdown colours it, and its background."""
+    syntax = Syntax(code, lexer or "text", theme=theme)
+    background = syntax._get_base_style()  # (Rich's own way to get the theme's background)
+    text = syntax.highlight(code)
+    text.rstrip()
+    return text, background
+
+
+class WrappingCodeBlock(CodeBlock):
+    """Rich Markdown's code block, wrapped with marks instead of at word boundaries."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text, background = highlighted(str(self.text).rstrip(), self.lexer_name, self.theme)
+        yield Padding(WrappedCode(text, background), 1, style=background)
+
+
+class WrappingRichMarkdown(RichMarkdown):
+    elements = {**RichMarkdown.elements, "fence": WrappingCodeBlock, "code_block": WrappingCodeBlock}
+
+
+class WrappingFence(MarkdownFence):
+    """The committed Markdown widget's fence: as wide as the entry, its lines wrapped."""
+
+    DEFAULT_CSS = """
+    WrappingFence {
+        overflow: hidden hidden;
+        & > .code-rows { width: 1fr; height: auto; padding: 0; }
+    }
+    """
+
+    def _rows(self) -> Padding:
+        text, background = highlighted(self.code.rstrip("\n"), self.lexer, code_theme(self.app.current_theme.dark))
+        return Padding(WrappedCode(text, background), 1, style=background)  # as the live block draws it
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._rows(), classes="code-rows")
+
+    def set_content(self, content: object) -> None:  # the theme changed, or the block grew
+        for rows in self.query(".code-rows").results(Static):
+            rows.update(self._rows())
+
+
+class WrappingMarkdown(Markdown):
+    """Textual's Markdown widget with wrapping code blocks."""
+
+    BLOCKS = {**Markdown.BLOCKS, "fence": WrappingFence, "code_block": WrappingFence}
