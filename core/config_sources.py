@@ -38,6 +38,7 @@ SETTING_NAMES = frozenset({
     "reasoning_effort", "reasoning_summary", "sandbox", "sandbox_network", "save_sessions", "shell_timeout",
     "shell_tool", "store", "stream_fps", "strict_protocol", "theme", "transport", "workspace", "ws_incremental",
     "hooks", "hooks_sandbox", "trusted_workspaces", "plain", "prompts_dir",  # hooks, plain mode, own prompts
+    "print_on_exit",
 })
 
 
