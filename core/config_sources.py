@@ -35,6 +35,9 @@ SETTING_NAMES = frozenset({
     "project_instructions_max_bytes", "protected_paths", "reasoning_effort", "reasoning_summary", "sandbox",
     "sandbox_network", "save_sessions", "shell_timeout", "shell_tool", "store", "stream_fps", "strict_protocol",
     "theme", "transport", "workspace", "ws_incremental",
+    # issue 27 (hosted tools, background, request knobs, prices)
+    "background", "hosted_tools", "max_output_tokens", "prices", "prompt_cache_key", "service_tier", "truncation",
+    "verbosity",
 })
 
 

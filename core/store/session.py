@@ -103,6 +103,8 @@ class Session:
     history: History
     turns: list[Turn] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # A background response the last run left running at quit (core/turn/background_turns.py).
+    background: dict[str, Any] | None = None
 
     @property
     def first_prompt(self) -> str:
@@ -235,6 +237,16 @@ class SessionWriter:
         self._write({"type": "turn", "turn_id": turn_id, "event": outcome, "usage": usage,
                      "time": round(time.time(), 3)})
         self.sync()
+
+    def background_left(self, turn_id: int, response_id: str, sequence: int | None, segment: str) -> None:
+        """A background response left running at quit: `rivulet resume` fetches it."""
+        self._write({"type": "background", "turn_id": turn_id, "response_id": response_id, "sequence": sequence,
+                     "segment": segment, "time": round(time.time(), 3)})
+        self.sync()
+
+    def reattached(self, response_id: str) -> None:
+        """The left background response was fetched and committed: resume asks no more."""
+        self._write({"type": "reattached", "response_id": response_id, "time": round(time.time(), 3)})
 
     def close(self) -> None:
         """Write what waits if the disk now takes it; else note in the file how much is
@@ -402,6 +414,7 @@ def load_session(path: Path) -> Session:
     if meta.model:
         history.set_model(meta.model, record=False)
     turns: dict[int, Turn] = {}
+    background: dict[str, Any] | None = None  # a background response left running, not yet fetched
     for n, record in records:
         kind = record.get("type")
         if kind == "item" and isinstance(record.get("item"), dict):
@@ -431,6 +444,10 @@ def load_session(path: Path) -> Session:
             elif tid in turns:
                 turns[tid].usage = record.get("usage")
                 turns[tid].ended = record.get("time")
+        elif kind == "background" and isinstance(record.get("response_id"), str):
+            background = {k: record.get(k) for k in ("turn_id", "response_id", "sequence", "segment")}
+        elif kind == "reattached":
+            background = None  # its response was fetched and committed
         elif kind == "repair":
             pass  # a torn last line that a writer cut off: nothing is missing that was committed
         elif kind == "unsaved" and _count(record.get("items")):
@@ -447,7 +464,7 @@ def load_session(path: Path) -> Session:
                         f"{FORMAT}){skipped}")
     for warning in warnings:
         log.warning("%s", warning)
-    return Session(meta, history, sorted(turns.values(), key=lambda t: t.turn_id), warnings)
+    return Session(meta, history, sorted(turns.values(), key=lambda t: t.turn_id), warnings, background)
 
 
 def _count(value: Any) -> bool:

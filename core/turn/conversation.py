@@ -13,6 +13,7 @@ import asyncio
 import logging
 import os
 import random
+import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -22,8 +23,11 @@ from typing import Any, Protocol
 from rivulet.core import items as it
 from rivulet.core.config import Settings
 from rivulet.core.errors import ResponseIncomplete, RetryWaitTooLong, RivuletError
+from rivulet.core.hosted_tools import hosted_specs, parse_hosted_tools
+from rivulet.core.protocol.background import FINAL_STATUSES
 from rivulet.core.protocol.context_window import ModelWindows
 from rivulet.core.protocol.events import ResponseEvent
+from rivulet.core.request_knobs import add_knobs
 from rivulet.core.turn import attachments as att
 from rivulet.core.turn.bus import (
     ErrorOccurred,
@@ -146,6 +150,16 @@ class Conversation:
         self.tools = tools or NoTools()
         self.retry = retry or RetryPolicy(max_retries=settings.max_retries)
         self._sleep = sleep
+        # The hosted tools offered (settings.hosted_tools, toggled by /tools for this conversation).
+        self.hosted_tools: list[dict[str, Any]] = parse_hosted_tools(settings.hosted_tools)
+        self.hosted_off: set[str] = set()  # names (hosted_tools.name_of) switched off by /tools
+        # prompt_cache_key "session": one key for the whole conversation (the session's id).
+        meta = getattr(session, "meta", None)
+        self.cache_key = str(getattr(meta, "id", "") or uuid.uuid4().hex)
+        # Set by the app when it quits: a background response is left running (not cancelled).
+        # Set by an explicit interrupt (Esc, /cancel): a background response is cancelled on
+        # the server. Any other cancellation (a quit) leaves it running to be resumed.
+        self.cancel_requested = False
         self.turns = 0
         self.requests = 0  # every request sent in this conversation (a history segment each)
         # The usage of the last completed response: what the context holds now (models.context_left).
@@ -213,11 +227,12 @@ class Conversation:
             reasoning["summary"] = s.reasoning_summary
         if reasoning:
             body["reasoning"] = reasoning
-        tools = self.tools.specs()
+        tools = [*self.tools.specs(), *hosted_specs(self.hosted_tools, self.hosted_off)]
         if tools:
             body["tools"] = tools
             body["tool_choice"] = "auto"
             body["parallel_tool_calls"] = True
+        add_knobs(body, s, self.cache_key)
         return body
 
     async def run_turn(self, prompt: str, attachments: tuple[att.Attachment, ...] | list[att.Attachment] = ()
@@ -278,10 +293,17 @@ class Conversation:
             self.bus.publish(ErrorOccurred(exc))
             raise
         except asyncio.CancelledError:
+            if self._background_running() and not self.cancel_requested:
+                # A quit: the server goes on with it; `rivulet resume` re-attaches (background_turns.py).
+                self._leave_background(turn_id, usage)
+                raise
+            await self._cancel_background()
             undone = self._record_interrupt(turn_id, start)
             self._turn_ended(turn_id, usage, "interrupted")
             self.bus.publish(TurnInterrupted(turn_id, prompt if undone else None))
             raise
+        finally:
+            self.cancel_requested = False
         self._turn_ended(turn_id, usage, "stopped" if stopped else "completed")
         self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped, no_answer))
         return TurnResult(turn_id, last_message, usage, requests, stopped, no_answer)
@@ -303,6 +325,36 @@ class Conversation:
                 return stop.reason
             self._commit_output(output)
         return None
+
+    def _background_running(self) -> bool:
+        cursor = getattr(self.transport, "cursor", None)
+        return (self.settings.background and cursor is not None and cursor.response_id is not None
+                and cursor.status not in FINAL_STATUSES)
+
+    def _leave_background(self, turn_id: int, usage: dict[str, Any] | None) -> None:
+        """Record the running response (its id, the last sequence number read) so that
+        a later `rivulet resume` can fetch what it made."""
+        cursor = self.transport.cursor  # type: ignore[attr-defined]  # _background_running checked it
+        left = getattr(self.session, "background_left", None)
+        if left is not None:
+            left(turn_id, cursor.response_id, cursor.sequence, f"req-{self.requests}")
+        self._turn_ended(turn_id, usage, "detached")
+        log.info("left background response %s running (turn %d)", cursor.response_id, turn_id)
+
+    async def _cancel_background(self) -> None:
+        """Esc or /cancel during a background response: POST /responses/{id}/cancel, so
+        the server stops (and bills) no more. A failure is said, never raised."""
+        if not self._background_running():
+            return
+        cursor = self.transport.cursor  # type: ignore[attr-defined]
+        try:
+            await asyncio.wait_for(self.transport.cancel(cursor.response_id),  # type: ignore[attr-defined]
+                                   timeout=self.settings.connect_timeout)
+            cursor.status = "cancelled"
+            self.bus.publish(Notice(f"cancelled background response {cursor.response_id}"))
+        except (RivuletError, TimeoutError) as exc:
+            why = exc.message if isinstance(exc, RivuletError) else "no answer in time"
+            self.bus.publish(Notice(f"could not cancel background response {cursor.response_id}: {why}"))
 
     def _turn_ended(self, turn_id: int, usage: dict[str, Any] | None, outcome: str) -> None:
         if self.session is not None:
