@@ -164,6 +164,7 @@ class TurnCompleted(BusEvent):
     last_message: str | None
     stopped: str | None = None  # why the user stopped the turn early, if they did
     no_answer: str | None = None  # the last response was reasoning only (core/turn/no_answer.py)
+    cost: dict[str, Any] | None = None  # tokens, dollars and speed (core/turn/turn_cost.py)
     type: str = field(init=False, default="turn.completed")
 
 

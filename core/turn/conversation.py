@@ -13,6 +13,7 @@ import asyncio
 import logging
 import os
 import random
+import time
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from contextlib import aclosing
@@ -49,6 +50,7 @@ from rivulet.core.turn.project_instructions import ProjectInstructions
 from rivulet.core.turn.project_instructions import load as load_project_instructions
 from rivulet.core.turn.state_machine import Deviation, Limits, SamplingResult, consume_response
 from rivulet.core.turn.tool_api import NoTools, StopTurn, ToolRouter
+from rivulet.core.turn.turn_cost import TurnClock, add_cost, turn_cost
 from rivulet.core.turn.usage import add_usage
 
 log = logging.getLogger(__name__)
@@ -160,6 +162,9 @@ class Conversation:
         # Set by an explicit interrupt (Esc, /cancel): a background response is cancelled on
         # the server. Any other cancellation (a quit) leaves it running to be resumed.
         self.cancel_requested = False
+        self._clock = TurnClock(time.monotonic())  # the running turn's timing
+        self.last_cost: dict[str, Any] | None = None  # the last turn's tokens, dollars and speed
+        self.session_cost: dict[str, Any] | None = None  # their sum over this run (/cost)
         self.turns = 0
         self.requests = 0  # every request sent in this conversation (a history segment each)
         # The usage of the last completed response: what the context holds now (models.context_left).
@@ -243,6 +248,7 @@ class Conversation:
         the turn an "aborted" output and leaves a note the model will read next turn."""
         self.turns += 1
         turn_id = self.turns
+        self._clock = TurnClock(time.monotonic())
         if self.session is not None:
             self.session.turn_started(turn_id, prompt)
         self.bus.publish(TurnStarted(turn_id, prompt))
@@ -305,7 +311,9 @@ class Conversation:
         finally:
             self.cancel_requested = False
         self._turn_ended(turn_id, usage, "stopped" if stopped else "completed")
-        self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped, no_answer))
+        cost = turn_cost(usage, self.settings.model, self._clock, self.settings.prices)
+        self.last_cost, self.session_cost = cost, add_cost(self.session_cost, cost)
+        self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped, no_answer, cost))
         return TurnResult(turn_id, last_message, usage, requests, stopped, no_answer)
 
     async def _run_tools(self, calls: list[it.Item]) -> str | None:
@@ -403,6 +411,7 @@ class Conversation:
                 self.deviations.extend(sink.deviations)
                 if result.usage:
                     self.last_usage = result.usage
+                self._clock.response(sink.first_delta_at, time.monotonic(), sink.timings)
                 return result
             except RivuletError as exc:
                 self.deviations.extend(sink.deviations)
