@@ -65,7 +65,8 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[S
     settings = load_settings(base_url=args.base_url, model=args.model,
                              approval=args.approval, workspace=args.workspace,
                              patch_tool=getattr(args, "patch_tool", None), transport=args.transport,
-                             strict_protocol=getattr(args, "strict", None))
+                             strict_protocol=getattr(args, "strict", None),
+                             background=getattr(args, "background", None))
     flag = getattr(args, "instructions", None)
     if flag:  # adds to the configured instructions (which come after AGENTS.md)
         joined = f"{settings.instructions}\n\n{flag}" if settings.instructions else flag

@@ -12,6 +12,7 @@ from rivulet.app.commands import conversation as conv_cmds
 from rivulet.app.commands import model as model_cmds
 from rivulet.app.commands import settings as set_cmds
 from rivulet.app.commands.output import show_note
+from rivulet.app.commands.responses_api import responses_commands
 from rivulet.app.commands.status import help_lines, status_lines
 from rivulet.app.copying import copy_commands
 from rivulet.themes import THEMES
@@ -80,6 +81,7 @@ def slash_commands(app: RivuletApp) -> list[Command]:
         _slash(app, "Sandbox", "Where shell commands run: workspace-write, read-only, off", "sandbox",
                set_cmds.choose_sandbox, "MODE"),
         Command("MCP servers", "The MCP servers: their state, tools and errors", app.action_mcp, "mcp"),
+        *responses_commands(app, _slash),
         _slash(app, "Help", "Every command, with what it does", "help", _help),
         Command("Quit", "Leave rivulet (the session is saved)", app.exit, "quit"),
     ]

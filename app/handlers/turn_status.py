@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn import bus as b
+from rivulet.core.turn.turn_cost import describe
 from rivulet.widgets.entries import ErrorEntry, TranscriptEntry
 
 if TYPE_CHECKING:
@@ -112,6 +113,8 @@ class TurnStatus:
         status.state = "idle"
         took = int(time.monotonic() - self.started_at)
         status.note = f"Stopped: {sanitize(event.stopped)}" if event.stopped else f"Done in {took}s"
+        if event.cost:  # the turn's footer: tokens, dollars, speed (/cost has the session's)
+            status.note += " · " + describe(event.cost)
         if self.turn_diff:
             status.note += DIFF_HINT
         status.heading = status.retry = None
