@@ -163,3 +163,15 @@ def _web_search(item: Item, suffix: str) -> HostedView:
             if link:
                 view.links.append((url, link))
     return view
+
+
+def unanswered_approvals(items: list[Item], history: list[Item]) -> list[Item]:
+    """The remote MCP approval requests among `items` with no response in `history` yet."""
+    answered = {i.get("approval_request_id") for i in history if i.get("type") == "mcp_approval_response"}
+    return [i for i in items if i.get("type") == "mcp_approval_request" and isinstance(i.get("id"), str)
+            and i["id"] not in answered]
+
+
+def approval_response(request: Item, approve: bool) -> Item:
+    """The answer to an `mcp_approval_request`, sent in the next request's input."""
+    return {"type": "mcp_approval_response", "approval_request_id": request["id"], "approve": approve}

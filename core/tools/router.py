@@ -18,6 +18,7 @@ from typing import Any, Literal
 from rivulet.core import items as it
 from rivulet.core.config import Settings, effective_patch_tool
 from rivulet.core.errors import ConfigError
+from rivulet.core.tools import hosted_approvals
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.tools.builtin import BuiltinTools
 from rivulet.core.tools.mcp_client import McpManager
@@ -113,6 +114,10 @@ class AgentTools:
             mcp.use_sandbox(self.sandbox)
         self.mcp = McpRouter(mcp, output_limit=settings.output_limit, image_limit=settings.image_max_bytes,
                              secrets=settings.secrets) if mcp is not None else None
+
+    async def approve_hosted(self, request: dict[str, Any]) -> str:
+        """A remote MCP approval request (the API runs the call): yes, no or stop."""
+        return await hosted_approvals.decide(self.approvals, request)
 
     # ---- what the model is offered ---------------------------------------------------
 

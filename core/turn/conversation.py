@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from rivulet.core import items as it
 from rivulet.core.config import Settings
 from rivulet.core.errors import ResponseIncomplete, RetryWaitTooLong, RivuletError
+from rivulet.core.hosted_items import approval_response, unanswered_approvals
 from rivulet.core.hosted_tools import hosted_specs, parse_hosted_tools
 from rivulet.core.protocol.background import FINAL_STATUSES
 from rivulet.core.protocol.context_window import ModelWindows
@@ -287,7 +288,10 @@ class Conversation:
                     raise cut
                 no_answer = NO_ANSWER if ended_in_reasoning(result.committed) else None
                 stopped = await self._run_tools(result.pending_calls)
-                if stopped or not result.needs_follow_up:
+                approvals = False if stopped else await self._answer_approvals(result.committed)
+                if isinstance(approvals, str):
+                    stopped = approvals
+                if stopped or not (result.needs_follow_up or approvals):
                     break
                 if requests > self.settings.max_follow_ups:
                     raise FollowUpLimit(
@@ -333,6 +337,23 @@ class Conversation:
                 return stop.reason
             self._commit_output(output)
         return None
+
+    async def _answer_approvals(self, committed: list[it.Item]) -> bool | str:
+        """Answer the remote MCP approval requests of a response through the router's
+        approval policy (`approve_hosted`; without one, no); True when a follow-up must
+        carry the answers, or why the user stopped the turn."""
+        requests = unanswered_approvals(committed, self.history.items)
+        ask = getattr(self.tools, "approve_hosted", None)
+        for n, request in enumerate(requests):
+            decision = await ask(request) if ask is not None else "no"
+            for item in [request] if decision != "stop" else requests[n:]:
+                response = approval_response(item, decision == "yes")
+                key = f"{item['id']}:approval"
+                self.history.append(response, key=key)
+                self.bus.publish(ItemCompleted(response, key))
+            if decision == "stop":
+                return "the user stopped the turn at an MCP approval"
+        return bool(requests)
 
     def _background_running(self) -> bool:
         cursor = getattr(self.transport, "cursor", None)
