@@ -18,6 +18,8 @@ from rich.text import Text
 from rivulet.core.hosted_items import citations, hosted_view
 from rivulet.core.sanitize import sanitize
 
+from .image_view import image_renderable
+
 ICONS = {"web_search_call": "🔎", "file_search_call": "🗂", "code_interpreter_call": "▶",
          "image_generation_call": "🖼", "mcp_list_tools": "⚙", "mcp_call": "⚙", "mcp_approval_request": "?",
          "mcp_approval_response": "✓"}
@@ -51,6 +53,8 @@ def hosted_renderable(item: dict[str, Any]) -> RenderableType:
         text = Text("  ")
         text.append(shown, style=Style(dim=True, link=link) if link else Style(dim=True))
         parts.append(text)
+    if item.get("type") == "image_generation_call" and isinstance(item.get("result"), str):
+        parts.append(image_renderable(item["result"]))
     return Group(*parts)
 
 

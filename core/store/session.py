@@ -214,6 +214,8 @@ class SessionWriter:
             entry: HistoryEntry = data
             self._write({"type": "item", "seq": entry.seq, "key": entry.key, "segment": entry.segment,
                          "time": round(entry.time, 3), "item": entry.item})
+            if entry.item.get("type") == "image_generation_call":
+                self._save_image(entry.item)
         elif change == "truncate":
             self._write({"type": "truncate", "length": data, "time": round(time.time(), 3)})
         elif change == "reorder":
@@ -228,6 +230,20 @@ class SessionWriter:
                          "time": round(done.time, 3)})
         elif change == "model":
             self._write({"type": "model", "length": data[0], "model": data[1], "time": round(time.time(), 3)})
+
+    def _save_image(self, item: dict[str, Any]) -> None:
+        """A generated image, also as a file beside the session (issue 27)."""
+        from rivulet.core.store.images import images_dir, save_image
+
+        result = item.get("result")
+        if not isinstance(result, str):
+            return
+        try:
+            fmt = item.get("output_format")
+            save_image(images_dir(self.path), str(item.get("id") or "image"), "final", result,
+                       fmt if isinstance(fmt, str) else None)
+        except OSError as exc:
+            log.warning("could not save a generated image beside %s: %s", self.path, _why(exc))
 
     def turn_started(self, turn_id: int, prompt: str) -> None:
         self._write({"type": "turn", "turn_id": turn_id, "event": "started", "prompt": prompt,

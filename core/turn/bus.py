@@ -82,7 +82,17 @@ class ItemPart(BusEvent):
 class ItemProgressed(BusEvent):
     item_id: str | None
     event: str
+    # A partial image of image generation (base64, as sent): drawn and saved, never printed
+    # whole by exec --json (to_json gives its size).
+    image_b64: str | None = None
+    image_index: int | None = None
     type: str = field(init=False, default="item.progress")
+
+    def to_json(self) -> dict[str, Any]:
+        out = BusEvent.to_json(self)
+        if self.image_b64 is not None:
+            out["image_b64"] = f"{len(self.image_b64) * 3 // 4} bytes"
+        return out
 
 
 @dataclass(slots=True)

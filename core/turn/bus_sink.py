@@ -63,6 +63,11 @@ class BusSink(SamplingSink):
             self.bus.publish(ItemLiveEnded(key))
 
     async def progress(self, key: str | None, event: ItemProgress) -> None:
+        image = event.data.get("partial_image_b64") if event.event_type.endswith(".partial_image") else None
+        if isinstance(image, str):
+            index = event.data.get("partial_image_index")
+            self.bus.publish(ItemProgressed(key, event.event_type, image, index if isinstance(index, int) else None))
+            return
         self.bus.publish(ItemProgressed(key, event.event_type))
 
     async def deviation(self, note: Deviation) -> None:

@@ -13,7 +13,7 @@ from test_mcp_views import screen_output
 
 from rivulet.app.tui import RivuletApp
 from rivulet.core.hosted_items import citations, safe_link
-from rivulet.widgets.entries import HostedEntry
+from rivulet.widgets.entries import AssistantEntry, HostedEntry
 from rivulet.widgets.hosted_view import citations_text
 
 SIZE = (160, 150)
@@ -30,8 +30,10 @@ async def _replay(name: str) -> tuple[str, str, RivuletApp]:
     async with app.run_test(size=SIZE) as pilot:
         app.query_one("Composer").load_text("go")
         await pilot.press("enter")
+        # Every capture ends with an answer: its entry is the last the batch commits.
         await until(pilot, lambda: app.turn_worker is not None and not app.turn_worker.is_running
-                    and not app.live_panes.live, "the replayed turn to end", rounds=5000)
+                    and not app.live_panes.live and app.query(AssistantEntry), "the replayed turn to end",
+                    rounds=5000)
         app._transcript.scroll_home(animate=False)
         await pilot.pause()
         raw, text = screen_output(app)
