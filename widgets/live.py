@@ -177,7 +177,9 @@ class LiveToolCall(LivePane):
     call shows its command line, decoded from the JSON arguments as they stream)."""
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble(("⚙ ", "bold"), (call_title(self.item), "bold"), (" (writing…)", "italic")),
+        icon, title = ("▶ ", "code interpreter") if self.item.get("type") == "code_interpreter_call" else \
+            ("⚙ ", call_title(self.item))  # the API's code interpreter: its code streams here
+        yield Static(Text.assemble((icon, "bold"), (title, "bold"), (" (writing…)", "italic")),
                      classes="live-label")
         yield Static("", classes="live-body")
 

@@ -69,3 +69,23 @@ async def test_esc_during_a_background_response_cancels_it_on_the_server():
             await until(pilot, lambda: not app.turn_worker.is_running, "the turn to stop", rounds=5000)
         cancels = [r for r in server.requests("POST") if r[1].endswith("/cancel")]
     assert len(cancels) == 1
+
+
+@pytest.mark.parametrize(("argv", "env", "expected"), [
+    (["--background", "exec", "hi"], {}, True),
+    (["exec", "hi", "--background"], {}, True),
+    (["exec", "hi"], {"RIVULET_BACKGROUND": "true"}, True),
+    (["exec", "hi"], {}, False),
+])
+def test_background_comes_from_the_flag_or_the_environment(monkeypatch, argv, env, expected):
+    from rivulet.app.boot import settings_for
+    from rivulet.app.cli import build_parser
+    from rivulet.core.protocol.transports import make_transport
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-123456")
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    s, _ = settings_for(build_parser().parse_args(argv), headless=True)
+    assert s.background is expected
+    if expected:  # resuming, fetching and cancelling are HTTP: never the WebSocket
+        assert make_transport(s).name == "sse"

@@ -87,3 +87,19 @@ def test_only_an_http_url_without_controls_becomes_a_link(url):
     refs = citations_text(item)
     assert refs is not None and not any(span.style.link for span in refs.spans if hasattr(span.style, "link"))
     assert "\x1b" not in refs.plain and "\x9b" not in refs.plain and "\x07" not in refs.plain
+
+
+async def test_code_interpreter_code_streams_live_as_it_is_written():
+    payloads = recording("test_openai_responses_code_execution_download_file_stream.1.sse").payloads
+    server = GatedServer(payloads, gate_at={0: 22})  # the first 16 code deltas, up to the blank line
+    app = RivuletApp(settings(model="gpt-5"), server.transport(), remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one("Composer").load_text("go")
+        await pilot.press("enter")
+        await until(pilot, lambda: server.reached.is_set() and "numbers_and_squares.csv" in screen_output(app)[1],
+                    "the code so far", rounds=5000)
+        _, text = screen_output(app)
+        server.release()
+        await until(pilot, lambda: not app.turn_worker.is_running, "the turn's end", rounds=5000)
+    assert "▶ code interpreter (writing…)" in text
+    assert 'file_path = "/mnt/data/numbers_and_squares.csv"' in text and "with open" not in text
