@@ -89,3 +89,39 @@ def test_background_comes_from_the_flag_or_the_environment(monkeypatch, argv, en
     assert s.background is expected
     if expected:  # resuming, fetching and cancelling are HTTP: never the WebSocket
         assert make_transport(s).name == "sse"
+
+
+async def test_resume_re_attaches_to_a_response_left_running_and_shows_what_it_made(tmp_path):
+    from rivulet.core.store.session import SessionWriter, load_session
+    from rivulet.core.turn.conversation import Conversation, RetryPolicy
+    from rivulet.widgets.entries import AssistantEntry
+
+    text = "Alpha beta gamma delta epsilon zeta eta theta iota."
+    with BackgroundServer() as server:
+        server.server.script = message_script(text)
+        server.server.hold_after = 6
+        server.server.running = True
+        s = settings(base_url=server.base_url, background=True, model="gpt-5.1-codex")
+        writer, _ = SessionWriter.create(model=s.model, base_url=s.base_url, directory=tmp_path)
+        conv = Conversation(s, SseTransport(s), session=writer, retry=RetryPolicy(max_retries=0))
+        task = asyncio.create_task(conv.run_turn("hi"))
+
+        async def held_read() -> None:  # the held events read: the cursor knows where it is
+            while conv.transport.cursor.sequence != 6:
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(held_read(), 60)
+        task.cancel()  # the chat quits
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        writer.close()
+        server.server.running = False  # it finished meanwhile
+
+        session = load_session(writer.path)
+        app = RivuletApp(s, SseTransport(s), remember_theme=False, session=session,
+                         session_writer=SessionWriter(writer.path))
+        async with app.run_test() as pilot:
+            await until(pilot, lambda: any(text in str(e.item) for e in app.query(AssistantEntry)),
+                        "the answer made while nobody watched", rounds=5000)
+    assert load_session(writer.path).background is None
+    assert len(server.requests("POST")) == 1  # fetched, never asked again
