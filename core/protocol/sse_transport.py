@@ -165,9 +165,16 @@ class SseTransport:
                             return
                     watchdog.waiting(reset=complete)
                 for data in decoder.close():
-                    event = payload_event(data)
+                    if cursor is None:
+                        event = payload_event(data)
+                    else:
+                        event, seq = sequenced_event(data)
+                        if not cursor.seen(event, seq):
+                            continue
                     if event is not None:
                         yield event
+                        if type(event) is Completed:
+                            return
         except httpx.TimeoutException as exc:
             raise StreamError(f"timed out talking to {where}: {type(exc).__name__}") from None
         except httpx.TransportError as exc:

@@ -9,7 +9,8 @@
 Faults come from the test: `cut_after` closes the POST's connection after the event of
 that sequence number (the response itself goes on: it runs in the background);
 `hold_after` makes the POST wait there until `release()` or a cancel; `resumable=False`
-answers the GETs 404, as a server without background mode does. Every request is
+answers the GETs 404, as a server without background mode does; `overlap` starts a
+resumed stream early, `cut_again` cuts it too. Every request is
 recorded (`requests`: method, path, query, body) for the test to count.
 """
 
@@ -96,7 +97,8 @@ class _Handler(BaseHTTPRequestHandler):
                                               "type": "invalid_request_error"}})
         if query.get("stream") == ["true"]:
             after = int((query.get("starting_after") or ["-1"])[0])
-            return self._stream(kept, after, None, None)
+            cut, self.server.cut_again = self.server.cut_again, None  # once
+            return self._stream(kept, after - self.server.overlap, cut, None)
         self._json(200, kept.snapshot(self.server))
 
     def _stream(self, kept: _Kept, after: int, cut: int | None, hold: int | None) -> None:
@@ -145,6 +147,8 @@ class _Server(ThreadingHTTPServer):
         self.cut_after: int | None = None
         self.hold_after: int | None = None
         self.resumable = True
+        self.overlap = 0  # a resumed stream starts this many events too early (each must be shown once)
+        self.cut_again: int | None = None  # the first resumed stream is cut too, after this sequence number
         self.running = False  # a poll sees the response unfinished while True
         self.held = threading.Event()
         self.released = threading.Event()

@@ -65,6 +65,22 @@ async def test_a_cut_background_stream_resumes_from_its_sequence_number_with_one
     assert not retries  # not a retry: the same response, read on
 
 
+async def test_a_resumed_stream_that_starts_early_or_is_cut_again_still_shows_each_delta_once():
+    with BackgroundServer() as server:
+        server.server.script = message_script(TEXT)
+        server.server.cut_after = 6
+        server.server.overlap = 3  # sequence numbers 4, 5 and 6 again: already shown
+        server.server.cut_again = 10
+        bus = EventBus()
+        deltas = _deltas(bus)
+        result = await _conversation(server, bus).run_turn("hi")
+        await bus.drain()
+        gets = server.requests("GET")
+    assert result.last_message == TEXT and "".join(deltas) == TEXT
+    assert [g[2]["starting_after"] for g in gets] == [["6"], ["10"]]  # each from the last event read
+    assert len(server.requests("POST")) == 1
+
+
 async def test_a_server_that_cannot_resume_gets_the_ordinary_retry_and_says_so():
     with BackgroundServer() as server:
         server.server.script = message_script(TEXT)
