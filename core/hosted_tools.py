@@ -63,3 +63,17 @@ def hosted_specs(tools: list[dict[str, Any]], off: Iterable[str] = ()) -> list[d
     """The tool objects sent: every configured one not switched off by /tools."""
     skip = set(off)
     return [t for t in tools if name_of(t) not in skip]
+
+
+# What each tool's item leaves out unless asked for (the API's `include` values).
+INCLUDES = {
+    "web_search": "web_search_call.action.sources",
+    "file_search": "file_search_call.results",
+    "code_interpreter": "code_interpreter_call.outputs",
+}
+
+
+def hosted_includes(tools: list[dict[str, Any]]) -> list[str]:
+    """The `include` values that make the sent tools' items carry what rivulet shows:
+    a search's sources, a file search's hits, the code interpreter's logs and files."""
+    return [INCLUDES[t["type"]] for t in tools if t.get("type") in INCLUDES]

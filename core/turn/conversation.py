@@ -25,7 +25,7 @@ from rivulet.core import items as it
 from rivulet.core.config import Settings
 from rivulet.core.errors import ResponseIncomplete, RetryWaitTooLong, RivuletError
 from rivulet.core.hosted_items import approval_response, unanswered_approvals
-from rivulet.core.hosted_tools import hosted_specs, parse_hosted_tools
+from rivulet.core.hosted_tools import hosted_includes, hosted_specs, parse_hosted_tools
 from rivulet.core.protocol.background import FINAL_STATUSES
 from rivulet.core.protocol.context_window import ModelWindows
 from rivulet.core.protocol.events import ResponseEvent
@@ -233,7 +233,11 @@ class Conversation:
             reasoning["summary"] = s.reasoning_summary
         if reasoning:
             body["reasoning"] = reasoning
-        tools = [*self.tools.specs(), *hosted_specs(self.hosted_tools, self.hosted_off)]
+        hosted = hosted_specs(self.hosted_tools, self.hosted_off)
+        tools = [*self.tools.specs(), *hosted]
+        wanted = [i for i in hosted_includes(hosted) if i not in body.get("include", [])]
+        if wanted:  # what the hosted tools' items leave out unless asked: sources, hits, logs
+            body["include"] = [*body.get("include", []), *wanted]
         if tools:
             body["tools"] = tools
             body["tool_choice"] = "auto"

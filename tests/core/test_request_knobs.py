@@ -45,6 +45,8 @@ def test_hosted_tools_by_name_or_object_are_sent_and_tools_toggles_them():
     tools = conv.build_request()["tools"]
     hosted = [t for t in tools if t["type"] in ("web_search", "code_interpreter", "mcp")]
     assert hosted == [{"type": "web_search"}, {"type": "code_interpreter", "container": {"type": "auto"}}, mcp]
+    assert conv.build_request()["include"] == ["reasoning.encrypted_content", "web_search_call.action.sources",
+                                               "code_interpreter_call.outputs"]  # what the screen shows
     conv.hosted_off.add("mcp:docs")
     assert [t["type"] for t in conv.build_request()["tools"] if t["type"] == "mcp"] == []
 
