@@ -103,3 +103,24 @@ async def test_code_interpreter_code_streams_live_as_it_is_written():
         await until(pilot, lambda: not app.turn_worker.is_running, "the turn's end", rounds=5000)
     assert "▶ code interpreter (writing…)" in text
     assert 'file_path = "/mnt/data/numbers_and_squares.csv"' in text and "with open" not in text
+
+
+@pytest.mark.parametrize("kind", ["web_search_call", "file_search_call", "code_interpreter_call", "mcp_call",
+                                  "mcp_list_tools", "mcp_approval_request", "image_generation_call"])
+def test_hostile_server_text_in_a_hosted_item_is_shown_as_text(kind):
+    import io
+
+    from rich.console import Console
+
+    from rivulet.widgets.hosted_view import hosted_renderable
+
+    evil = "[bold]x[/bold] \x1b]8;;https://evil.example\x07click\x1b]8;;\x07 \x1b[2J"
+    item = {"type": kind, "status": evil, "action": {"type": "search", "query": evil, "sources": [{"url": evil}]},
+            "queries": [evil], "results": [{"filename": evil, "text": evil}], "code": evil,
+            "outputs": [{"type": "logs", "logs": evil}], "server_label": evil, "name": evil, "arguments": evil,
+            "output": evil, "tools": [{"name": evil}], "revised_prompt": evil}
+    console = Console(file=io.StringIO(), force_terminal=True, color_system="truecolor", width=200)
+    console.print(hosted_renderable(item))
+    out = console.file.getvalue()
+    assert "\x1b]8;;https://evil" not in out and "\x1b[2J" not in out and "\x07" not in out
+    assert "[bold]x[/bold]" in out  # shown as typed, never parsed as markup
