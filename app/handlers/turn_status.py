@@ -113,13 +113,14 @@ class TurnStatus:
         status.state = "idle"
         took = int(time.monotonic() - self.started_at)
         status.note = f"Stopped: {sanitize(event.stopped)}" if event.stopped else f"Done in {took}s"
-        if event.cost:  # the turn's footer: tokens, dollars, speed (/cost has the session's)
-            status.note += " · " + describe(event.cost)
         if self.turn_diff:
             status.note += DIFF_HINT
+        alert = status.note  # the notification says what happened, not what it cost
+        if event.cost and not event.stopped:  # the turn's footer: tokens, dollars, speed (/cost: the session's)
+            status.note += " · " + describe(event.cost)
         status.heading = status.retry = None
         status.refresh_line()
-        self.app.alert("rivulet: turn finished", status.note)
+        self.app.alert("rivulet: turn finished", alert)
 
     def interrupted(self) -> None:
         """Esc stopped the turn's worker: history keeps what was committed."""
