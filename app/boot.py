@@ -22,6 +22,7 @@ from rivulet.core.errors import ConfigError, RivuletError
 if TYPE_CHECKING:
     from rivulet.app.demo_server import DemoServer
     from rivulet.core.config import Settings
+    from rivulet.core.engine import Notices
     from rivulet.core.store.prompt_history import PromptHistory
     from rivulet.core.store.session import Session, SessionWriter
     from rivulet.core.tools.router import ToolSettings
@@ -50,6 +51,7 @@ class Ready:
     prompts: PromptHistory | None = None
     images: list[Attachment] = field(default_factory=list)
     cancelled: bool = False  # the resume picker was closed: nothing to run
+    notices: Notices | None = None  # where the transport's fallback notice goes (the engine binds it)
 
     def stop(self) -> None:
         if self.demo is not None:
@@ -95,10 +97,10 @@ def cli_images(args: argparse.Namespace, settings: Settings) -> list[Attachment]
     """`--image PATH`s as attachments (read now: a bad one is one line before anything starts)."""
     from pathlib import Path
 
-    from rivulet.app.attach.refs import Limits, attach_image
+    from rivulet.app.attach.refs import AttachLimits, attach_image
 
     workspace = Path(settings.workspace or os.getcwd()).expanduser()
-    limits = Limits(settings.attach_max_bytes, settings.image_max_bytes)
+    limits = AttachLimits(settings.attach_max_bytes, settings.image_max_bytes)
     # A relative path is the shell's (where the user typed it), not the workspace's.
     return [attach_image(str(Path(path).expanduser().absolute()), workspace, limits)
             for path in getattr(args, "image", None) or []]
@@ -162,7 +164,7 @@ def prepare(args: argparse.Namespace) -> Ready:
     except ConfigError as exc:
         raise BootError(exc.message, 2) from None
     try:
-        from rivulet.core.protocol.transports import make_transport
+        from rivulet.core.engine import Notices, build_transport
         from rivulet.core.store.prompt_history import PromptHistory, history_file
         from rivulet.core.tools.mcp_config import parse_servers
         from rivulet.core.tools.router import tool_settings
@@ -174,7 +176,9 @@ def prepare(args: argparse.Namespace) -> Ready:
         if session is not None and demo is None and not getattr(args, "model", None):
             settings = settings.model_copy(update={"model": session_model(session, settings.model)})
         prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
-        ready = Ready(settings, make_transport(settings), tools, demo, session, writer, prompts, images, cancelled)
+        notices = Notices()
+        ready = Ready(settings, build_transport(settings, notices), tools, demo, session, writer, prompts, images,
+                      cancelled, notices)
     except ConfigError as exc:
         if demo is not None:
             demo.stop()
@@ -192,8 +196,12 @@ def warm_up() -> None:
     done on the UI thread they would hold up the keys typed meanwhile."""
     import rivulet.app.commands.registry
     import rivulet.app.mcp.wiring
+    import rivulet.core.engine
     import rivulet.core.protocol.payloads
     import rivulet.core.tools.approval
+    import rivulet.core.tools.approval_event
+    import rivulet.core.tools.mcp_wiring
+    import rivulet.core.tools.router
     import rivulet.core.turn.conversation
     import rivulet.widgets.dialogs
     import rivulet.widgets.inspector  # noqa: F401

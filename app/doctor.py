@@ -41,7 +41,7 @@ _ECHO_TOOL = {"type": "custom", "name": "echo", "description": "Echoes its freef
 
 
 @dataclass
-class Probe:
+class DoctorProbe:
     name: str
     ok: bool | None = None  # None: not applicable / not tried
     detail: str = ""
@@ -54,7 +54,7 @@ class Probe:
 class Report:
     server: str
     model: str
-    probes: list[Probe] = field(default_factory=list)
+    probes: list[DoctorProbe] = field(default_factory=list)
     deviations: dict[str, Deviation] = field(default_factory=dict)
     recommended: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -104,10 +104,10 @@ class Doctor:
             self.report.deviations.setdefault(note.rule, note)
         return result, watch
 
-    async def probe(self, name: str, attempt: Callable[[], Awaitable[tuple[Any, ...]]]) -> Probe:
+    async def probe(self, name: str, attempt: Callable[[], Awaitable[tuple[Any, ...]]]) -> DoctorProbe:
         """Run one probe, timed; a timeout or a server error is its result, not a crash.
         A judge may add a third value: True when it worked with a reservation."""
-        probe = Probe(name)
+        probe = DoctorProbe(name)
         started = time.monotonic()
         try:
             verdict = await attempt()
@@ -168,7 +168,7 @@ class Doctor:
         return True, "accepted" + ("; the answer used the earlier turn" if remembered else
                                    "; the answer did not show the earlier turn (ignored?)")
 
-    async def _websocket(self) -> Probe:
+    async def _websocket(self) -> DoctorProbe:
         from rivulet.core.protocol.ws_transport import WebSocketTransport
 
         ws = WebSocketTransport(self.settings, incremental=False)
@@ -181,7 +181,8 @@ class Doctor:
         probe.warn = False  # any answer shows the transport works; the text probe judged the model
         return probe
 
-    def _recommend(self, calls: Probe, custom: Probe, reasoning: Probe, chained: Probe, ws: Probe) -> None:
+    def _recommend(self, calls: DoctorProbe, custom: DoctorProbe, reasoning: DoctorProbe, chained: DoctorProbe,
+                   ws: DoctorProbe) -> None:
         rec = self.report.recommended
         rec["patch_tool"] = "custom" if custom.ok else "function"
         rec["transport"] = "ws" if ws.ok else "sse"

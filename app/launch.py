@@ -173,19 +173,17 @@ def _quiet_stdout() -> None:
 
 async def run_exec(args: argparse.Namespace) -> int:
     from rivulet.app.exec_signals import InterruptTurn, RetryLines, say_interrupted
-    from rivulet.core.protocol.transports import make_transport
+    from rivulet.core.engine import Engine
     from rivulet.core.store.lazy_session import LazySessionWriter
-    from rivulet.core.tools.approval import ApprovalPolicy, deny_all
-    from rivulet.core.tools.router import AgentTools, tool_settings
-    from rivulet.core.turn.bus import EventBus, Notice, Retrying
-    from rivulet.core.turn.conversation import Conversation
+    from rivulet.core.tools.approval import deny_all
+    from rivulet.core.tools.mcp_wiring import McpWiring
+    from rivulet.core.tools.router import tool_settings
+    from rivulet.core.turn.bus import EventBus, Retrying
 
     try:
         settings, demo = settings_for(args, headless=True)
     except ConfigError as exc:
         return _fail(exc.message, 2)
-    from rivulet.app.mcp.wiring import McpWiring
-
     try:
         tools_settings = tool_settings(settings)
         mcp = McpWiring.from_settings(settings)
@@ -204,19 +202,17 @@ async def run_exec(args: argparse.Namespace) -> int:
         bus.subscribe(partial(_print_json, reader_gone))
     elif not args.quiet:
         bus.subscribe(RetryLines(), Retrying)
-    transport = make_transport(settings, lambda text: bus.publish(Notice(text)))
     approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
-    tools = AgentTools(tools_settings, ApprovalPolicy(settings.approval, approver), bus, mcp=mcp.manager)
     # A blank prompt is no conversation worth a file; --ephemeral runs leave none either.
     saving = settings.save_sessions and not getattr(args, "ephemeral", False) and bool(prompt.strip())
     writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url), frontend="exec") \
         if saving else None
-    conversation = Conversation(settings, transport, bus, tools=tools, session=writer)
-    for refused in conversation.project.refused if not args.json else []:  # (--json has it as a notice)
+    engine = Engine(settings, bus=bus, tool_settings=tools_settings, approver=approver, mcp=mcp, writer=writer)
+    for refused in engine.conversation.project.refused if not args.json else []:  # (--json has it as a notice)
         print(f"rivulet: warning: AGENTS.md: {sanitize(refused)}", file=sys.stderr)
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
-    mcp.start(tools, conversation, notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
-    turn = asyncio.ensure_future(conversation.run_turn(prompt, images))
+    engine.start(notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
+    turn = asyncio.ensure_future(engine.submit(prompt, images))
     interrupt = InterruptTurn(turn)
     gone = asyncio.ensure_future(reader_gone.wait())
     try:
@@ -241,12 +237,9 @@ async def run_exec(args: argparse.Namespace) -> int:
         if not interrupt.fired:
             interrupt.remove()
         gone.cancel()
-        await mcp.aclose()
-        await transport.aclose()
+        await engine.aclose()  # its servers, transport and session file
         if demo is not None:
             demo.stop()
-        if writer is not None:
-            writer.close()
     await bus.close()
     if reader_gone.is_set():
         raise BrokenPipeError

@@ -28,6 +28,7 @@ from rivulet.app.attach.ui import AttachAndEdit
 from rivulet.app.bus_bridge import BusBatch, BusBridge
 from rivulet.app.chat_screen import DEMO_WELCOME, ChatScreen, chat_layout
 from rivulet.app.commands.palette import RivuletCommands
+from rivulet.app.handlers.approvals import Approvals
 from rivulet.app.handlers.commits import Commits
 from rivulet.app.handlers.live_panes import LivePanes
 from rivulet.app.handlers.notes import Notes
@@ -42,6 +43,7 @@ from rivulet.core.terminal import notify
 from rivulet.core.turn import bus as b
 from rivulet.themes import STYLESHEET, THEMES
 from rivulet.widgets.composer import Composer
+from rivulet.widgets.messages import OpenRawItem
 from rivulet.widgets.safe import SafeNotify, safe_text
 from rivulet.widgets.search import SearchBar
 from rivulet.widgets.status import StatusLine
@@ -50,10 +52,11 @@ from rivulet.widgets.transcript import Transcript
 if TYPE_CHECKING:
     from rivulet.app.boot import BootError, Ready
     from rivulet.core.config import Settings
+    from rivulet.core.engine import Engine, Notices
     from rivulet.core.protocol.context_window import ModelWindows
     from rivulet.core.store.prompt_history import PromptHistory
     from rivulet.core.store.session import Session, SessionWriter
-    from rivulet.core.tools.approval import ApprovalRequest, Decision
+    from rivulet.core.tools.mcp_wiring import McpWiring
     from rivulet.core.tools.router import ToolSettings
     from rivulet.core.turn.attachments import Attachment
     from rivulet.core.turn.conversation import Conversation, Transport
@@ -121,27 +124,44 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self.turn_worker = None
         self._themes_ready = False
         self.bus = b.EventBus()
-        self.conversation: Conversation | None = None
-        self.session = session  # a resumed session: its history is the conversation's
-        self.session_writer = session_writer
+        # The conversation, its tools, servers and session file: built at _start (core/engine.py).
+        self.engine: Engine | None = None
+        self._session = session  # a resumed session: its history is the conversation's
+        self._session_writer = session_writer
+        self._notices: Notices | None = None  # where a transport made by the boot reports its fallback
         self.replay = replay  # the name of a recording being replayed: the app plays it at once
         self.prompt_history = prompt_history  # prompts sent in this workspace, across sessions
         self._images = images  # --image files: held for the first message
         # What the server's /models said of context windows (made at _start: it imports httpx).
         self.windows: ModelWindows | None = None
-        self.mcp = None  # the MCP servers' McpWiring (from the settings when the app builds its tools)
         # The bus's handlers, by family; each owns the state its events change.
         self.live_panes = LivePanes(self)
         self.commits = Commits(self)
         self.turn_status = TurnStatus(self)
         self.notes = Notes(self)
         self.bridge = BusBridge(self)
-        for family in (self.live_panes, self.commits, self.turn_status, self.notes):
+        for family in (self.live_panes, self.commits, self.turn_status, self.notes, Approvals(self)):
             self.bridge.route(family.routes())
         self.bridge.route_at_once(self.turn_status.at_once())  # "Done" not queued behind commits
         self.bridge.watch_batches(self.live_panes)
         self.bridge.watch_batches(self.commits)
         self.live = self.live_panes.live
+
+    @property
+    def conversation(self) -> Conversation | None:
+        return self.engine.conversation if self.engine is not None else None
+
+    @property
+    def session(self) -> Session | None:
+        return self.engine.session if self.engine is not None else self._session
+
+    @property
+    def session_writer(self) -> SessionWriter | None:
+        return self.engine.writer if self.engine is not None else self._session_writer  # type: ignore[return-value]
+
+    @property
+    def mcp(self) -> McpWiring | None:
+        return self.engine.mcp if self.engine is not None else None
 
     @classmethod
     def from_ready(cls, ready: Ready) -> RivuletApp:
@@ -244,37 +264,28 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         """Take what `boot.prepare` made (before the app runs, or in the boot thread)."""
         self.ready = ready
         self.settings, self.transport = ready.settings, ready.transport
-        self.tool_settings, self.session, self.session_writer = ready.tool_settings, ready.session, ready.writer
+        self.tool_settings, self._session, self._session_writer = ready.tool_settings, ready.session, ready.writer
+        self._notices = ready.notices
         self.prompt_history, self._images = ready.prompts, ready.images
         self.demo = ready.demo is not None  # as the validated settings decided
 
     def _start(self) -> None:
-        """Everything that needs the settings: the conversation, tools, MCP, ticks."""
+        """Everything that needs the settings: the engine (conversation, tools, MCP), ticks."""
         from rivulet.app.commands.model import learn_windows, refresh_model_status
         from rivulet.app.commands.registry import slash_commands
         from rivulet.app.commands.slash import SlashCompletions
-        from rivulet.app.mcp.wiring import McpWiring, start_for_app, wiring_for_app
-        from rivulet.core.tools.approval import ApprovalPolicy
+        from rivulet.app.mcp.wiring import start_for_app, wiring_for_app
+        from rivulet.core.engine import Engine
         from rivulet.core.tools.router import AgentTools
-        from rivulet.core.turn.conversation import Conversation
 
         assert self.settings is not None and self.transport is not None
-        from rivulet.core.protocol.context_window import ModelWindows
-
-        self.windows = self.windows or ModelWindows()
         self.frame_interval = self.frame_interval or 1 / self.settings.stream_fps
         self.bus.subscribe(self.bridge.publish)
-        if hasattr(self.transport, "on_fallback"):  # a FallbackTransport (not imported: see transports.py)
-            self.transport.on_fallback = lambda text: self.bus.publish(b.Notice(text))
-        if self.tools is None and self.tool_settings is not None:
-            policy = ApprovalPolicy(self.settings.approval, self.ask_approval)
-            self.mcp = wiring_for_app(self)
-            self.tools = AgentTools(self.tool_settings, policy, self.bus, mcp=self.mcp.manager)
-        if self.mcp is None:
-            self.mcp = McpWiring([])  # tools given from outside (tests, replay): no servers
-        history = self.session.history if self.session is not None else None
-        self.conversation = Conversation(self.settings, self.transport, self.bus, history=history, tools=self.tools,
-                                         session=self.session_writer, windows=self.windows)
+        mcp = wiring_for_app(self) if self.tools is None and self.tool_settings is not None else None
+        self.engine = Engine(self.settings, bus=self.bus, transport=self.transport, notices=self._notices,
+                             tools=self.tools, tool_settings=self.tool_settings, mcp=mcp, session=self._session,
+                             writer=self._session_writer, windows=self.windows)
+        self.tools, self.windows = self.engine.tools, self.engine.windows
         start_for_app(self)  # in the background: the UI does not wait for the servers
         if self.prompt_history is not None:
             self._composer.load_history(self.prompt_history)
@@ -338,13 +349,14 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         await self.bridge.handle(event)
 
     async def on_unmount(self) -> None:
-        if self.mcp is not None:
-            await self.mcp.aclose()  # every server it started: nothing survives the app
+        if self.engine is not None:
+            await self.engine.aclose()  # every server it started: nothing survives the app
+        else:
+            if self.transport is not None:
+                await self.transport.aclose()
+            if self._session_writer is not None:
+                self._session_writer.close()
         await self.bus.close()
-        if self.transport is not None:
-            await self.transport.aclose()
-        if self.session_writer is not None:
-            self.session_writer.close()
 
     # ---- themes ---------------------------------------------------------------------
 
@@ -388,7 +400,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
     async def _turn(self, prompt: str, attachments: list[Attachment]) -> None:
         assert self.conversation is not None
         try:
-            await self.conversation.run_turn(prompt, attachments)
+            await self.engine.submit(prompt, attachments)  # type: ignore[union-attr]
         except RivuletError:
             pass  # published on the bus as ErrorOccurred; the handler shows it
         except asyncio.CancelledError:
@@ -429,13 +441,6 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         await self.live_panes.discard_all("interrupted")
         self.turn_status.interrupted()
 
-    async def ask_approval(self, request: ApprovalRequest) -> Decision:
-        """The approver of the tool policy: a modal question, answered by the user."""
-        from rivulet.widgets.dialogs import ApprovalScreen
-
-        self.alert("rivulet: approval needed", f"{request.kind}: {request.title}")
-        return await self.push_screen_wait(ApprovalScreen(request))
-
     def alert(self, title: str, body: str) -> None:
         """Tell a user who is looking elsewhere (the terminal is not focused): the bell or
         a desktop notification, as configured. Model text in it is cleaned by `notify`."""
@@ -460,6 +465,9 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         from rivulet.app.mcp.wiring import show_mcp
 
         show_mcp(self)
+
+    def on_open_raw_item(self, message: OpenRawItem) -> None:
+        self.open_raw_item(message.key)
 
     def open_raw_item(self, key: str) -> None:
         """Jump from a transcript entry to its raw committed item."""

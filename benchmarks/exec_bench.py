@@ -83,7 +83,7 @@ class Handler(BaseHTTPRequestHandler):
     server: BenchServer
     protocol_version = "HTTP/1.1"
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.server.arrivals.append(time.monotonic())  # the request line and headers are read
         self.rfile.read(int(self.headers.get("content-length") or 0))
         body = self.server.body
@@ -96,7 +96,7 @@ class Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass
 
-    def do_GET(self) -> None:  # noqa: N802 - a models list, should a peer ask: empty
+    def do_GET(self) -> None:
         data = b'{"object":"list","data":[],"models":[]}'
         self.send_response(200)
         self.send_header("content-type", "application/json")

@@ -35,7 +35,7 @@ from helpers.many_items import many_items_body  # noqa: E402
 
 def serve(payload: bytes) -> tuple[ThreadingHTTPServer, str]:
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("content-length") or 0))
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
@@ -68,8 +68,8 @@ def run_once(python: str, url: str, trace: bool = False) -> tuple[float, float, 
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         fsyncs = None
         if trace and summary.exists():
-            fsyncs = sum(int(m.group(1)) for m in re.finditer(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?f(?:data)?sync",
-                                                             summary.read_text(), re.M))
+            calls = r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?f(?:data)?sync"  # strace -c's rows
+            fsyncs = sum(int(m.group(1)) for m in re.finditer(calls, summary.read_text(), re.M))
         if done.returncode != 0:
             print(f"  exit {done.returncode}: {done.stderr.strip()[-300:]}", file=sys.stderr)
         return wall, cpu, fsyncs, done.returncode

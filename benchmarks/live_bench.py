@@ -39,7 +39,7 @@ import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = ROOT / ".venv" / "bin"
@@ -201,13 +201,13 @@ class Plan:
 
 
 class Handler(BaseHTTPRequestHandler):
-    server: "BenchServer"
+    server: BenchServer
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self) -> None:  # noqa: N802 - e.g. a models list: empty
+    def do_GET(self) -> None:
         self._json(200, {"object": "list", "data": [], "models": []})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         try:
             request = json.loads(self.rfile.read(length) or b"{}")
@@ -253,8 +253,8 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 plan.requests.append("patch")
                 s.reasoning(REASONING, pace)
-                s.tool_call(tools["apply_patch"] == "custom", patch_text(f"bench_{plan.turn}_{uuid.uuid4().hex[:6]}.txt"),
-                            pace)
+                name = f"bench_{plan.turn}_{uuid.uuid4().hex[:6]}.txt"
+                s.tool_call(tools["apply_patch"] == "custom", patch_text(name), pace)
             s.finish()
         except (BrokenPipeError, ConnectionResetError):
             pass
@@ -404,8 +404,8 @@ class PtyProc:
                 os.write(self.fd, b"\x1b[?62;22c")
             for osc in (b"10", b"11"):
                 if b"\x1b]" + osc + b";?" in data:
-                    os.write(self.fd, b"\x1b]" + osc + (b";rgb:ffff/ffff/ffff" if osc == b"10" else b";rgb:0000/0000/0000")
-                             + b"\x1b\\")
+                    colour = b";rgb:ffff/ffff/ffff" if osc == b"10" else b";rgb:0000/0000/0000"
+                    os.write(self.fd, b"\x1b]" + osc + colour + b"\x1b\\")
         except OSError:
             pass
 
@@ -486,7 +486,7 @@ def _cmdline(pid: int) -> bytes:
 class Peer:
     name = ""
     ready = ""  # a regex for the composer/first frame in the screen text
-    quit_keys = [b"\x11"]
+    quit_keys: ClassVar[list[bytes]] = [b"\x11"]
 
     def argv(self) -> list[str]:
         raise NotImplementedError
@@ -504,7 +504,7 @@ BASE_ENV.update({"TERM": "xterm-256color", "COLORTERM": "truecolor", "LANG": "C.
 
 class Rivulet(Peer):
     name = "rivulet"
-    extra_env: dict[str, str] = {}
+    extra_env: ClassVar[dict[str, str]] = {}
     ready = r"Send"  # the composer's binding in the footer: drawn once the composer has focus
 
     def __init__(self, tmp: Path, base_url: str, extra: list[str] | None = None, prefix: list[str] | None = None):
@@ -517,13 +517,13 @@ class Rivulet(Peer):
     def env(self) -> dict[str, str]:
         env = super().env()
         env.update(self.extra_env)
-        env.update({"RIVULET_CONFIG": str(self.tmp / "rivulet.toml"), "RIVULET_SESSIONS_DIR": str(self.tmp / "sessions"),
-                    "HOME": str(self.tmp / "home")})
+        env.update({"RIVULET_CONFIG": str(self.tmp / "rivulet.toml"),
+                    "RIVULET_SESSIONS_DIR": str(self.tmp / "sessions"), "HOME": str(self.tmp / "home")})
         return env
 
     def argv(self) -> list[str]:
         base = self.prefix or [str(VENV_BIN / "rivulet")]
-        return base + ["--workspace", str(self.tmp / "ws")] + self.extra
+        return [*base, "--workspace", str(self.tmp / "ws"), *self.extra]
 
     def help_argv(self) -> list[list[str]]:
         return [[str(VENV_BIN / "rivulet"), "--help"], [str(VENV_BIN / "rivulet"), "--version"]]
@@ -547,13 +547,14 @@ class Floor(Peer):
 class Codex(Peer):
     name = "codex"
     ready = r"for shortcuts"
-    quit_keys = [b"\x03", b"\x03", b"\x04"]
+    quit_keys: ClassVar[list[bytes]] = [b"\x03", b"\x03", b"\x04"]
 
     def __init__(self, binary: Path, tmp: Path, base_url: str):
         self.binary, self.home = binary, tmp / "codexhome"
         self.home.mkdir(exist_ok=True)
         ws = tmp / "ws"
-        (self.home / "config.toml").write_text(f"""model = "gpt-5.5"  # offers apply_patch as a plain custom tool (gpt-6 models use code mode)
+        # gpt-5.5 offers apply_patch as a plain custom tool (gpt-6 models use code mode)
+        (self.home / "config.toml").write_text(f"""model = "gpt-5.5"
 model_provider = "local"
 approval_policy = "never"
 sandbox_mode = "danger-full-access"
@@ -612,8 +613,8 @@ class Run:
             self.typing_latency("lat_idle", 12 if self.quick else 30)
             n = 400 if self.quick else 1000
             self.turn("cpu50", 50, markdown_deltas(n // 4 if self.quick else n // 2))
-            self.turn("cpu200", 200, markdown_deltas(n * 2 if self.quick else n * 2))
-            self.turn("cpu200_typing", 200, markdown_deltas(n * 2 if self.quick else n * 2), typing=True)
+            self.turn("cpu200", 200, markdown_deltas(n * 2))
+            self.turn("cpu200_typing", 200, markdown_deltas(n * 2), typing=True)
             self.turn("mb1", 4000, markdown_deltas(4000, 256), settle=4.0)
             # Idle again, once a blinking cursor would have stopped (GTK's default: 10 s
             # after the last key): what an untouched chat costs.
@@ -740,7 +741,8 @@ def wall_median(argv: list[str], env: dict[str, str], runs: int) -> tuple[float 
             return None, str(exc)
         times.append(time.perf_counter() - t0)
         if done.returncode != 0:
-            return None, (done.stderr.decode(errors="replace").strip().splitlines() or ["exit %d" % done.returncode])[-1]
+            return None, (done.stderr.decode(errors="replace").strip().splitlines()
+                          or [f"exit {done.returncode}"])[-1]
     return statistics.median(times), ""
 
 
@@ -758,7 +760,8 @@ def write_long_session(path: Path, turns: int, cwd: str) -> str:
         for n in range(turns):
             f.write(json.dumps({"type": "turn", "turn_id": n + 1, "event": "started", "prompt": f"question {n}",
                                 "time": now + n}) + "\n")
-            for item in ({"type": "message", "role": "user", "content": [{"type": "input_text", "text": f"question {n}"}]},
+            question = [{"type": "input_text", "text": f"question {n}"}]
+            for item in ({"type": "message", "role": "user", "content": question},
                          {"id": f"msg_{n}", "type": "message", "role": "assistant", "status": "completed",
                           "content": [{"type": "output_text", "text": answer, "annotations": []}]}):
                 f.write(json.dumps({"type": "item", "seq": seq, "key": f"k{seq}", "segment": f"req-{n}",
@@ -911,7 +914,7 @@ def floor_app(base_url: str, preload: str | None) -> None:
 
     class FloorApp(App[None]):
         CSS = "Markdown { height: auto; } Input { dock: bottom; }"
-        BINDINGS = [("ctrl+q", "quit", "Quit")]
+        BINDINGS: ClassVar = [("ctrl+q", "quit", "Quit")]
 
         def compose(self) -> ComposeResult:
             yield Static("floor-ready", id="banner")
@@ -951,7 +954,8 @@ def floor_app(base_url: str, preload: str | None) -> None:
                                 call = ev["item"]
                     if call is None:
                         break
-                    body["input"] += [call, {"type": "function_call_output", "call_id": call["call_id"], "output": "ok"}]
+                    output = {"type": "function_call_output", "call_id": call["call_id"], "output": "ok"}
+                    body["input"] += [call, output]
             await asyncio.sleep(0.1)
             await self.frame()
             timer.stop()
@@ -1020,7 +1024,7 @@ def main() -> None:
             runs = 3 if args.quick else 7
             results[peer.name]["launch_first"] = results[peer.name].get("launch")
             results[peer.name]["launch"], results[peer.name]["launches"] = launch_median(peer, ws, runs)
-            for argv, key in zip(peer.help_argv(), ("help", "version")):
+            for argv, key in zip(peer.help_argv(), ("help", "version"), strict=True):
                 value, err = wall_median(argv, peer.env(), runs)
                 results[peer.name][key] = value
                 if err:

@@ -14,7 +14,6 @@ import json
 import sys
 import time
 from contextlib import aclosing
-
 from typing import Union
 
 import httpx
@@ -108,7 +107,8 @@ def _async_client(body: bytes) -> httpx.AsyncClient:
 
 
 async def run_rivulet(body: bytes, full_state_machine: bool) -> int:
-    transport = SseTransport(Settings(base_url="http://bench.invalid/v1", api_key="sk-bench", allow_insecure_http=True), _async_client(body))
+    settings = Settings(base_url="http://bench.invalid/v1", api_key="sk-bench", allow_insecure_http=True)
+    transport = SseTransport(settings, _async_client(body))
     async with aclosing(transport.stream({"model": "m", "input": []})) as events:
         if full_state_machine:
             result = await consume_response(events)
@@ -121,11 +121,11 @@ async def run_rivulet(body: bytes, full_state_machine: bool) -> int:
 
 async def run_httpx_sse(body: bytes) -> int:
     count = 0
-    async with _async_client(body) as client:
-        async with aconnect_sse(client, "POST", "http://bench.invalid/v1/responses", json={}) as source:
-            async for sse in source.aiter_sse():
-                json.loads(sse.data)
-                count += 1
+    async with _async_client(body) as client, \
+            aconnect_sse(client, "POST", "http://bench.invalid/v1/responses", json={}) as source:
+        async for sse in source.aiter_sse():
+            json.loads(sse.data)
+            count += 1
     return count
 
 
@@ -173,13 +173,13 @@ async def run_msgspec(body: bytes) -> int:
     decode = _floor_decoder().decode
     count = 0
     buf = b""
-    async with _async_client(body) as client:
-        async with client.stream("POST", "http://bench.invalid/v1/responses", json={}) as response:
-            async for chunk in response.aiter_bytes():
-                *blocks, buf = (buf + chunk).split(b"\n\n")
-                for block in blocks:
-                    decode(block[block.index(b"data: ") + 6:])
-                    count += 1
+    async with _async_client(body) as client, \
+            client.stream("POST", "http://bench.invalid/v1/responses", json={}) as response:
+        async for chunk in response.aiter_bytes():
+            *blocks, buf = (buf + chunk).split(b"\n\n")
+            for block in blocks:
+                decode(block[block.index(b"data: ") + 6:])
+                count += 1
     return count
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -28,18 +27,18 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from live_bench import VENV_BIN, PtyProc, Rivulet, cpu_seconds, memory_mb  # noqa: E402
-from scale_bench import items_body  # noqa: E402
+from live_bench import VENV_BIN, PtyProc, Rivulet, cpu_seconds, memory_mb
+from scale_bench import items_body
 
 
 class ManyItems(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     items = 1000
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._json({"object": "list", "data": []})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length") or 0))
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
@@ -170,7 +169,8 @@ def write_session(directory: Path, turns: int, cwd: str) -> str:
         for n in range(turns):
             f.write(json.dumps({"type": "turn", "turn_id": n + 1, "event": "started", "prompt": f"question {n}",
                                 "time": now + n}) + "\n")
-            for item in ({"type": "message", "role": "user", "content": [{"type": "input_text", "text": f"question {n}"}]},
+            question = [{"type": "input_text", "text": f"question {n}"}]
+            for item in ({"type": "message", "role": "user", "content": question},
                          {"id": f"msg_{n}", "type": "message", "role": "assistant", "status": "completed",
                           "content": [{"type": "output_text", "text": f"Answer {n}. {answer}", "annotations": []}]}):
                 f.write(json.dumps({"type": "item", "seq": seq, "key": f"k{seq}", "segment": f"req-{n}",

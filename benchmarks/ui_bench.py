@@ -21,17 +21,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import statistics
 import tempfile
 import time
 
 from rivulet.app.tui import RivuletApp
-from rivulet.core.turn import bus as b
 from rivulet.core.config import Settings
+from rivulet.core.turn import bus as b
 from rivulet.widgets.live import LiveMessage
 
-WORDS = "Streaming text arrives in small deltas, **bold** now and then, `code` too.".split()
+WORDS = ["Streaming", "text", "arrives", "in", "small", "deltas,", "**bold**", "now", "and", "then,", "`code`", "too."]
 
 
 def make_deltas(n: int, total_bytes: int) -> list[str]:
@@ -73,8 +74,8 @@ async def _open_pane(app: RivuletApp, pilot) -> LiveMessage:
 def _history(turns: int):
     """A resumed session of `turns` question/answer pairs (for the long-conversation run)."""
     from rivulet.core import items as it
-    from rivulet.core.turn.history import History
     from rivulet.core.store.session import Session, SessionMeta
+    from rivulet.core.turn.history import History
 
     history = History()
     answer = "Some **answer** text with `code`. " * 15 + "\n\n- a\n- b\n"
@@ -141,7 +142,7 @@ async def paced(deltas: list[str], batch: int) -> tuple[float, float]:
             marks.append(time.perf_counter())
         # Medians of the batch times: a garbage collection or a timer tick landing in
         # one batch is noise, a cost that grows with the message moves the median.
-        times = [b - a for a, b in zip(marks, marks[1:])]
+        times = [b - a for a, b in itertools.pairwise(marks)]
         tenth = max(1, len(times) // 10)
         return statistics.median(times[:tenth]) / batch, statistics.median(times[-tenth:]) / batch
 

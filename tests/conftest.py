@@ -77,6 +77,36 @@ def empty_config(path: Path) -> Path:
     return path
 
 
+# ---- tiers: what a test needs besides Python (pyproject.toml registers the markers) ----------
+# `pytest -m "not peers"` is the fast tier; CI (scripts/test) runs everything. A test that
+# asks for a peer's fixture, or lives in the tmux folder, is marked here, so a new one
+# cannot forget; bubblewrap is marked where the test runs it (`pytest.mark.bwrap`).
+PEER_FIXTURES = {"aimock": "aimock", "gptoss": "gptoss", "tmux": "tmux"}
+PEER_FOLDERS = {"terminal": "tmux"}
+PEERS = ("aimock", "gptoss", "tmux", "bwrap")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        folder = item.path.relative_to(ROOT / "tests").parts[0]
+        needs = {marker for fixture, marker in PEER_FIXTURES.items() if fixture in getattr(item, "fixturenames", ())}
+        if folder in PEER_FOLDERS:
+            needs.add(PEER_FOLDERS[folder])
+        for marker in needs:
+            item.add_marker(marker)
+        if needs or any(item.get_closest_marker(peer) for peer in PEERS):
+            item.add_marker("peers")
+
+
+@pytest.fixture
+def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty config file of the test's own: the user's config never reaches a test.
+    (Modules that want it for every test: `pytestmark = pytest.mark.usefixtures("isolated_config")`.)"""
+    path = empty_config(tmp_path / "config.toml")
+    monkeypatch.setenv("RIVULET_CONFIG", str(path))
+    return path
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

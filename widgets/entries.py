@@ -21,6 +21,7 @@ from rivulet.core.turn.attachments import describe_content, placeholder
 
 from .frozen import FrozenMarkdown
 from .hosted_view import citations_text, hosted_renderable
+from .messages import OpenRawItem
 from .patch_view import patch_text, render_patch
 from .segmenter import LIVE_SEGMENTS, split_segments
 
@@ -132,9 +133,7 @@ class TranscriptEntry(Vertical):
 
     def on_click(self) -> None:
         """Click an entry to see the raw item as committed."""
-        open_raw = getattr(self.app, "open_raw_item", None)
-        if open_raw is not None:
-            open_raw(self.item_id)
+        self.post_message(OpenRawItem(self.item_id))
 
 
 def user_view(item: Item) -> tuple[str, list[str]]:

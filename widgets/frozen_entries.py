@@ -40,6 +40,7 @@ from rivulet.core.sanitize import sanitize
 from .entries import call_body, call_title, heading_of, output_text, reasoning_summary, shell_command, user_view
 from .frozen import markdown, render_lines
 from .hosted_view import citations_text, hosted_renderable
+from .messages import OpenRawItem
 
 KEEP_ENTRIES = 40  # history entries kept as widgets; older ones are frozen
 WINDOW_MAX_LINES = 4000  # lines a pinned window keeps; beyond, the far end is dropped
@@ -313,6 +314,5 @@ class FrozenEntries(Widget):
 
     def on_click(self, event: events.Click) -> None:
         key = self.key_at(event.y)
-        open_raw = getattr(self.app, "open_raw_item", None)
-        if key is not None and open_raw is not None:
-            open_raw(key)
+        if key is not None:
+            self.post_message(OpenRawItem(key))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rivulet.app.attach.refs import (
-    Limits,
+    AttachLimits,
     attach_image,
     attach_ref,
     find_refs,
@@ -29,7 +29,7 @@ from rivulet.widgets.attachment_chips import Chip
 
 
 class ComposerAttachments:
-    def __init__(self, workspace: Path, limits: Limits, held: list[Attachment] | None = None) -> None:
+    def __init__(self, workspace: Path, limits: AttachLimits, held: list[Attachment] | None = None) -> None:
         self.workspace = workspace.resolve()
         self.limits = limits
         self.held: list[Attachment] = list(held or [])

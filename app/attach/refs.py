@@ -37,7 +37,7 @@ class Ref:
 
 
 @dataclass
-class Limits:
+class AttachLimits:
     text_max_bytes: int
     image_max_bytes: int
 
@@ -88,7 +88,7 @@ def inside(path: Path, workspace: Path) -> bool:
     return path == workspace or workspace in path.parents
 
 
-def attach_ref(ref: str, workspace: Path, limits: Limits) -> Attachment | None:
+def attach_ref(ref: str, workspace: Path, limits: AttachLimits) -> Attachment | None:
     """The attachment an `@` token makes, None when it is just text; a one-line
     AttachmentError when it names a file that cannot be attached."""
     workspace = workspace.resolve()
@@ -102,7 +102,7 @@ def attach_ref(ref: str, workspace: Path, limits: Limits) -> Attachment | None:
     return attach(str(path), workspace, text_max_bytes=limits.text_max_bytes, image_max_bytes=limits.image_max_bytes)
 
 
-def attachments_in(text: str, workspace: Path, limits: Limits) -> list[Attachment]:
+def attachments_in(text: str, workspace: Path, limits: AttachLimits) -> list[Attachment]:
     """Every attachment the prompt's tokens make, once each, in order. Raises the
     first token's AttachmentError."""
     out: list[Attachment] = []
@@ -142,7 +142,7 @@ def pasted_image_path(text: str, workspace: Path) -> Path | None:
     return path if image_mime(head) else None
 
 
-def attach_image(ref: str, workspace: Path, limits: Limits) -> Attachment:
+def attach_image(ref: str, workspace: Path, limits: AttachLimits) -> Attachment:
     """`--image PATH` and a pasted image path: the user named it, so it may lie
     outside the workspace; it must be an image."""
     found = attach(ref, workspace, text_max_bytes=limits.text_max_bytes, image_max_bytes=limits.image_max_bytes)

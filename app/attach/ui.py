@@ -31,14 +31,14 @@ class AttachAndEdit:
     def setup_attachments(self: Any, images: list[Attachment] | None) -> None:
         from rivulet.app.attach.composer import ComposerAttachments
         from rivulet.app.attach.file_completion import FileCompletion
-        from rivulet.app.attach.refs import Limits
+        from rivulet.app.attach.refs import AttachLimits
         from rivulet.app.edit_resend import EscEsc
 
         settings = self.settings
         workspace = self.tool_settings.workspace if self.tool_settings is not None else None
         workspace = Path(workspace or settings.workspace or os.getcwd()).expanduser()
-        self.attachments = ComposerAttachments(workspace, Limits(settings.attach_max_bytes, settings.image_max_bytes),
-                                               images)
+        limits = AttachLimits(settings.attach_max_bytes, settings.image_max_bytes)
+        self.attachments = ComposerAttachments(workspace, limits, images)
         self._esc = EscEsc()
         self._chips = self.screen_stack[0].query_one(AttachmentChips)  # the chat's: a view may be on top
         self._composer.paste_filter = self._paste_filter

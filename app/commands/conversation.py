@@ -23,13 +23,12 @@ from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
 from rivulet.core.store.lazy_session import LazySessionWriter
 from rivulet.core.store.session import Session, find_session, list_sessions, load_session, open_for_resume, sessions_dir
-from rivulet.core.turn.compaction import compact
-from rivulet.core.turn.conversation import Conversation
 from rivulet.widgets.choice import Choice, ChoiceScreen
 from rivulet.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from rivulet.app.tui import RivuletApp
+    from rivulet.core.engine import SessionFile
 
 
 def busy(app: RivuletApp) -> bool:
@@ -41,15 +40,10 @@ def busy(app: RivuletApp) -> bool:
     return False
 
 
-async def replace_conversation(app: RivuletApp, session: Session | None, writer) -> None:  # type: ignore[no-untyped-def]
+async def replace_conversation(app: RivuletApp, session: Session | None, writer: SessionFile | None) -> None:
     """Hold `session` (None: a fresh conversation) from now on; the transcript starts over."""
-    old = app.session_writer
-    if old is not None:
-        old.close()
-    app.session, app.session_writer = session, writer
-    app.conversation = Conversation(app.settings, app.transport, app.bus,
-                                    history=session.history if session is not None else None,
-                                    tools=app.tools, session=writer, windows=app.windows)
+    assert app.engine is not None
+    app.engine.resume(session, writer)  # the old session file is closed, complete
     app.turn_status.turn_diff = ""
     app.live.clear()
     await chat_widget(app, Transcript).remove_children()
@@ -127,15 +121,16 @@ def start_compaction(app: RivuletApp, arg: str = "") -> None:
 
 
 async def _compact(app: RivuletApp) -> None:
-    conv = app.conversation
-    assert conv is not None
+    engine = app.engine
+    assert engine is not None
+    conv = engine.conversation
     status = status_line(app)
     app.turn_status.started_at = time.monotonic()  # the 1 s tick shows the elapsed time
     status.state, status.elapsed, status.heading, status.note = "working", 0, "Compacting the conversation", None
     status.refresh_line()
     before = len(conv.history.entries)
     try:
-        done = await compact(conv)
+        done = await engine.compact()
     except RivuletError as exc:
         status.state, status.heading, status.note = "idle", None, "Compaction failed: nothing changed"
         status.refresh_line()

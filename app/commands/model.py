@@ -69,15 +69,16 @@ async def learn_windows(app: RivuletApp) -> None:
 
 
 async def switch_model(app: RivuletApp, model: str) -> None:
-    conv = app.conversation
-    if conv is None:
+    engine = app.engine
+    if engine is None:
         return
+    conv = engine.conversation
     model = model.strip()
     old = app.settings.model
     if model == old:
         app.notify(f"Already using {sanitize(model)}", markup=False)
         return
-    conv.set_model(model)
+    engine.set_model(model)
     refresh_model_status(app)
     history = conv.history
     dropped = sum(1 for n, e in enumerate(history.entries) if e.item.get("type") == "reasoning"
@@ -131,6 +132,10 @@ async def choose_effort(app: RivuletApp, arg: str = "") -> None:
         app.notify(f"Unknown effort {sanitize(arg)!r}: one of {', '.join(EFFORTS)}, or {DEFAULT_EFFORT}",
                    severity="warning", markup=False)
         return
-    app.settings.reasoning_effort = None if level == DEFAULT_EFFORT else level  # type: ignore[assignment]
+    effort = None if level == DEFAULT_EFFORT else level
+    if app.engine is not None:
+        app.engine.set_effort(effort)
+    else:  # still starting: the settings the engine will be built from
+        app.settings.reasoning_effort = effort  # type: ignore[assignment]
     refresh_model_status(app)
     app.notify(f"Reasoning effort: {level}, from the next request on", markup=False)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import time
 
 PR_SET_CHILD_SUBREAPER = 36
 _subreaper: bool | None = None
@@ -77,7 +78,11 @@ def kill_tree(root: int, known_children: set[int]) -> int:
     except (ProcessLookupError, PermissionError):
         pass
     killed: set[int] = set()
-    for _ in range(100):  # a process may fork while we look: go again until nothing is left
+    # A process may fork while we look, and a killed one stays "alive" until the kernel
+    # has run its exit (on a loaded machine, many milliseconds): go again until nothing
+    # is left, pausing a little once a round only found the already-killed.
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
         try:
             parents = _parents()
         except OSError:
@@ -89,6 +94,8 @@ def kill_tree(root: int, known_children: set[int]) -> int:
         targets = {pid for pid in targets if _alive(pid)}
         if not targets:
             break
+        if targets <= killed:
+            time.sleep(0.002)
         for pid in targets:
             for sig in (signal.SIGSTOP, signal.SIGKILL):  # stopped first: it cannot fork any more
                 try:

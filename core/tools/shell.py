@@ -70,6 +70,29 @@ def child_env(secrets: tuple[str, ...] = ()) -> dict[str, str]:
     return env
 
 
+async def _spawn(argv: Sequence[str], cwd: Path, env: dict[str, str],
+                 known: set[int]) -> asyncio.subprocess.Process:
+    """Start the command. An interrupt during the start (Esc as the command begins) must not
+    leave it running: the process may already be up, and may have started others, before
+    asyncio hands it back, so the start is finished and then the whole tree killed."""
+    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+        *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True))
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        try:
+            proc = await spawn
+        except Exception:  # it never started: nothing to kill
+            raise asyncio.CancelledError from None
+        kill_tree(proc.pid, known)
+        await proc.wait()
+        transport = getattr(proc, "_transport", None)
+        if transport is not None:
+            transport.close()
+        raise
+
+
 async def run_shell(command: str, cwd: Path, *, timeout: float, limit: int,
                     on_output: Callable[[str], None] | None = None, secrets: tuple[str, ...] = (),
                     sandbox: Sandbox | None = None, read_only: Sequence[Path] | None = None) -> ShellResult:
@@ -81,9 +104,7 @@ async def run_shell(command: str, cwd: Path, *, timeout: float, limit: int,
         argv, env = ["bash", "-c", command], child_env(secrets)
     become_subreaper()  # orphans of the command come back to us, so they can be killed
     known = children_of_me()
-    proc = await asyncio.create_subprocess_exec(
-        *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    proc = await _spawn(argv, cwd, env, known)
     captured = _Capped(limit)
     decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a character may span two reads
     masker = SecretMasker(secrets)  # before the cap and the screen: a key split across reads is masked too

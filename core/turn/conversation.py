@@ -65,7 +65,8 @@ def _number(key: str) -> int:
 
 
 class Transport(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...  # "sse", "ws" (read-only: a fallback names the one in use)
 
     def stream(self, body: dict[str, Any]) -> AsyncGenerator[ResponseEvent, None]: ...
 

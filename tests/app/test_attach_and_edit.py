@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import empty_config, settings
+from conftest import settings
 from helpers.images import PNG
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, until
@@ -21,10 +21,7 @@ from rivulet.widgets.composer import Composer
 from rivulet.widgets.entries import TranscriptEntry, UserEntry
 from rivulet.widgets.inspector import InspectorScreen
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 def answer(text: str, rid: str) -> list[str]:

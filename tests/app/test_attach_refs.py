@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from helpers.images import PNG
 
-from rivulet.app.attach.refs import Limits, attach_image, attachments_in, find_refs, pasted_image_path, unescape
+from rivulet.app.attach.refs import AttachLimits, attach_image, attachments_in, find_refs, pasted_image_path, unescape
 from rivulet.core.turn.attachments import AttachmentError
 
-LIMITS = Limits(text_max_bytes=1000, image_max_bytes=1000)
+LIMITS = AttachLimits(text_max_bytes=1000, image_max_bytes=1000)
 
 
 def test_tokens():

@@ -4,7 +4,6 @@ line under it says so (issue 23, part 7)."""
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config
 from helpers.streams import completed, created, message, message_events
 from helpers.think_streams import thinking_cut, thought_events
 from helpers.tui import GatedServer, make_app, until
@@ -18,9 +17,7 @@ from rivulet.widgets.transcript import Transcript
 THOUGHT = "The user wants a haiku. Five syllables first"
 
 
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 async def test_a_reasoning_only_answer_opens_the_thought_and_says_no_answer():

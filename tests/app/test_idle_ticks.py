@@ -4,17 +4,14 @@ the one-second status tick only while a turn runs; the tick's rate is `stream_fp
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config, settings
+from conftest import settings
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, make_app, until
 
 from rivulet.app.tui import RivuletApp
 from rivulet.widgets.live import LiveMessage
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 def running(timer) -> bool:

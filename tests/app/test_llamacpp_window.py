@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ROOT, empty_config
+from conftest import ROOT
 from helpers.canned_server import CannedServer
 from helpers.streams import simple_text_response
 from helpers.tui import until
@@ -25,9 +25,7 @@ LLAMA_MODELS = [{"id": GGUF, "object": "model", "owned_by": "llamacpp",
                  "meta": {"n_ctx": 16_384, "n_ctx_train": 32_768, "n_vocab": 151_936}}]
 
 
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 def _app(server: CannedServer, **kw) -> RivuletApp:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import empty_config, settings
+from conftest import settings
 from e2e.mcp_helpers import SERVER, alive, descendants, marks
 from helpers.streams import completed, created, ev, message, message_events
 from helpers.tui import GatedServer, until
@@ -27,9 +27,7 @@ BROKEN = {"command": sys.executable, "args": ["-c", "import sys; print('no datab
                                                     "sys.exit(1)"]}
 
 
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 def mcp_turn(name: str, args: dict, rid: str = "r1") -> list[str]:

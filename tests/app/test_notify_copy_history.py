@@ -3,6 +3,8 @@ per-workspace prompt history."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rivulet.core.store.prompt_history import KEEP, PromptHistory, history_file
@@ -91,7 +93,9 @@ async def _turn_with_focus(monkeypatch, focused: bool) -> list[str]:
 
 
 async def test_a_finished_turn_alerts_an_unfocused_terminal(monkeypatch):
-    assert await _turn_with_focus(monkeypatch, focused=False) == ["\x1b]9;rivulet: turn finished: Done in 0s\a"]
+    written = await _turn_with_focus(monkeypatch, focused=False)
+    # The seconds are the turn's own (a loaded machine takes longer): one OSC 9 alert.
+    assert len(written) == 1 and re.fullmatch(r"\x1b\]9;rivulet: turn finished: Done in \d+s\a", written[0])
 
 
 async def test_a_focused_terminal_is_not_alerted(monkeypatch):

@@ -4,7 +4,7 @@ as recorded, none runs, and the replay ends where the recording does, cleanly.""
 from __future__ import annotations
 
 import pytest
-from conftest import REAL, empty_config
+from conftest import REAL
 from helpers.calls import fn_call, fn_call_response
 from helpers.tui import until
 
@@ -13,10 +13,7 @@ from rivulet.core.turn.replay_tools import NOT_RUN, RECORDING_ENDS
 from rivulet.widgets.entries import ErrorEntry, ToolCallEntry
 from rivulet.widgets.status import StatusLine
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 async def _replay(path):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config, settings
+from conftest import settings
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, make_app, until
 
@@ -20,11 +20,7 @@ from rivulet.widgets.inspector import InspectorScreen
 from rivulet.widgets.status import StatusLine
 from rivulet.widgets.transcript import Transcript
 
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
-    monkeypatch.setenv("RIVULET_SESSIONS_DIR", str(tmp_path / "sessions"))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py (sessions: its _sessions_in_tmp)
 
 
 def answer(text: str, rid: str = "r1", usage: dict | None = None) -> list[str]:

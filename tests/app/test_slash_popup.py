@@ -4,17 +4,13 @@ narrows fuzzily, is driven by keys, and Esc closes it without touching anything 
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config
 from helpers.tui import GatedServer, make_app, until
 
 from rivulet.widgets.completion import CompletionPopup
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.status import StatusLine
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 def labels(app) -> list[str]:

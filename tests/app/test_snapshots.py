@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import empty_config
 from helpers.streams import call, call_events, completed, created, message, message_events, reasoning, reasoning_events
 from helpers.tui import GatedServer, make_app, until
 
@@ -19,9 +18,11 @@ ANSWER = ("Here is the plan:\n\n1. Read the **stream**\n2. Commit on done\n\n```
           "And a closing line.\n")
 
 
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
+
+
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+def _still_screens(monkeypatch):
     # Elapsed seconds would make "Working (Ns" depend on the machine's speed.
     monkeypatch.setattr(TurnStatus, "second", lambda self: None)
     # So would the turn's speed in its footer (time to first token, tokens/s): measured as none.

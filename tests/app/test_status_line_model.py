@@ -4,7 +4,6 @@ local HTTP server that lists its models with llama.cpp-style windows)."""
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config
 from helpers.tui import until
 
 from rivulet.app.tui import RivuletApp
@@ -14,10 +13,7 @@ from rivulet.widgets.choice import ChoiceScreen
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.status import StatusLine
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 def status_text(app) -> str:

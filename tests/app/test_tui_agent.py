@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import empty_config, settings
+from conftest import settings
 from helpers.calls import PATCH, custom_call, custom_call_events, fn_call
 from helpers.streams import completed, created, ev, message, message_events
 from helpers.tui import GatedServer, until
@@ -17,10 +17,7 @@ from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
 from rivulet.widgets.entries import NoteEntry, ToolCallEntry
 from rivulet.widgets.live import LivePatch
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 def agent_app(server: GatedServer, workspace, approval: str = "ask") -> RivuletApp:

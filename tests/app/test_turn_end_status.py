@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config
 from helpers.streams import message
 from helpers.tui import GatedServer, make_app
 
@@ -12,10 +11,7 @@ from rivulet.core.errors import StreamError
 from rivulet.core.turn import bus as b
 from rivulet.widgets.entries import AssistantEntry
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 def _answer() -> dict:

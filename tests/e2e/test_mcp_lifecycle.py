@@ -199,6 +199,7 @@ async def test_a_tool_filtered_out_or_named_like_ours_is_handled(tmp_path):
 needs_bwrap = pytest.mark.skipif(not probe().ok, reason="bubblewrap cannot run here")
 
 
+@pytest.mark.bwrap
 @needs_bwrap
 async def test_a_sandboxed_stdio_server_has_no_network_unless_its_config_says_so(tmp_path):
     import socket

@@ -20,6 +20,7 @@ def _call(name: str, args: str) -> dict:
     return {"type": "function_call", "id": "fc", "call_id": "c1", "name": name, "arguments": args}
 
 
+@pytest.mark.bwrap
 @pytest.mark.skipif(not probe().ok, reason="bubblewrap cannot run here")
 async def test_what_a_sandboxed_mcp_call_writes_to_a_protected_path_is_asked_about_and_undone(tmp_path):
     manager = McpManager(parse_servers({"local": stdio_table(tmp_path / ".envrc")}), workspace=tmp_path)

@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import pytest
 from agent_helpers import agent_app, answer, patch_turn, shell_turn
-from conftest import empty_config
 from helpers.tui import GatedServer, until
 from hostile import screen_output
 
 from rivulet.widgets.dialogs import ApprovalScreen
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 async def _ask(app, pilot) -> ApprovalScreen:

@@ -5,7 +5,7 @@ unknown `/word`. All of it drawn as plain, sanitised text, never markup."""
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config, settings
+from conftest import settings
 from helpers.tui import GatedServer, until
 from hostile import HOSTILE, MARKUP, assert_clean, screen_output
 
@@ -15,10 +15,7 @@ from rivulet.widgets.choice import ChoiceScreen
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.status import StatusLine
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 async def test_a_hostile_model_name_is_plain_text_everywhere_it_shows(monkeypatch):

@@ -114,7 +114,7 @@ async def test_detached_children_die_at_the_timeout(tmp_path, markers, mode):
 async def test_detached_children_die_when_the_turn_is_interrupted(tmp_path, markers, mode):
     m = markers()
     task = asyncio.ensure_future(_tools(tmp_path, mode).run(_call(_escapers(m) + "sleep 60")))
-    for _ in range(500):  # until all four are running
+    for _ in range(1500):  # until all four are running
         if len(_all(m)) == 4:
             break
         await asyncio.sleep(0.02)
@@ -125,6 +125,36 @@ async def test_detached_children_die_when_the_turn_is_interrupted(tmp_path, mark
     assert _all(m) == []
 
 
+@pytest.mark.parametrize("mode", MODES)
+async def test_detached_children_die_when_the_turn_is_interrupted_as_the_command_starts(
+        tmp_path, markers, mode, monkeypatch):
+    """Esc while asyncio is still handing the new process back (seen under load): the
+    command and what it started are already running, and must die all the same."""
+    m = markers()
+    handed_back = asyncio.Event()
+    start = asyncio.create_subprocess_exec
+
+    async def slow_start(*args, **kwargs):
+        proc = await start(*args, **kwargs)
+        await handed_back.wait()  # the process runs; its start has not returned yet
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", slow_start)
+    task = asyncio.ensure_future(_tools(tmp_path, mode).run(_call(_escapers(m) + "sleep 60")))
+    for _ in range(1500):  # until all four are running
+        if len(_all(m)) == 4:
+            break
+        await asyncio.sleep(0.02)
+    assert len(_all(m)) == 4
+    task.cancel()  # what Esc does
+    await asyncio.sleep(0)
+    handed_back.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert _all(m) == []
+
+
+@pytest.mark.bwrap
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
 def test_sandboxed_commands_die_with_rivulet(tmp_path, markers, how):
     if how == signal.SIGKILL:  # only the sandbox can do this: nothing runs in a killed process

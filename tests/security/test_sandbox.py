@@ -23,6 +23,8 @@ from rivulet.core.tools.approval import ApprovalPolicy, Decision
 from rivulet.core.tools.router import AgentTools, ToolSettings
 from rivulet.core.turn.bus import EventBus, Notice
 
+pytestmark = pytest.mark.bwrap  # every test here runs commands in bubblewrap
+
 
 def _call(command: str, **extra) -> dict:
     return fn_call("fc", "c1", "shell", {"command": command, "workdir": None, "timeout_ms": 20000,

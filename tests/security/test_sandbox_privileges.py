@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from as_user import User, sandboxed_or_honest, user
 
+pytestmark = pytest.mark.bwrap  # every test here runs commands in bubblewrap
+
 
 @pytest.fixture(params=["root", "nobody"])
 def who(request) -> User:

@@ -11,7 +11,7 @@ import sys
 
 import httpx
 import pytest
-from conftest import empty_config, settings, transport_for
+from conftest import settings, transport_for
 from helpers.streams import body, completed, created, message, message_events, reasoning, reasoning_events
 from helpers.tui import GatedServer, until
 from hostile import ESCAPES, HOSTILE, RIVULET, HostileServer, Tmux, assert_clean, rivulet_env, screen_output
@@ -22,10 +22,7 @@ from rivulet.core.store.session import SessionWriter, list_sessions, load_sessio
 from rivulet.core.turn import bus as b
 from rivulet.widgets.entries import ReasoningEntry
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 def _app(server: GatedServer, **kw) -> RivuletApp:
@@ -198,6 +195,7 @@ cli.main(["--base-url", "http://127.0.0.1:9/v1"])
 """
 
 
+@pytest.mark.tmux
 def test_a_crash_exits_non_zero_with_a_clean_report(tmp_path):
     (tmp_path / "crash.py").write_text(CRASHER)
     term = Tmux(tmp_path, [sys.executable, str(tmp_path / "crash.py"), ESCAPES["osc2"] + ESCAPES["osc52"] + "[/b]"],
@@ -221,6 +219,7 @@ def _hostile_stream(request: dict, headers: dict) -> tuple[int, str, bytes]:
     return 200, "text/event-stream", body(_thought_then_answer(summary, text))
 
 
+@pytest.mark.tmux
 def test_in_a_real_terminal_nothing_hostile_is_written(tmp_path):
     with HostileServer(_hostile_stream) as server:
         term = Tmux(tmp_path, [*RIVULET, "--base-url", server.base_url, "--transport", "sse"],

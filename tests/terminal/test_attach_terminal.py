@@ -110,6 +110,7 @@ def test_the_at_popup_offers_workspace_files_and_tab_inserts_one(term, server):
     term.wait("notes.txt · 24 B", what="the chip")
     term.send("Enter")
     term.wait("[file notes.txt (24 bytes)]", what="the sent attachment")
+    term.wait("Done in", what="the answer (the request has reached the server)")
     assert user_parts(server.bodies[0])[1]["text"].startswith('<file path="notes.txt">')
 
 

@@ -23,9 +23,13 @@ class Timeout(AssertionError):
     pass
 
 
+def _new_socket() -> str:
+    return f"rivulet-test-{uuid.uuid4().hex[:12]}"
+
+
 class Terminal:
     def __init__(self, home: Path, width: int = 100, height: int = 30) -> None:
-        self.socket = f"rivulet-test-{uuid.uuid4().hex[:12]}"
+        self.socket = _new_socket()
         self.width, self.height = width, height
         self.home = home
         self.started = False
@@ -54,9 +58,13 @@ class Terminal:
         return self
 
     def kill(self) -> None:
+        """Stop the tmux server. A later `start` gets a server of its own on a new socket
+        (and a new exit-status file): kill-server returns before the old server has gone,
+        and a start on the same socket could reach the dying one, or read its exit file."""
         if self.started:
             self.tmux("kill-server", check=False)
             self.started = False
+            self.socket = _new_socket()
 
     # ---- input --------------------------------------------------------------------------
 

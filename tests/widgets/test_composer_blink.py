@@ -4,16 +4,12 @@ chat draws nothing. A key starts the blinking again."""
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config
 from helpers.tui import GatedServer, make_app, until
 
 from rivulet.widgets import composer as composer_module
 from rivulet.widgets.composer import Composer
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 async def test_the_cursor_stops_blinking_lit_and_a_key_restarts_it(monkeypatch):

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import empty_config, serving, settings
+from conftest import serving, settings
 from helpers.many_items import many_items_body
 from helpers.small_disk import fill, mounted_tmpfs
 from helpers.streams import body, call, call_events, completed, created, message, message_events
@@ -28,10 +28,7 @@ from rivulet.core.store.session import (
 from rivulet.core.turn.conversation import Conversation
 from rivulet.core.turn.history import History
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 class FsyncLog:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REAL, empty_config, serving, settings
+from conftest import REAL, serving, settings
 from helpers.streams import (
     body,
     call,
@@ -34,10 +34,7 @@ from rivulet.core.store.session import SessionError, SessionWriter, find_session
 from rivulet.core.turn.conversation import Conversation
 from rivulet.core.turn.history import History
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 def two_turns() -> list[bytes]:

@@ -21,7 +21,15 @@ from helpers.streams import (
 )
 
 from rivulet.core import errors
-from rivulet.core.turn.bus import EventBus, ItemCompleted, ItemDiscarded, ItemStarted, Retrying, TurnCompleted
+from rivulet.core.turn.bus import (
+    EventBus,
+    ItemCompleted,
+    ItemDelta,
+    ItemDiscarded,
+    ItemStarted,
+    Retrying,
+    TurnCompleted,
+)
 from rivulet.core.turn.conversation import Conversation, RetryPolicy
 from rivulet.core.turn.history import History, normalize
 
@@ -171,6 +179,26 @@ async def test_a_cut_stream_is_retried_from_committed_history_without_duplicates
     # The replayed reasoning is not committed twice: history equals the uncut run's.
     assert [i.get("id") for i in conv.history.items] == [None, "rs_1", "m1"]
     assert [e.item_id for e in seen if isinstance(e, ItemCompleted)] == ["user-1", "rs_1", "m1"]
+
+
+async def test_a_retry_does_not_show_the_deltas_of_an_item_committed_before_the_cut_again():
+    """The retry replays the reasoning the cut attempt already committed: its deltas were
+    shown once, and a live pane must not be fed them a second time (bus_sink's replay guard)."""
+    full = [created(), *reasoning_events("rs_1", "plan it", 0), *message_events("m1", "The whole answer", 1),
+            completed([reasoning("rs_1", "plan it"), message("m1", "The whole answer")])]
+    cut_at = len(reasoning_events("rs_1", "plan it", 0)) + 3
+    bus = EventBus()
+    seen = []
+    bus.subscribe(seen.append)
+    _, sleep = _no_sleep()
+    conv = Conversation(settings(), serving(body(full[:cut_at]), body(full)), bus, sleep=sleep)
+    await conv.run_turn("question")
+    await bus.drain()
+    shown = "".join(e.delta for e in seen if isinstance(e, ItemDelta) and e.item_id == "rs_1")
+    assert shown == "plan it"  # once, from the first attempt
+    assert [e.item_id for e in seen if isinstance(e, ItemStarted)].count("rs_1") == 1
+    # The message cut half way is streamed again in full by the retry: its deltas are new.
+    assert "".join(e.delta for e in seen if isinstance(e, ItemDelta) and e.item_id == "m1").endswith("The whole answer")
 
 
 async def test_fatal_errors_are_not_retried_and_history_stays_consistent():

@@ -1,0 +1,196 @@
+"""The engine: the one place that turns settings into a running conversation.
+
+It holds the transport (with its WebSocket-to-SSE fallback, whose notice goes to the
+bus), the agent tools and their approval policy, the MCP servers, the session writer,
+the project instructions (AGENTS.md, read by the conversation) and compaction (before
+each turn, after the MCP servers are up). The chat (app/tui.py and /new, /resume),
+`rivulet exec` (app/launch.py) and any later front end build it the same way; none of
+them constructs a `Conversation`.
+
+Outbound, everything the engine does is a bus event (core/turn/bus.py). Inbound, a front
+end calls `submit`, `interrupt`, `set_model`, `set_effort`, `new_conversation`, `resume`
+and `compact`. An approval is a request on the bus: with no `approver` of its own, the
+policy publishes `ApprovalRequested` (core/tools/approval_event.py) and waits until a
+front end calls its `answer(decision)`.
+
+A front end without Textual (a line mode, a test) uses it like this::
+
+    engine = Engine(settings, tool_settings=tool_settings(settings))
+    engine.bus.subscribe(show)                      # every event: deltas, items, approvals
+    engine.start()                                  # MCP servers in the background
+    result = await engine.submit("hello")           # one turn; engine.interrupt() stops it
+    await engine.aclose()                           # servers, transport, session file
+
+where `show` answers an `ApprovalRequested` with `event.answer(Decision.YES)` (or NO,
+ALWAYS, STOP) whenever the user has decided.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from rivulet.core.config import Settings
+from rivulet.core.protocol.context_window import ModelWindows
+from rivulet.core.turn.attachments import Attachment
+from rivulet.core.turn.bus import EventBus, Notice
+from rivulet.core.turn.compaction import auto_compact, compact
+from rivulet.core.turn.conversation import Conversation, SessionRecorder, Transport, TurnResult
+from rivulet.core.turn.tool_api import ToolRouter
+
+if TYPE_CHECKING:
+    from rivulet.core.store.session import Session
+    from rivulet.core.tools.approval import Approver
+    from rivulet.core.tools.mcp_client import McpTool
+    from rivulet.core.tools.mcp_wiring import McpWiring, Notify
+    from rivulet.core.tools.router import ToolSettings
+    from rivulet.core.turn.history import Compaction
+
+
+class SessionFile(SessionRecorder, Protocol):
+    """The session writer as the engine holds it: a recorder it closes when it lets go."""
+
+    def close(self) -> None: ...
+
+
+class Notices:
+    """Where the transport's fallback notice goes. A transport may be made before the bus
+    it reports to (the chat makes it in its boot thread): the engine points this at the bus."""
+
+    def __init__(self) -> None:
+        self.target: Callable[[str], None] | None = None
+
+    def __call__(self, text: str) -> None:
+        if self.target is not None:
+            self.target(text)
+
+
+def build_transport(settings: Settings, notices: Notices) -> Transport:
+    """The transport the settings ask for, its fallback notice sent to `notices`."""
+    from rivulet.core.protocol.transports import make_transport
+
+    return make_transport(settings, notices)
+
+
+class Engine:
+    """One conversation at a time over one transport, one set of tools and MCP servers.
+
+    `tools` replaces the agent tools (replays, tests); else `tool_settings` makes them,
+    with `approver` (default: the bus, see the module docstring) and the MCP servers of
+    the settings (`mcp`, or made here; a bad table raises ConfigError)."""
+
+    def __init__(self, settings: Settings, *, bus: EventBus | None = None, transport: Transport | None = None,
+                 notices: Notices | None = None, tools: ToolRouter | None = None,
+                 tool_settings: ToolSettings | None = None, approver: Approver | None = None,
+                 mcp: McpWiring | None = None, session: Session | None = None,
+                 writer: SessionFile | None = None, windows: ModelWindows | None = None) -> None:
+        from rivulet.core.tools.mcp_wiring import McpWiring
+
+        self.settings = settings
+        self.bus = bus or EventBus()
+        if transport is None:
+            notices = Notices()
+            transport = build_transport(settings, notices)
+        if notices is not None:
+            notices.target = lambda text: self.bus.publish(Notice(text))
+        self.transport = transport
+        self.windows = windows or ModelWindows()
+        self.mcp = mcp if mcp is not None else McpWiring([])
+        self.agent_tools = None
+        if tools is None and tool_settings is not None:
+            tools = self.agent_tools = self._agent_tools(tool_settings, approver, mcp)
+        self.tools = tools
+        self.writer = writer
+        self.session = session
+        self.conversation = self._conversation(session, writer)
+        self._turn: asyncio.Task[Any] | None = None
+        self._started = False
+
+    def _agent_tools(self, tool_settings: ToolSettings, approver: Approver | None,
+                     mcp: McpWiring | None) -> Any:
+        from rivulet.core.tools.approval import ApprovalPolicy
+        from rivulet.core.tools.approval_event import BusApprover
+        from rivulet.core.tools.mcp_wiring import McpWiring
+        from rivulet.core.tools.router import AgentTools
+
+        if mcp is None:
+            self.mcp = McpWiring.from_settings(self.settings)
+        policy = ApprovalPolicy(self.settings.approval, approver or BusApprover(self.bus))
+        return AgentTools(tool_settings, policy, self.bus, mcp=self.mcp.manager)
+
+    def _conversation(self, session: Session | None, writer: SessionFile | None) -> Conversation:
+        conversation = Conversation(self.settings, self.transport, self.bus,
+                                    history=session.history if session is not None else None,
+                                    tools=self.tools, session=writer, windows=self.windows)
+        compaction = conversation.before_turn or auto_compact()
+
+        async def before_turn(conv: Conversation) -> None:
+            await self.mcp.wait_for_start()  # a turn sent while the servers start waits for them
+            await compaction(conv)
+
+        conversation.before_turn = before_turn
+        return conversation
+
+    # ---- the run's life ----------------------------------------------------------------
+
+    def start(self, notify: Notify | None = None, hint: str = "/mcp shows its stderr",
+              on_tools: Callable[[list[McpTool]], None] | None = None) -> None:
+        """Start the MCP servers in the background (a failure is a `notify` call); the
+        first `submit` starts them if the front end did not."""
+        self._started = True
+        self.mcp.start(self.agent_tools, notify=notify, hint=hint, on_tools=on_tools)
+
+    async def aclose(self) -> None:
+        """Stop the servers, close the transport and the session file."""
+        await self.mcp.aclose()
+        await self.transport.aclose()
+        if self.writer is not None:
+            self.writer.close()
+
+    # ---- inbound -----------------------------------------------------------------------
+
+    async def submit(self, prompt: str, attachments: list[Attachment] | None = None) -> TurnResult:
+        """Run one user turn to its end (its events go to the bus); `interrupt` cancels it."""
+        if not self._started:
+            self.start()
+        self._turn = asyncio.current_task()
+        try:
+            return await self.conversation.run_turn(prompt, attachments or [])
+        finally:
+            self._turn = None
+
+    def interrupt(self) -> bool:
+        """Cancel the turn (or compaction) under way; the conversation records it."""
+        if self._turn is None or self._turn.done():
+            return False
+        self._turn.cancel()
+        return True
+
+    async def compact(self) -> Compaction:
+        """Compact the conversation now (as a turn: `interrupt` stops it, and nothing changes)."""
+        self._turn = asyncio.current_task()
+        try:
+            return await compact(self.conversation)
+        finally:
+            self._turn = None
+
+    def set_model(self, model: str) -> None:
+        self.conversation.set_model(model)
+
+    def set_effort(self, effort: str | None) -> None:
+        """The reasoning effort from the next request on (None: the server's default)."""
+        self.settings.reasoning_effort = effort  # type: ignore[assignment]
+
+    def new_conversation(self, writer: SessionFile | None) -> Conversation:
+        """A fresh conversation (settings, transport, tools and servers kept); the old
+        session file is closed, complete."""
+        return self.resume(None, writer)
+
+    def resume(self, session: Session | None, writer: SessionFile | None) -> Conversation:
+        """Hold `session` from now on, recorded by `writer`; the old session file is closed."""
+        if self.writer is not None:
+            self.writer.close()
+        self.session, self.writer = session, writer
+        self.conversation = self._conversation(session, writer)
+        return self.conversation
