@@ -70,7 +70,7 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[S
                              approval=args.approval, workspace=args.workspace,
                              patch_tool=getattr(args, "patch_tool", None), transport=args.transport,
                              strict_protocol=getattr(args, "strict", None), profile=getattr(args, "profile", None),
-                             overrides=all_overrides(args))
+                             overrides=all_overrides(args), background=getattr(args, "background", None))
     flag = getattr(args, "instructions", None)
     if flag:  # adds to the configured instructions (which come after AGENTS.md)
         joined = f"{settings.instructions}\n\n{flag}" if settings.instructions else flag

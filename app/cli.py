@@ -32,6 +32,9 @@ GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--demo",), dict(action="store_true", help="talk to the built-in demo server (scripted answers, no model, "
                                                  "no key needed)")),
     (("--log-level",), dict(metavar="LEVEL", help="log level for stderr: DEBUG, INFO, WARNING (default), ERROR")),
+    (("--background",), dict(action="store_const", const=True,  # absent: None, so the config decides
+                             help="send requests as background responses (resumed after a cut, left running "
+                                  "at quit for `rivulet resume`, cancelled by Esc)")),
     (("--strict",), dict(action="store_const", const=True,  # absent: None, so the config decides
                          help="turn every tolerated protocol deviation into an error (for server developers)")),
     (("-p", "--profile"), dict(metavar="NAME", help="use the settings of [profiles.NAME] in the config file")),

@@ -308,6 +308,10 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             from rivulet.app.resume import rebuild_transcript
 
             self.call_after_refresh(rebuild_transcript, self)
+            if self.session.background:  # a background response the last run left running
+                from rivulet.app.background_resume import reattach_later
+
+                self.call_after_refresh(reattach_later, self)
         if self.replay:
             self.call_after_refresh(self.run_turn, f"(replay of {self.replay})")
         # Both ticks run only while needed (a live pane; a running turn): idle costs nothing.
@@ -447,6 +451,8 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
             self.action_hide_help_panel()
             return
         if self.turn_worker is not None and self.turn_worker.is_running:
+            if self.conversation is not None:
+                self.conversation.cancel_requested = True  # a background response is cancelled, not left
             self.turn_worker.cancel()
             return
         self.escape_to_edit()

@@ -181,6 +181,32 @@ class Settings(BaseModel):
     stream_fps: float = Field(30.0, ge=5, le=120)
     # On quit, the conversation as plain text into the terminal's scrollback (also --print).
     print_on_exit: bool = False
+    # Issue 27: the Responses API's own features (README "Hosted tools, background, cost").
+    # Requests go with background: true and store: true; a cut stream resumes from its last
+    # sequence number, and a quit leaves the response running for `rivulet resume`.
+    background: bool = False
+    # The server's own tools, as the API's tool objects or their type names alone:
+    # web_search, file_search, code_interpreter, image_generation, mcp (checked in
+    # core/hosted_tools.py).
+    hosted_tools: list[Any] = Field(default_factory=list)
+    # Request knobs, sent only when set: text.verbosity, service_tier, truncation,
+    # max_output_tokens; prompt_cache_key defaults to one key per session ("session").
+    verbosity: Literal["low", "medium", "high"] | None = None
+    service_tier: Literal["auto", "default", "flex", "priority", "scale"] | None = None
+    prompt_cache_key: str | None = "session"
+    truncation: Literal["auto", "disabled"] | None = None
+    max_output_tokens: int | None = Field(None, gt=0)
+    # Dollars per million tokens by model name (prefix match), over the shipped table in
+    # core/turn/prices.py: {"gpt-5": {"input": 1.25, "cached": 0.125, "output": 10}}.
+    prices: dict[str, dict[str, float]] = Field(default_factory=dict)
+
+    @field_validator("hosted_tools")
+    @classmethod
+    def _check_hosted_tools(cls, value: list[Any]) -> list[Any]:
+        from rivulet.core.hosted_tools import normalise  # no pydantic there: checked once here
+
+        normalise(value)
+        return value
 
     @field_validator("base_url")
     @classmethod

@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.widgets import Collapsible, Static
 
 from rivulet.core import items as it
+from rivulet.core.hosted_items import HOSTED_TYPES
 from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.patch_format import PatchError, PatchParser
 from rivulet.core.turn.attachments import describe_content, placeholder
@@ -21,6 +22,7 @@ from rivulet.core.turn.attachments import describe_content, placeholder
 from .code_wrap import WrappingMarkdown
 from .entry_keys import FocusableEntry
 from .frozen import FrozenMarkdown
+from .hosted_view import citations_text, hosted_renderable
 from .messages import OpenRawItem
 from .patch_view import patch_text, render_patch
 from .segmenter import LIVE_SEGMENTS, split_segments
@@ -164,6 +166,9 @@ class AssistantEntry(TranscriptEntry):
             segments = segments[-LIVE_SEGMENTS:]
         for segment in segments or [""]:
             yield WrappingMarkdown(segment)
+        refs = citations_text(self.item)
+        if refs is not None:  # the answer's url_citation sources, numbered, linked (hosted_view.py)
+            yield Static(refs, classes="citations")
 
 
 class ReasoningEntry(TranscriptEntry):
@@ -225,6 +230,13 @@ class ToolCallEntry(TranscriptEntry):
             shown.update(Text("→ " + _clip(text)))
 
 
+class HostedEntry(TranscriptEntry):
+    """What one of the server's own tools did (web search, code interpreter, MCP, ...)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(hosted_renderable(self.item), classes="hosted")
+
+
 class NoteEntry(TranscriptEntry):
     """A note the client left in history for the model (an interrupted turn)."""
 
@@ -274,6 +286,8 @@ def entry_for(item: Item, item_id: str) -> TranscriptEntry:
         return ReasoningEntry(item, item_id)
     if kind in it.CALL_OUTPUT_TYPES:
         return ToolCallEntry(item, item_id)
+    if kind in HOSTED_TYPES:
+        return HostedEntry(item, item_id)
     return OtherEntry(item, item_id)
 
 

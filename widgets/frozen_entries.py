@@ -34,10 +34,12 @@ from textual.theme import Theme
 from textual.widget import Widget
 
 from rivulet.core import items as it
+from rivulet.core.hosted_items import HOSTED_TYPES
 from rivulet.core.sanitize import sanitize
 
 from .entries import call_body, call_title, heading_of, output_text, reasoning_summary, shell_command, user_view
 from .frozen import markdown, render_lines
+from .hosted_view import citations_text, hosted_renderable
 from .messages import OpenRawItem
 
 KEEP_ENTRIES = 8  # history entries kept as widgets; older ones are frozen
@@ -70,7 +72,11 @@ def entry_renderable(item: Item, output: Item | None, theme: Theme) -> Renderabl
         # Full width on the surface colour, as the UserEntry widget draws it.
         return Padding(_bar(text, theme.primary), (0, 1, 0, 0), style=Style(bgcolor=theme.surface), expand=True)
     if kind == "message":
-        return Padding(markdown(sanitize(it.message_text(item) or ""), theme), (0, 1))
+        body = Padding(markdown(sanitize(it.message_text(item) or ""), theme), (0, 1))
+        refs = citations_text(item)
+        return body if refs is None else Group(body, Padding(refs, (0, 1)))
+    if kind in HOSTED_TYPES:
+        return Padding(hosted_renderable(item), (0, 1))
     if kind == "reasoning":
         heading = heading_of(sanitize(reasoning_summary(item)))
         return Text(f" ▶ Thought: {heading}" if heading else " ▶ Thought", style=muted)

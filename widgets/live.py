@@ -177,7 +177,9 @@ class LiveToolCall(LivePane):
     call shows its command line, decoded from the JSON arguments as they stream)."""
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble(("⚙ ", "bold"), (call_title(self.item), "bold"), (" (writing…)", "italic")),
+        icon, title = ("▶ ", "code interpreter") if self.item.get("type") == "code_interpreter_call" else \
+            ("⚙ ", call_title(self.item))  # the API's code interpreter: its code streams here
+        yield Static(Text.assemble((icon, "bold"), (title, "bold"), (" (writing…)", "italic")),
                      classes="live-label")
         yield Static("", classes="live-body")
 
@@ -235,8 +237,28 @@ class LiveOther(LivePane):
         self._take(force=True)
 
 
+class LiveImage(LiveOther):
+    """Image generation: its status, then each partial image as it arrives, drawn."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("🖼 image generation …"), classes="live-label")
+        yield Static("", classes="live-body")
+
+    def set_status(self, status: str) -> None:
+        self.query_one(".live-label", Static).update(Text(f"🖼 image generation · {sanitize(status)}"))
+
+    def show_partial(self, data_b64: str, index: int | None, saved: str | None) -> None:
+        from .image_view import image_renderable
+
+        where = f" · saved {sanitize(saved)}" if saved else ""
+        self.set_status(f"partial image {(index or 0) + 1}{where}")
+        self.query_one(".live-body", Static).update(image_renderable(data_b64))
+
+
 def live_pane_for(item: dict[str, Any], item_id: str, show_raw: bool = False) -> LivePane:
     kind = item.get("type")
+    if kind == "image_generation_call":
+        return LiveImage(item, item_id)
     if kind == "message":
         return LiveMessage(item, item_id)
     if kind == "reasoning":

@@ -14,6 +14,7 @@ from rivulet.app.commands import profile as profile_cmds
 from rivulet.app.commands import settings as set_cmds
 from rivulet.app.commands import undo as undo_cmds
 from rivulet.app.commands.output import show_note
+from rivulet.app.commands.responses_api import responses_commands
 from rivulet.app.commands.status import help_lines, status_lines
 from rivulet.app.copying import copy_commands
 from rivulet.themes import THEMES
@@ -97,6 +98,7 @@ def _builtin_commands(app: RivuletApp) -> list[Command]:
         _slash(app, "Switch profile", "The config's [profiles.NAME]: pick one for the next turn", "profile",
                profile_cmds.choose_profile, "NAME"),
         Command("MCP servers", "The MCP servers: their state, tools and errors", app.action_mcp, "mcp"),
+        *responses_commands(app, _slash),
         _slash(app, "Help", "Every command, with what it does", "help", _help),
         Command("Quit", "Leave rivulet (the session is saved)", app.exit, "quit"),
     ]

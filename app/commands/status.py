@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rivulet.app.commands.output import status_line
 from rivulet.app.commands.profile import server_lines
+from rivulet.app.commands.responses_api import cost_lines
 from rivulet.core.config_sources import safe_url
 from rivulet.core.tools.router import AgentTools
 from rivulet.core.turn.usage import context_left, tokens_in_context
@@ -38,6 +39,7 @@ def status_lines(app: RivuletApp) -> list[str]:
     if left is not None:
         context += f", {left}% left"
     lines.append(f"tokens used    {status.total_tokens:,} this run")
+    lines += cost_lines(app)
     lines.append(f"context        {context}")
     if app.windows is not None:
         lines.append(f"window from    {app.windows.choose(s).describe()}")

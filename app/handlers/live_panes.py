@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rivulet.app.image_saving import save_partial
 from rivulet.core.turn import bus as b
-from rivulet.widgets.live import LiveOther, LivePane, LiveReasoning, live_pane_for
+from rivulet.widgets.live import LiveImage, LiveOther, LivePane, LiveReasoning, live_pane_for
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler
@@ -59,7 +60,9 @@ class LivePanes:
 
     async def progressed(self, event: b.ItemProgressed) -> None:
         pane = self.live.get(event.item_id or "")
-        if isinstance(pane, LiveOther):
+        if isinstance(pane, LiveImage) and event.image_b64 is not None:  # image generation's partial image
+            pane.show_partial(event.image_b64, event.image_index, save_partial(self.app, event))
+        elif isinstance(pane, LiveOther):
             pane.set_status(event.event.rsplit(".", 1)[-1])
 
     async def live_ended(self, event: b.ItemLiveEnded) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn import bus as b
+from rivulet.core.turn.turn_cost import describe
 from rivulet.widgets.entries import ErrorEntry, TranscriptEntry
 from rivulet.widgets.paint_now import paint_now
 
@@ -116,10 +117,13 @@ class TurnStatus:
         status.note = f"Stopped: {sanitize(event.stopped)}" if event.stopped else f"Done in {took}s"
         if self.turn_diff:
             status.note += DIFF_HINT
+        alert = status.note  # the notification says what happened, not what it cost
+        if event.cost and not event.stopped:  # the turn's footer: tokens, dollars, speed (/cost: the session's)
+            status.note += " · " + describe(event.cost)
         status.heading = status.retry = None
         status.refresh_line()
         paint_now(status)  # not after the layout of the answer's commit (issue 22)
-        self.app.alert("rivulet: turn finished", status.note)
+        self.app.alert("rivulet: turn finished", alert)
 
     def interrupted(self) -> None:
         """Esc stopped the turn's worker: history keeps what was committed."""

@@ -118,6 +118,7 @@ class Completed(msgspec.Struct):
     end_turn: bool | None
     response: dict[str, Any]
     incomplete: str | None = None
+    timings: dict[str, Any] | None = None  # llama.cpp's own measures, sent beside the response
 
 
 class Failure(msgspec.Struct):

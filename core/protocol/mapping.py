@@ -131,11 +131,13 @@ assert set(_MAPPERS) | {w.TextDeltaWire} == set(w.FAMILIES), "a wire family with
 def _completed(ev: w.ResponseCompletedWire) -> Completed:
     resp = ev.response
     end_turn = resp.get("end_turn")
-    extra_end_turn = w.extra_fields(ev).get("end_turn") if end_turn is None else None
-    if end_turn is None and isinstance(extra_end_turn, bool):
-        end_turn = extra_end_turn
+    extra = w.extra_fields(ev)  # once per response: end_turn and llama.cpp's timings may sit beside it
+    if end_turn is None and isinstance(extra.get("end_turn"), bool):
+        end_turn = extra["end_turn"]
+    timings = extra.get("timings")
     return Completed(_str(resp.get("id")), clean_usage(resp.get("usage")),
-                     end_turn if isinstance(end_turn, bool) else None, resp)
+                     end_turn if isinstance(end_turn, bool) else None, resp,
+                     timings=timings if isinstance(timings, dict) else None)
 
 
 def _incomplete(resp: dict[str, Any]) -> Completed:

@@ -8,15 +8,19 @@ an EOF before it is a StreamError raised by the state machine.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
 from rivulet.core.config import Settings
 from rivulet.core.config_sources import safe_url
-from rivulet.core.errors import MalformedEventError, StreamError, error_from_body
+from rivulet.core.errors import ApiError, MalformedEventError, StreamError, error_from_body
+from rivulet.core.protocol.background import StreamCursor, sequenced_event
 from rivulet.core.protocol.byte_caps import ACCEPT_ENCODING, ERROR_BODY_MAX, body_pieces, message_max_bytes, read_capped
 from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.protocol.events import Completed, ResponseEvent
@@ -26,6 +30,7 @@ from rivulet.core.protocol.payloads import payload_event
 from rivulet.core.protocol.sse_decoder import SseDecoder
 
 log = logging.getLogger(__name__)
+JSON_MAX = 4 * 1024 * 1024  # a whole response object (GET /responses/{id}): its output, not a stream
 
 
 class SseTransport:
@@ -34,6 +39,7 @@ class SseTransport:
     def __init__(self, settings: Settings, client: httpx.AsyncClient | None = None) -> None:
         self.settings = settings
         self._own_client = client is None
+        self.cursor = StreamCursor()  # the last stream's response id and sequence number (background)
         self._client = client or new_client(
             # No read timeout here: the idle watchdog measures time between *events*.
             timeout=httpx.Timeout(connect=settings.connect_timeout, read=None, write=30.0, pool=30.0),
@@ -48,21 +54,95 @@ class SseTransport:
             await self._client.aclose()
 
     async def stream(self, body: dict[str, Any]) -> AsyncGenerator[ResponseEvent, None]:
-        """Yield the response's events. Use under `contextlib.aclosing`."""
+        """Yield the response's events. Use under `contextlib.aclosing`.
+
+        A background request (`background` set) is read with its sequence numbers: when
+        its stream is cut, the rest is read with `GET /responses/{id}?stream=true&
+        starting_after=N` (each event once, none lost, no second POST). A server that
+        cannot resume gets the cut back, said so, and the turn loop sends it again."""
+        background = bool(body.get("background")) and self.settings.background
+        request = {k: v for k, v in body.items() if k != "background" or background}
+        request["stream"] = True
+        self.cursor = cursor = StreamCursor()
+        if not background:
+            async with aclosing(self._read("POST", self.url, request, None)) as events:
+                async for event in events:
+                    yield event
+            return
+        try:
+            async with aclosing(self._read("POST", self.url, request, cursor)) as events:
+                async for event in events:
+                    yield event
+            return
+        except StreamError as cut:
+            error = cut
+        while True:  # resume from the last event seen, as long as each try makes progress
+            rid, seq = cursor.response_id, cursor.sequence
+            if rid is None or seq is None:
+                raise StreamError(f"{error.message}; the response cannot be resumed (no id or sequence number "
+                                  "seen yet): sending it again") from None
+            cursor.resumed += 1
+            log.info("resuming background response %s after sequence %d", rid, seq)
+            try:
+                async with aclosing(self._read("GET", self.response_url(rid), None, cursor,
+                                               {"stream": "true", "starting_after": str(seq)})) as events:
+                    async for event in events:
+                        yield event
+                return
+            except StreamError as again:
+                if cursor.sequence == seq or cursor.resumed > max(1, self.settings.max_retries):
+                    raise
+                error = again
+            except ApiError as refused:  # 404, 400: this server keeps no stream to resume
+                raise StreamError(f"{error.message}; the server could not resume the stream ({refused.message}): "
+                                  "sending the request again") from None
+
+    def response_url(self, response_id: str) -> str:
+        return f"{self.url}/{quote(response_id, safe='')}"
+
+    async def retrieve(self, response_id: str) -> dict[str, Any]:
+        """`GET /responses/{id}`: the response as it stands (status, output, usage)."""
+        return await self._json("GET", self.response_url(response_id))
+
+    async def cancel(self, response_id: str) -> dict[str, Any]:
+        """`POST /responses/{id}/cancel`: stop a background response."""
+        return await self._json("POST", self.response_url(response_id) + "/cancel")
+
+    async def _json(self, method: str, url: str) -> dict[str, Any]:
+        where = safe_url(url)
+        try:
+            async with (IdleWatchdog(self.settings.idle_timeout, where),
+                        self._client.stream(method, url, headers=self.settings.auth_headers()) as response):
+                if response.status_code >= 400:
+                    await _raise_for_status(response)
+                data, cut = await read_capped(response, JSON_MAX)
+        except httpx.TimeoutException as exc:
+            raise StreamError(f"timed out talking to {where}: {type(exc).__name__}") from None
+        except httpx.TransportError as exc:
+            raise StreamError(f"connection to {where} failed: {_describe(exc)}") from None
+        try:
+            answer = json.loads(data) if not cut else None
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            raise MalformedEventError(f"{where} did not answer with a JSON object")
+        return answer
+
+    async def _read(self, method: str, url: str, request: dict[str, Any] | None, cursor: StreamCursor | None,
+                    params: dict[str, str] | None = None) -> AsyncGenerator[ResponseEvent, None]:
         headers = {
             **self.settings.auth_headers(),
             "Accept": "text/event-stream",
             "Cache-Control": "no-store",
             "Accept-Encoding": ACCEPT_ENCODING,  # only what byte_caps inflates, a bounded piece at a time
         }
-        request = {k: v for k, v in body.items() if k != "background"}
-        request["stream"] = True
-        where = safe_url(self.url)
+        where = safe_url(url)
         decoder = SseDecoder(max_event_bytes=message_max_bytes(self.settings))
         try:
             # The watchdog also covers the wait for response headers (read timeout is off).
             async with (IdleWatchdog(self.settings.idle_timeout, where) as watchdog,
-                        self._client.stream("POST", self.url, json=request, headers=headers) as response):
+                        self._client.stream(method, url, json=request, params=params,
+                                            headers=headers) as response):
                 await _raise_for_status(response)
                 async for chunk in body_pieces(response):
                     # While the consumer handles this chunk's events no network wait
@@ -73,7 +153,12 @@ class SseTransport:
                         if data == b"[DONE]":  # LiteLLM's dialect; the events before it decide.
                             return
                         complete = True
-                        event = payload_event(data)
+                        if cursor is None:
+                            event = payload_event(data)
+                        else:
+                            event, seq = sequenced_event(data)
+                            if not cursor.seen(event, seq):
+                                continue
                         if event is None:
                             continue
                         yield event
@@ -81,13 +166,22 @@ class SseTransport:
                             return
                     watchdog.waiting(reset=complete)
                 for data in decoder.close():
-                    event = payload_event(data)
+                    if cursor is None:
+                        event = payload_event(data)
+                    else:
+                        event, seq = sequenced_event(data)
+                        if not cursor.seen(event, seq):
+                            continue
                     if event is not None:
                         yield event
+                        if type(event) is Completed:
+                            return
         except httpx.TimeoutException as exc:
             raise StreamError(f"timed out talking to {where}: {type(exc).__name__}") from None
         except httpx.TransportError as exc:
             raise StreamError(f"connection to {where} failed: {_describe(exc)}") from None
+        if cursor is not None:  # a background stream is read to its end: an EOF before it is a cut
+            raise StreamError(f"the stream from {where} ended before response.completed")
 
 
 async def _raise_for_status(response: httpx.Response) -> None:

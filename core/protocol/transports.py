@@ -21,6 +21,8 @@ WEBSOCKET_HOSTS = ("api.openai.com",)
 
 
 def wants_websocket(settings: Settings) -> bool:
+    if settings.background:  # resuming (GET ?starting_after), fetching and cancelling are HTTP
+        return False
     if settings.transport == "ws":
         return True
     if settings.transport == "sse":

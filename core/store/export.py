@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from rivulet.core import items as it
+from rivulet.core.hosted_items import HOSTED_TYPES, citations, hosted_view
 from rivulet.core.sanitize import sanitize
 from rivulet.core.store.session import Session
 from rivulet.core.turn.attachments import describe_content, placeholder
@@ -70,6 +71,10 @@ def history_markdown(history: list[it.Item]) -> str:
                 out.append("\n## User\n\n" + _user_content(item))
             else:
                 out.append("\n## Assistant\n\n" + text.strip() + "\n")
+                refs = citations(item)
+                if refs:  # the url_citation sources, numbered as the chat shows them
+                    out.append("\nSources:\n\n" + "".join(f"{r.number}. [{r.title}]({r.link})\n" if r.link else
+                                                             f"{r.number}. {r.title} ({r.url})\n" for r in refs))
         elif kind == "reasoning":
             summary = "\n\n".join(str(p.get("text", "")) for p in item.get("summary") or [] if isinstance(p, dict))
             if not summary.strip():  # a server that sends only raw reasoning (llama.cpp, gpt-oss)
@@ -87,6 +92,10 @@ def history_markdown(history: list[it.Item]) -> str:
                 out.append("\nOutput:\n\n" + _fence(result if isinstance(result, str) else json.dumps(result)))
         elif it.is_output(item):
             continue  # shown with its call
+        elif kind in HOSTED_TYPES:  # what the server's own tool did
+            view = hosted_view(item)
+            out.append(f"\n### {view.title}\n\n" + (_fence(view.code, "python") if view.code else "")
+                       + "".join(f"- {line}\n" for line in view.lines))
         elif kind == "compaction":
             out.append("\n*(the earlier conversation was compacted by the server)*\n")
         else:

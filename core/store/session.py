@@ -105,6 +105,8 @@ class Session:
     history: History
     turns: list[Turn] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # A background response the last run left running at quit (core/turn/background_turns.py).
+    background: dict[str, Any] | None = None
 
     @property
     def first_prompt(self) -> str:
@@ -214,6 +216,8 @@ class SessionWriter:
             entry: HistoryEntry = data
             self._write({"type": "item", "seq": entry.seq, "key": entry.key, "segment": entry.segment,
                          "time": round(entry.time, 3), "item": entry.item})
+            if entry.item.get("type") == "image_generation_call":
+                self._save_image(entry.item)
         elif change == "truncate":
             self._write({"type": "truncate", "length": data, "time": round(time.time(), 3)})
         elif change == "reorder":
@@ -229,6 +233,20 @@ class SessionWriter:
         elif change == "model":
             self._write({"type": "model", "length": data[0], "model": data[1], "time": round(time.time(), 3)})
 
+    def _save_image(self, item: dict[str, Any]) -> None:
+        """A generated image, also as a file beside the session (issue 27)."""
+        from rivulet.core.store.images import images_dir, save_image
+
+        result = item.get("result")
+        if not isinstance(result, str):
+            return
+        try:
+            fmt = item.get("output_format")
+            save_image(images_dir(self.path), str(item.get("id") or "image"), "final", result,
+                       fmt if isinstance(fmt, str) else None)
+        except OSError as exc:
+            log.warning("could not save a generated image beside %s: %s", self.path, _why(exc))
+
     def turn_started(self, turn_id: int, prompt: str) -> None:
         self._write({"type": "turn", "turn_id": turn_id, "event": "started", "prompt": prompt,
                      "time": round(time.time(), 3)})
@@ -242,6 +260,16 @@ class SessionWriter:
         """A restore of the workspace's files (/undo, /redo, a rewind with files)."""
         self._write(record)
         self.sync()
+
+    def background_left(self, turn_id: int, response_id: str, sequence: int | None, segment: str) -> None:
+        """A background response left running at quit: `rivulet resume` fetches it."""
+        self._write({"type": "background", "turn_id": turn_id, "response_id": response_id, "sequence": sequence,
+                     "segment": segment, "time": round(time.time(), 3)})
+        self.sync()
+
+    def reattached(self, response_id: str) -> None:
+        """The left background response was fetched and committed: resume asks no more."""
+        self._write({"type": "reattached", "response_id": response_id, "time": round(time.time(), 3)})
 
     def close(self) -> None:
         """Write what waits if the disk now takes it; else note in the file how much is
@@ -417,6 +445,7 @@ def load_session(path: Path) -> Session:
     if meta.model:
         history.set_model(meta.model, record=False)
     turns: dict[int, Turn] = {}
+    background: dict[str, Any] | None = None  # a background response left running, not yet fetched
     for n, record in records:
         kind = record.get("type")
         if kind == "item" and isinstance(record.get("item"), dict):
@@ -448,6 +477,10 @@ def load_session(path: Path) -> Session:
                 turns[tid].ended = record.get("time")
         elif kind == "restore":
             pass  # files put back by /undo, /redo or a rewind (core/checkpoints): a record, no history change
+        elif kind == "background" and isinstance(record.get("response_id"), str):
+            background = {k: record.get(k) for k in ("turn_id", "response_id", "sequence", "segment")}
+        elif kind == "reattached":
+            background = None  # its response was fetched and committed
         elif kind == "repair":
             pass  # a torn last line that a writer cut off: nothing is missing that was committed
         elif kind == "unsaved" and _count(record.get("items")):
@@ -464,7 +497,7 @@ def load_session(path: Path) -> Session:
                         f"{FORMAT}){skipped}")
     for warning in warnings:
         log.warning("%s", warning)
-    return Session(meta, history, sorted(turns.values(), key=lambda t: t.turn_id), warnings)
+    return Session(meta, history, sorted(turns.values(), key=lambda t: t.turn_id), warnings, background)
 
 
 def _count(value: Any) -> bool:

@@ -19,6 +19,7 @@ from rivulet.core import items as it
 from rivulet.core.config import Settings, effective_patch_tool
 from rivulet.core.errors import ConfigError
 from rivulet.core.hooks.dispatch import Hooks
+from rivulet.core.tools import hosted_approvals
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.tools.builtin import BuiltinTools
 from rivulet.core.tools.mcp_client import McpManager
@@ -120,6 +121,10 @@ class AgentTools:
         self.hooks: Hooks | None = None  # the user's before_tool, after_tool and after_patch hooks
         # The turn's checkpoint (core/checkpoints): taken before the first call that may change files.
         self.checkpoints: TurnCheckpoints | None = None
+
+    async def approve_hosted(self, request: dict[str, Any]) -> str:
+        """A remote MCP approval request (the API runs the call): yes, no or stop."""
+        return await hosted_approvals.decide(self.approvals, request)
 
     # ---- what the model is offered ---------------------------------------------------
 

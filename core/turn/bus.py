@@ -82,7 +82,17 @@ class ItemPart(BusEvent):
 class ItemProgressed(BusEvent):
     item_id: str | None
     event: str
+    # A partial image of image generation (base64, as sent): drawn and saved, never printed
+    # whole by exec --json (to_json gives its size).
+    image_b64: str | None = None
+    image_index: int | None = None
     type: str = field(init=False, default="item.progress")
+
+    def to_json(self) -> dict[str, Any]:
+        out = BusEvent.to_json(self)
+        if self.image_b64 is not None:
+            out["image_b64"] = f"{len(self.image_b64) * 3 // 4} bytes"
+        return out
 
 
 @dataclass(slots=True)
@@ -164,6 +174,7 @@ class TurnCompleted(BusEvent):
     last_message: str | None
     stopped: str | None = None  # why the user stopped the turn early, if they did
     no_answer: str | None = None  # the last response was reasoning only (core/turn/no_answer.py)
+    cost: dict[str, Any] | None = None  # tokens, dollars and speed (core/turn/turn_cost.py)
     type: str = field(init=False, default="turn.completed")
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 from rivulet.core import items as it
 from rivulet.core.protocol.events import Completed, Delta, ItemProgress, PartAdded
 from rivulet.core.turn.bus import (
@@ -35,6 +38,8 @@ class BusSink(SamplingSink):
         self.committed_before = committed_before or set()
         self.replayed: set[str] = set()
         self.deviations: list[Deviation] = []
+        self.first_delta_at: float | None = None  # monotonic time of the first delta (time to first token)
+        self.timings: dict[str, Any] | None = None  # llama.cpp's timings of the response
 
     async def begin_item(self, key: str, item: it.Item) -> None:
         if key in self.committed_before and not key.startswith("#"):
@@ -46,6 +51,8 @@ class BusSink(SamplingSink):
         if key in self.replayed:
             return
         if type(event) is Delta:
+            if self.first_delta_at is None:
+                self.first_delta_at = time.monotonic()
             self.bus.publish(ItemDelta(key, event.kind.value, event.delta, event.index))
         elif type(event) is PartAdded:
             self.bus.publish(ItemPart(key, event.kind.value, event.index))
@@ -56,6 +63,11 @@ class BusSink(SamplingSink):
             self.bus.publish(ItemLiveEnded(key))
 
     async def progress(self, key: str | None, event: ItemProgress) -> None:
+        image = event.data.get("partial_image_b64") if event.event_type.endswith(".partial_image") else None
+        if isinstance(image, str):
+            index = event.data.get("partial_image_index")
+            self.bus.publish(ItemProgressed(key, event.event_type, image, index if isinstance(index, int) else None))
+            return
         self.bus.publish(ItemProgressed(key, event.event_type))
 
     async def deviation(self, note: Deviation) -> None:
@@ -74,5 +86,6 @@ class BusSink(SamplingSink):
         self.bus.publish(ItemDiscarded(key, reason))
 
     async def completed(self, event: Completed, order: list[str]) -> None:
+        self.timings = event.timings
         self.history.reorder_response(self.segment, order)
         self.bus.publish(UsageUpdated(event.response_id, event.usage))

@@ -13,6 +13,8 @@ import asyncio
 import logging
 import os
 import random
+import time
+import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -22,8 +24,12 @@ from typing import Any, Protocol
 from rivulet.core import items as it
 from rivulet.core.config import Settings
 from rivulet.core.errors import ResponseIncomplete, RetryWaitTooLong, RivuletError
+from rivulet.core.hosted_items import approval_response, unanswered_approvals
+from rivulet.core.hosted_tools import hosted_includes, hosted_specs, parse_hosted_tools
+from rivulet.core.protocol.background import FINAL_STATUSES
 from rivulet.core.protocol.context_window import ModelWindows
 from rivulet.core.protocol.events import ResponseEvent
+from rivulet.core.request_knobs import add_knobs
 from rivulet.core.turn import attachments as att
 from rivulet.core.turn.bus import (
     ErrorOccurred,
@@ -45,6 +51,7 @@ from rivulet.core.turn.project_instructions import ProjectInstructions
 from rivulet.core.turn.project_instructions import load as load_project_instructions
 from rivulet.core.turn.state_machine import Deviation, Limits, SamplingResult, consume_response
 from rivulet.core.turn.tool_api import NoTools, StopTurn, ToolRouter
+from rivulet.core.turn.turn_cost import TurnClock, add_cost, turn_cost
 from rivulet.core.turn.usage import add_usage
 
 log = logging.getLogger(__name__)
@@ -153,6 +160,19 @@ class Conversation:
         self.tools = tools or NoTools()
         self.retry = retry or RetryPolicy(max_retries=settings.max_retries)
         self._sleep = sleep
+        # The hosted tools offered (settings.hosted_tools, toggled by /tools for this conversation).
+        self.hosted_tools: list[dict[str, Any]] = parse_hosted_tools(settings.hosted_tools)
+        self.hosted_off: set[str] = set()  # names (hosted_tools.name_of) switched off by /tools
+        # prompt_cache_key "session": one key for the whole conversation (the session's id).
+        meta = getattr(session, "meta", None)
+        self.cache_key = str(getattr(meta, "id", "") or uuid.uuid4().hex)
+        # Set by the app when it quits: a background response is left running (not cancelled).
+        # Set by an explicit interrupt (Esc, /cancel): a background response is cancelled on
+        # the server. Any other cancellation (a quit) leaves it running to be resumed.
+        self.cancel_requested = False
+        self._clock = TurnClock(time.monotonic())  # the running turn's timing
+        self.last_cost: dict[str, Any] | None = None  # the last turn's tokens, dollars and speed
+        self.session_cost: dict[str, Any] | None = None  # their sum over this run (/cost)
         self.turns = 0
         self.requests = 0  # every request sent in this conversation (a history segment each)
         # The usage of the last completed response: what the context holds now (models.context_left).
@@ -222,11 +242,16 @@ class Conversation:
             reasoning["summary"] = s.reasoning_summary
         if reasoning:
             body["reasoning"] = reasoning
-        tools = self.tools.specs()
+        hosted = hosted_specs(self.hosted_tools, self.hosted_off)
+        tools = [*self.tools.specs(), *hosted]
+        wanted = [i for i in hosted_includes(hosted) if i not in body.get("include", [])]
+        if wanted:  # what the hosted tools' items leave out unless asked: sources, hits, logs
+            body["include"] = [*body.get("include", []), *wanted]
         if tools:
             body["tools"] = tools
             body["tool_choice"] = "auto"
             body["parallel_tool_calls"] = True
+        add_knobs(body, s, self.cache_key)
         return body
 
     async def run_turn(self, prompt: str, attachments: tuple[att.Attachment, ...] | list[att.Attachment] = ()
@@ -237,6 +262,7 @@ class Conversation:
         the turn an "aborted" output and leaves a note the model will read next turn."""
         self.turns += 1
         turn_id = self.turns
+        self._clock = TurnClock(time.monotonic())
         if self.session is not None:
             self.session.turn_started(turn_id, prompt)
         self.bus.publish(TurnStarted(turn_id, prompt))
@@ -277,7 +303,10 @@ class Conversation:
                     raise cut
                 no_answer = NO_ANSWER if ended_in_reasoning(result.committed) else None
                 stopped = await self._run_tools(result.pending_calls)
-                if stopped or not result.needs_follow_up:
+                approvals = False if stopped else await self._answer_approvals(result.committed)
+                if isinstance(approvals, str):
+                    stopped = approvals
+                if stopped or not (result.needs_follow_up or approvals):
                     break
                 if requests > self.settings.max_follow_ups:
                     raise FollowUpLimit(
@@ -291,14 +320,23 @@ class Conversation:
             self.bus.publish(ErrorOccurred(exc))
             raise
         except asyncio.CancelledError:
+            if self._background_running() and not self.cancel_requested:
+                # A quit: the server goes on with it; `rivulet resume` re-attaches (background_turns.py).
+                self._leave_background(turn_id, usage)
+                raise
+            await self._cancel_background()
             undone = self._record_interrupt(turn_id, start)
             self._turn_ended(turn_id, usage, "interrupted")
             self.bus.publish(TurnInterrupted(turn_id, prompt if undone else None))
             raise
+        finally:
+            self.cancel_requested = False
         self._turn_ended(turn_id, usage, "stopped" if stopped else "completed")
+        cost = turn_cost(usage, self.settings.model, self._clock, self.settings.prices)
+        self.last_cost, self.session_cost = cost, add_cost(self.session_cost, cost)
         if self.hooks is not None:  # before the turn is over for the front end: a notify hook's note shows in it
             await self.hooks.turn_end(turn_id, "stopped" if stopped else "completed", last_message)
-        self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped, no_answer))
+        self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped, no_answer, cost))
         return TurnResult(turn_id, last_message, usage, requests, stopped, no_answer)
 
     async def _run_tools(self, calls: list[it.Item]) -> str | None:
@@ -318,6 +356,53 @@ class Conversation:
                 return stop.reason
             self._commit_output(output)
         return None
+
+    async def _answer_approvals(self, committed: list[it.Item]) -> bool | str:
+        """Answer the remote MCP approval requests of a response through the router's
+        approval policy (`approve_hosted`; without one, no); True when a follow-up must
+        carry the answers, or why the user stopped the turn."""
+        requests = unanswered_approvals(committed, self.history.items)
+        ask = getattr(self.tools, "approve_hosted", None)
+        for n, request in enumerate(requests):
+            decision = await ask(request) if ask is not None else "no"
+            for item in [request] if decision != "stop" else requests[n:]:
+                response = approval_response(item, decision == "yes")
+                key = f"{item['id']}:approval"
+                self.history.append(response, key=key)
+                self.bus.publish(ItemCompleted(response, key))
+            if decision == "stop":
+                return "the user stopped the turn at an MCP approval"
+        return bool(requests)
+
+    def _background_running(self) -> bool:
+        cursor = getattr(self.transport, "cursor", None)
+        return (self.settings.background and cursor is not None and cursor.response_id is not None
+                and cursor.status not in FINAL_STATUSES)
+
+    def _leave_background(self, turn_id: int, usage: dict[str, Any] | None) -> None:
+        """Record the running response (its id, the last sequence number read) so that
+        a later `rivulet resume` can fetch what it made."""
+        cursor = self.transport.cursor  # type: ignore[attr-defined]  # _background_running checked it
+        left = getattr(self.session, "background_left", None)
+        if left is not None:
+            left(turn_id, cursor.response_id, cursor.sequence, f"req-{self.requests}")
+        self._turn_ended(turn_id, usage, "detached")
+        log.info("left background response %s running (turn %d)", cursor.response_id, turn_id)
+
+    async def _cancel_background(self) -> None:
+        """Esc or /cancel during a background response: POST /responses/{id}/cancel, so
+        the server stops (and bills) no more. A failure is said, never raised."""
+        if not self._background_running():
+            return
+        cursor = self.transport.cursor  # type: ignore[attr-defined]
+        try:
+            await asyncio.wait_for(self.transport.cancel(cursor.response_id),  # type: ignore[attr-defined]
+                                   timeout=self.settings.connect_timeout)
+            cursor.status = "cancelled"
+            self.bus.publish(Notice(f"cancelled background response {cursor.response_id}"))
+        except (RivuletError, TimeoutError) as exc:
+            why = exc.message if isinstance(exc, RivuletError) else "no answer in time"
+            self.bus.publish(Notice(f"could not cancel background response {cursor.response_id}: {why}"))
 
     def _turn_ended(self, turn_id: int, usage: dict[str, Any] | None, outcome: str) -> None:
         end_turn = getattr(self.tools, "end_turn", None)
@@ -369,6 +454,7 @@ class Conversation:
                 self.deviations.extend(sink.deviations)
                 if result.usage:
                     self.last_usage = result.usage
+                self._clock.response(sink.first_delta_at, time.monotonic(), sink.timings)
                 return result
             except RivuletError as exc:
                 self.deviations.extend(sink.deviations)

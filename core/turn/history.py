@@ -245,8 +245,8 @@ def _as_input(item: it.Item, store: bool) -> it.Item:
     """An item as request input. With `store: false` the server keeps nothing, so ids
     would point at nothing: they are left out (reasoning carries its
     `encrypted_content` instead)."""
-    if store or "id" not in item:
-        return item
+    if store or "id" not in item or item.get("type") == "mcp_approval_request":
+        return item  # an approval request keeps its id: the response names it (approval_request_id)
     clean = copy.copy(item)
     del clean["id"]
     return clean

@@ -9,6 +9,7 @@ from helpers.streams import call, call_events, completed, created, message, mess
 from helpers.tui import GatedServer, make_app, until
 
 from rivulet.app.handlers.turn_status import TurnStatus
+from rivulet.core.turn.turn_cost import TurnClock
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.live import LiveMessage
 
@@ -24,6 +25,8 @@ pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 def _still_screens(monkeypatch):
     # Elapsed seconds would make "Working (Ns" depend on the machine's speed.
     monkeypatch.setattr(TurnStatus, "second", lambda self: None)
+    # So would the turn's speed in its footer (time to first token, tokens/s): measured as none.
+    monkeypatch.setattr(TurnClock, "response", lambda self, first, ended, timings: None)
     # A blinking cursor is on or off depending on when the screenshot falls.
     init = Composer.__init__
 

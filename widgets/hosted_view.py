@@ -1,0 +1,71 @@
+"""The server's own tools and an answer's sources, drawn (issue 27): one Rich renderable
+per hosted item, shared by its entry widget and the frozen lines of old entries, and the
+numbered references under an answer with `url_citation` annotations.
+
+Every string is sanitised and set as plain `Text` (never markup). A reference links to
+its URL (OSC 8, written by Textual for the style's link) only when `safe_link` accepts
+it: http(s), no control characters; any other shows as text alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.style import Style
+from rich.text import Text
+
+from rivulet.core.hosted_items import citations, hosted_view
+from rivulet.core.sanitize import sanitize
+
+from .image_view import image_renderable
+
+ICONS = {"web_search_call": "🔎", "file_search_call": "🗂", "code_interpreter_call": "▶",
+         "image_generation_call": "🖼", "mcp_list_tools": "⚙", "mcp_call": "⚙", "mcp_approval_request": "?",
+         "mcp_approval_response": "✓"}
+CODE_LINES = 60  # of a long program, the last lines are shown (the inspector has all)
+OUTPUT_LINES = 12  # of a long output (logs, an MCP answer), the first lines
+
+
+def hosted_renderable(item: dict[str, Any]) -> RenderableType:
+    view = hosted_view(item)
+    parts: list[RenderableType] = [
+        Text.assemble((ICONS.get(str(item.get("type")), "•") + " ", "bold"), (sanitize(view.title), "bold"))]
+    if view.code:
+        lines = sanitize(view.code).rstrip("\n").splitlines()
+        if len(lines) > CODE_LINES:
+            lines = [f"… ({len(lines) - CODE_LINES} lines above)", *lines[-CODE_LINES:]]
+        code = Text()
+        for n, line in enumerate(lines):
+            code.append("│ ", style="dim")
+            code.append(line, style="bold" if n == 0 and line.startswith("…") else "")
+            if n < len(lines) - 1:
+                code.append("\n")
+        parts.append(code)
+    links = dict(view.links)
+    for line in view.lines:
+        shown = sanitize(line)
+        rows = shown.splitlines()
+        if len(rows) > OUTPUT_LINES:
+            shown = "\n".join([*rows[:OUTPUT_LINES], f"… ({len(rows) - OUTPUT_LINES} more lines)"])
+        url = line.removeprefix("source: ")
+        link = links.get(url) if line.startswith("source: ") else None
+        text = Text("  ")
+        text.append(shown, style=Style(dim=True, link=link) if link else Style(dim=True))
+        parts.append(text)
+    if item.get("type") == "image_generation_call" and isinstance(item.get("result"), str):
+        parts.append(image_renderable(item["result"]))
+    return Group(*parts)
+
+
+def citations_text(item: dict[str, Any]) -> Text | None:
+    """`[1] Title — host` for each source the answer cites, the title a link."""
+    refs = citations(item)
+    if not refs:
+        return None
+    text = Text("Sources", style="bold")
+    for ref in refs:
+        text.append(f"\n[{ref.number}] ", style="bold")
+        text.append(sanitize(ref.title)[:200], style=Style(underline=ref.link is not None, link=ref.link))
+        text.append(f" — {sanitize(ref.url)[:120]}", style="dim")
+    return text

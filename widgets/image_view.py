@@ -1,0 +1,42 @@
+"""An image drawn with half blocks: each cell is two pixels (the upper one the
+foreground of "▀", the lower one its background), so any terminal with true colour
+shows it, inside Textual's own rendering (no escape sequences of ours, no query of the
+terminal). Pillow decodes it; a file Pillow refuses is a one-line note instead."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+
+from rich.console import RenderableType
+from rich.style import Style
+from rich.text import Text
+
+MAX_PIXELS = 64 * 1024 * 1024  # decompression bombs: Pillow refuses more than this
+
+
+def image_renderable(data_b64: str, width: int = 48) -> RenderableType:
+    try:
+        from PIL import Image  # only when an image is shown: Pillow costs ~30 ms to import
+
+        Image.MAX_IMAGE_PIXELS = MAX_PIXELS
+        raw = base64.b64decode(data_b64, validate=True)
+        with Image.open(io.BytesIO(raw)) as opened:
+            image = opened.convert("RGB")
+    except (binascii.Error, ValueError, OSError, ImportError) as exc:  # not an image Pillow reads
+        return Text(f"(image not shown: {type(exc).__name__})", style="dim")
+    w, h = image.size
+    cols = max(1, min(width, w))
+    rows = max(2, round(h * cols / w))
+    rows += rows % 2
+    small = image.resize((cols, rows))
+    pixels = small.load()
+    out = Text()
+    for y in range(0, rows, 2):
+        for x in range(cols):
+            top, bottom = pixels[x, y], pixels[x, y + 1]
+            out.append("▀", Style(color=f"rgb{tuple(top)}", bgcolor=f"rgb{tuple(bottom)}"))
+        if y + 2 < rows:
+            out.append("\n")
+    return out
