@@ -99,6 +99,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture
+def still_screens(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a snapshot must not depend on: the elapsed seconds of "Working (Ns", the turn's
+    measured speed after "Done in" (time to first token, tokens/s), a blinking cursor."""
+    from rivulet.app.handlers.turn_status import TurnStatus
+    from rivulet.core.turn.turn_cost import TurnClock
+    from rivulet.widgets.composer import Composer
+
+    monkeypatch.setattr(TurnStatus, "second", lambda self: None)
+    monkeypatch.setattr(TurnClock, "response", lambda self, first, ended, timings: None)
+    init = Composer.__init__
+
+    def steady_cursor(self: Composer, **kwargs: Any) -> None:
+        init(self, **kwargs)
+        self.cursor_blink = False
+
+    monkeypatch.setattr(Composer, "__init__", steady_cursor)
+
+
+@pytest.fixture
 def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty config file of the test's own: the user's config never reaches a test.
     (Modules that want it for every test: `pytestmark = pytest.mark.usefixtures("isolated_config")`.)"""

@@ -93,6 +93,7 @@ class StatusLine(Static):
         self.total_tokens = 0
         self.sandbox: str | None = None  # where shell commands run ("sandbox workspace-write", ...)
         self.profile: str | None = None  # the active [profiles.NAME], named before the model
+        self.cost: str | None = None  # the last turn's tokens, dollars and speed: gives way first
         self._overflowed: str | None = None  # the last note sent to the transcript for want of room
 
     def set_usage(self, usage: dict[str, Any] | None) -> None:
@@ -134,6 +135,9 @@ class StatusLine(Static):
                 parts.append(Part(f"reconnecting {self.retry[0]}/{self.retry[1]}", KEEP, "left"))
         else:
             parts.append(Part(sanitize(self.note) if self.note else "Ready", KEEP, "left", note=bool(self.note)))
+            if self.cost and self.state == "idle" and (self.note or "").startswith("Done in"):
+                # the turn's footer, beside its own "Done in" only: the first to give way
+                parts.append(Part(" · " + sanitize(self.cost), DROP, "left", joins=True))
         if self.sandbox:
             parts.append(Part(self.sandbox, 4, "right"))
         model = sanitize(self.model) + (f" {self.effort}" if self.effort else "")

@@ -53,6 +53,7 @@ class TurnStatus:
         self.app.second_timer.reset()  # runs (from now, each second) until the turn is over
         status = self.app._status
         status.state, status.elapsed, status.heading, status.retry, status.note = "working", 0, None, None, None
+        status.cost = None
         status.refresh_line()
         paint_now(status)  # not after the layout of the prompt's entry
 
@@ -118,8 +119,9 @@ class TurnStatus:
         if self.turn_diff:
             status.note += DIFF_HINT
         alert = status.note  # the notification says what happened, not what it cost
-        if event.cost and not event.stopped:  # the turn's footer: tokens, dollars, speed (/cost: the session's)
-            status.note += " · " + describe(event.cost)
+        # The turn's footer: tokens, dollars, speed (/cost: the session's). A part of the
+        # status line of its own, which gives way on a narrow terminal.
+        status.cost = describe(event.cost) if event.cost and not event.stopped else None
         status.heading = status.retry = None
         status.refresh_line()
         paint_now(status)  # not after the layout of the answer's commit (issue 22)

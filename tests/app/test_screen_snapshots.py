@@ -11,7 +11,6 @@ from conftest import empty_config
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, make_app, until
 
-from rivulet.app.handlers.turn_status import TurnStatus
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.live import LiveMessage
 
@@ -20,16 +19,8 @@ CODE_ANSWER = f"Here is the call:\n\n```python\n{LONG}\nprint(result)\n```\n\nAn
 
 
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path, monkeypatch):
+def _isolated(tmp_path, monkeypatch, still_screens):
     monkeypatch.setenv("RIVULET_CONFIG", str(empty_config(tmp_path / "config.toml")))
-    monkeypatch.setattr(TurnStatus, "second", lambda self: None)  # no elapsed seconds on screen
-    init = Composer.__init__
-
-    def steady_cursor(self, **kwargs):
-        init(self, **kwargs)
-        self.cursor_blink = False
-
-    monkeypatch.setattr(Composer, "__init__", steady_cursor)
 
 
 def code_response() -> list[str]:

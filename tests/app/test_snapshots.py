@@ -8,9 +8,6 @@ import pytest
 from helpers.streams import call, call_events, completed, created, message, message_events, reasoning, reasoning_events
 from helpers.tui import GatedServer, make_app, until
 
-from rivulet.app.handlers.turn_status import TurnStatus
-from rivulet.core.turn.turn_cost import TurnClock
-from rivulet.widgets.composer import Composer
 from rivulet.widgets.live import LiveMessage
 
 SIZE = (100, 36)
@@ -22,19 +19,8 @@ pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
 
 @pytest.fixture(autouse=True)
-def _still_screens(monkeypatch):
-    # Elapsed seconds would make "Working (Ns" depend on the machine's speed.
-    monkeypatch.setattr(TurnStatus, "second", lambda self: None)
-    # So would the turn's speed in its footer (time to first token, tokens/s): measured as none.
-    monkeypatch.setattr(TurnClock, "response", lambda self, first, ended, timings: None)
-    # A blinking cursor is on or off depending on when the screenshot falls.
-    init = Composer.__init__
-
-    def steady_cursor(self, **kwargs):
-        init(self, **kwargs)
-        self.cursor_blink = False
-
-    monkeypatch.setattr(Composer, "__init__", steady_cursor)
+def _still(still_screens):
+    """Elapsed seconds, the turn's speed and the cursor's blink held still (tests/conftest.py)."""
 
 
 def response():
