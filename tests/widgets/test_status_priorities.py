@@ -49,3 +49,36 @@ def test_shorten_at_word_never_cuts_inside_a_word():
     assert shorten_at_word("one two three", 10) == "one two…"
     assert shorten_at_word("Interrupted: what", 14) == "Interrupted…"
     assert shorten_at_word("unbreakable", 5) == ""
+
+
+async def test_the_turns_cost_follows_done_and_gives_way_without_a_transcript_note():
+    """The cost (tokens, dollars, speed) after "Done in" is the first part to go on a narrow
+    line; it is never what makes the note overflow into the transcript."""
+    from textual.app import App, ComposeResult
+
+    from rivulet.widgets.status import StatusLine
+
+    overflowed: list[str] = []
+
+    class Host(App):
+        def compose(self) -> ComposeResult:
+            yield StatusLine(MODEL, id="status")
+
+        def on_status_line_note_overflowed(self, message: StatusLine.NoteOverflowed) -> None:
+            overflowed.append(message.text)
+
+    for width, shown in ((140, True), (70, False)):
+        app = Host()
+        async with app.run_test(size=(width, 5)) as pilot:
+            status = app.query_one(StatusLine)
+            status.note, status.cost = "Done in 3s", "900 in · 100 out · $0.0021 · 41 tok/s"
+            status.refresh_line()
+            await pilot.pause()
+            line = str(status.render())
+            assert line.startswith("Done in 3s") and MODEL in line
+            assert ("$0.0021" in line) is shown
+            status.note = "Editing"  # another note: the turn's cost is not beside it
+            status.refresh_line()
+            await pilot.pause()
+            assert "$0.0021" not in str(status.render())
+    assert overflowed == []
