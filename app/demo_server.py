@@ -55,6 +55,8 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\S+\s*|\s+", text)
 
 
+ACCEPT_WAIT = 0.5  # seconds an accept() may wait before serve_forever looks again
+
 class _Script:
     """Builds one response's events, with realistic ids and sequence numbers."""
 
@@ -241,6 +243,13 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     delay = 0.0
+
+    def server_activate(self) -> None:
+        super().server_activate()
+        # accept() may find nothing after select() said a connection was waiting (a client
+        # that was gone first, as the chat quitting mid-connect): a blocking accept would
+        # then keep serve_forever, and so shutdown() at quit, waiting for ever.
+        self.socket.settimeout(ACCEPT_WAIT)
 
 
 class DemoServer:

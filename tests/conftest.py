@@ -13,6 +13,26 @@ from rivulet.core.config import Settings
 from rivulet.core.protocol import recordings
 from rivulet.core.protocol.sse_transport import SseTransport
 
+
+def _accept_with_a_timeout() -> None:
+    """Every test server's accept() waits at most a second. After select() says a client is
+    waiting, it may be gone before accept() (an app quitting mid-connect): a blocking
+    accept then keeps serve_forever, and the fixture's shutdown(), waiting for ever (seen
+    once in CI). serve_forever treats the timeout as "nothing this time" and goes on."""
+    import socketserver
+
+    activate = socketserver.TCPServer.server_activate
+
+    def server_activate(self: socketserver.TCPServer) -> None:
+        activate(self)
+        if self.socket.gettimeout() is None:
+            self.socket.settimeout(1.0)
+
+    socketserver.TCPServer.server_activate = server_activate  # type: ignore[method-assign]
+
+
+_accept_with_a_timeout()
+
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "fixtures" / "real"
 CAPTURE_FILES = sorted(p for p in REAL.rglob("*") if p.suffix in (".sse", ".jsonl"))
