@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from rivulet.core.config_sources import safe_url, sessions_dir
+from rivulet.core.store.write_file import write_private
 
 if TYPE_CHECKING:
     from rivulet.core.config import Settings
@@ -130,17 +131,7 @@ def store(entry: ServerCapabilities, path: Path | None = None) -> None:
     kept = sorted([*kept, entry], key=lambda e: e.probed_at, reverse=True)[:MAX_SERVERS]
     text = json.dumps({"servers": [asdict(e) for e in kept]}, ensure_ascii=True, indent=1)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_private(path, text)
 
 
 def wants_probe(settings: Settings) -> bool:
