@@ -35,7 +35,10 @@ _accept_with_a_timeout()
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "fixtures" / "real"
-CAPTURE_FILES = sorted(p for p in REAL.rglob("*") if p.suffix in (".sse", ".jsonl"))
+# Event-stream captures. A `.wire.jsonl` file is a whole recorded HTTP exchange (requests,
+# probes, answers: tests/helpers/wire_capture.py), replayed by its own test, not a stream.
+CAPTURE_FILES = sorted(p for p in REAL.rglob("*") if p.suffix in (".sse", ".jsonl")
+                       and not p.name.endswith(".wire.jsonl"))
 RECORDINGS = [rec for path in CAPTURE_FILES for rec in recordings.load(path)]
 
 

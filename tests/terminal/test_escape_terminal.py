@@ -20,7 +20,7 @@ SCREENS = [
     ("/copy", "enter: pick · esc: cancel"),
     ("/export", "Export the session as"),
     ("/resume", "Resume which session?"),
-    ("/diff", "Turn diff"),
+    ("/diff", "Turns that changed files"),  # the list of turns (issue 26), each with its diff
     ("/inspect", "committed items"),
     ("/mcp", "MCP servers  (esc to close)"),
     ("C-p", "Search for commands"),
