@@ -49,8 +49,10 @@ async def test_a_patch_streams_live_then_asks_then_applies(tmp_path):
         assert "A hello.txt" in shown and "M notes.md" in shown
         assert not (ws / "hello.txt").exists()  # nothing happens before Item Done
         server.release()
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval question")
-        assert "+new" in str(app.screen.query_one("#approval-detail Static").render())
+        # The dialog is pushed, then composed: wait for its diff, not only for the screen.
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen)
+                    and "+new" in "".join(str(w.render()) for w in app.screen.query("#approval-detail Static")),
+                    "the approval question with its diff")
         await pilot.press("y")
         await until(pilot, lambda: app._status.state == "idle" and len(server.requests) == 2, "the follow-up")
         assert (ws / "hello.txt").read_text() == "hello\n" and (ws / "notes.md").read_text() == "new\n"
