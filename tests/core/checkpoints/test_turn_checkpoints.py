@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 from helpers.calls import PATCH, Scripted, agent, answer, custom_call, custom_call_events, fn_call, fn_call_response
+from helpers.checkpoint_cases import state
 from helpers.streams import body, completed, created
 
 from rivulet.core.checkpoints import restore
@@ -35,23 +36,6 @@ def _agent(tmp_path: Path, *bodies: bytes):
     return conv, cps, ws, notes
 
 
-def _state(ws: Path) -> dict[str, tuple]:
-    """Every path's kind, mode and content (a link's target): what an undo must bring back."""
-    out = {}
-    for top, dirs, files in os.walk(ws):
-        for name in dirs + files:
-            p = Path(top) / name
-            st = p.lstat()
-            rel = p.relative_to(ws).as_posix()
-            if stat.S_ISLNK(st.st_mode):
-                out[rel] = ("link", os.readlink(p))
-            elif stat.S_ISDIR(st.st_mode):
-                out[rel] = ("dir", stat.S_IMODE(st.st_mode))
-            else:
-                out[rel] = ("file", stat.S_IMODE(st.st_mode), p.read_bytes())
-    return out
-
-
 def _undo(cps: TurnCheckpoints, direction: str = "undo", overwrite: bool = False) -> restore.Plan:
     store = cps.store
     cps.wait()
@@ -65,18 +49,18 @@ def _undo(cps: TurnCheckpoints, direction: str = "undo", overwrite: bool = False
 async def test_a_patch_turn_is_undone_and_redone(tmp_path):
     conv, cps, ws, _ = _agent(tmp_path, _patch_turn(), answer("r2", "done"))
     (ws / "notes.md").write_text("old\n")
-    before = _state(ws)
+    before = state(ws)
     await conv.run_turn("patch it")
-    after = _state(ws)
+    after = state(ws)
     assert after != before and (ws / "hello.txt").read_text() == "hello\n"
     cp = cps.wait()
     assert cp is not None and cp.turn == 1
     assert {c.path: c.what() for c in cp.changes} == {"hello.txt": "created", "notes.md": "modified"}
     p = _undo(cps)
     assert "-new\n+old" in restore.diff_text(cps.store, p) or "+old" in restore.diff_text(cps.store, p)
-    assert _state(ws) == before
+    assert state(ws) == before
     _undo(cps, "redo")
-    assert _state(ws) == after
+    assert state(ws) == after
 
 
 async def test_a_shell_turn_that_creates_modifies_deletes_chmods_and_symlinks(tmp_path):
@@ -91,50 +75,50 @@ async def test_a_shell_turn_that_creates_modifies_deletes_chmods_and_symlinks(tm
     os.symlink("keep.txt", ws / "old_link")
     (ws / "olddir").mkdir()
     (ws / "olddir" / "x").write_bytes(b"x")
-    before = _state(ws)
+    before = state(ws)
     await conv.run_turn("do it")
-    after = _state(ws)
+    after = state(ws)
     assert after["run.sh"][1] == 0o755 and after["link"] == ("link", "keep.txt") and "gone.txt" not in after
     whats = {c.path: c.what() for c in cps.wait().changes}
     assert whats["gone.txt"] == "deleted" and whats["run.sh"] == "mode 644 -> 755"
     assert whats["new/deep/n.txt"] == "created" and whats["link"] == "created" and whats["olddir"] == "deleted"
     assert cps.last.commands == [command + "  (outside the sandbox)"]  # sandbox = off in these tests
     _undo(cps)
-    assert _state(ws) == before  # every kind of change back
+    assert state(ws) == before  # every kind of change back
     _undo(cps, "redo")
-    assert _state(ws) == after
+    assert state(ws) == after
 
 
 async def test_a_turn_mixing_a_patch_and_a_command(tmp_path):
     conv, cps, ws, _ = _agent(tmp_path, _patch_turn(), _shell("printf 'more\\n' >> hello.txt && rm notes.md", 2),
                               answer("r3", "done"))
     (ws / "notes.md").write_text("old\n")
-    before = _state(ws)
+    before = state(ws)
     await conv.run_turn("patch and run")
     assert (ws / "hello.txt").read_text() == "hello\nmore\n" and not (ws / "notes.md").exists()
     cps.wait()
     assert len(cps.store.checkpoints()) == 1  # one checkpoint for the whole turn
     _undo(cps)
-    assert _state(ws) == before
+    assert state(ws) == before
 
 
 async def test_undo_redo_chains_walk_turn_by_turn(tmp_path):
     conv, cps, ws, _ = _agent(tmp_path, _shell("echo 1 > a"), answer("r2", "ok"), _shell("echo 2 > a", 3),
                               answer("r4", "ok"), _shell("echo 3 > a && echo b > b", 5), answer("r6", "ok"))
-    states = [_state(ws)]
+    states = [state(ws)]
     for n in range(3):
         await conv.run_turn(f"turn {n}")
-        states.append(_state(ws))
+        states.append(state(ws))
     for n in (2, 1, 0):
         _undo(cps)
-        assert _state(ws) == states[n]
+        assert state(ws) == states[n]
     assert restore.undoable(cps.store, "S1") == []
     _undo(cps, "redo")
     _undo(cps, "redo")
-    assert _state(ws) == states[2]
+    assert state(ws) == states[2]
     # A new turn after an undo: what was undone can no longer be redone (the workspace went another way).
     _undo(cps)
-    assert _state(ws) == states[1]
+    assert state(ws) == states[1]
     conv2, cps2, _, _ = _agent(tmp_path, _shell("echo other > c", 7), answer("r8", "ok"))
     await conv2.run_turn("another way")
     cps2.wait()
