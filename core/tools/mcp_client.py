@@ -66,6 +66,12 @@ def describe_error(exc: BaseException) -> str:
     return sanitize(one_line(redact(text)))
 
 
+# How long a stop waits for the SDK's own shutdown before cancelling it: the SDK closes
+# stdin, waits 2 s, sends SIGTERM to the group, waits 2 s, SIGKILLs and waits 2 s more.
+# Cancelling inside that (the old 5 s) could leave a slow machine's server alive.
+STOP_GRACE = 8.0
+
+
 @dataclass
 class McpServer:
     """One server: its state, its tools, and the task that owns its connection."""
@@ -210,7 +216,7 @@ class McpServer:
             self._stderr.close()
             self._stderr = None
 
-    async def _end_task(self, grace: float = 5.0) -> None:
+    async def _end_task(self, grace: float = STOP_GRACE) -> None:
         task, self._task = self._task, None
         if task is None:
             return
