@@ -12,7 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from helpers.streams import simple_text_response
 
-NOT_NEEDED = ("textual", "rich", "pydantic", "pydantic_settings", "click", "pygments", "mcp", "websockets")
+NOT_NEEDED = ("textual", "rich", "pydantic", "pydantic_settings", "click", "pygments", "mcp", "websockets",
+              "rivulet.core.tools.mcp_client")
 
 PROBE = """
 import sys
