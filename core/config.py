@@ -2,32 +2,27 @@
 `-c key=value` < flags.
 
 `layered` gathers the sources (`config_sources.stack`, as pydantic-settings did, which
-cost a third of `exec`'s start: ~150 ms of imports for four dictionaries), pydantic
-validates the result; the API key is a `SecretStr` so it never shows in a repr, a log
-line or an error. What needs no pydantic (the file, its path, the layering, safe URLs,
-the first frame's `peek`) is in `config_sources.py`, re-exported here.
+cost a third of `exec`'s start: ~150 ms of imports for four dictionaries), and
+`config_fields.check_fast` validates the result; only input it cannot vouch for goes to
+pydantic (config_pydantic.py), whose import alone had cost half of a tiny `exec` turn.
+The API key is a `SecretStr` so it never shows in a repr, a log line or an error. What
+needs no validation (the file, its path, the layering, safe URLs, the first frame's
+`peek`) is in `config_sources.py`, re-exported here.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import UnionType
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
 from urllib.parse import urlsplit
 
-from pydantic import (
-    AliasChoices,
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    SecretStr,
-    ValidationError,
-    field_validator,
-)
-
+from rivulet.core.config_fields import AliasChoices, Check, Field, FieldSpec, SecretStr, Unsure, checker, constrained
 from rivulet.core.config_sources import (
     API_KEY_ENV,
     BASE_URL_ENV,
@@ -50,16 +45,18 @@ from rivulet.core.errors import ConfigError, register_secret
 ENV_PREFIX = "RIVULET_"
 
 
-class Settings(BaseModel):
+class Settings:
     """Built from every source: `Settings(model="m")` is that flag over the environment
-    over the config file over the defaults (see `layered`)."""
+    over the config file over the defaults (see `layered`). A bad value raises pydantic's
+    ValidationError (a ValueError), as when this was a pydantic model."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    # Each field's spec (default, bounds, aliases, annotation), filled in below the class.
+    model_fields: ClassVar[dict[str, FieldSpec]] = {}
     # Where each value came from, what the user set, and what the capability cache applied
     # (setting -> why): see config_sources.Layers and core/capabilities.py.
-    _origin: dict[str, str] = PrivateAttr(default_factory=dict)
-    _explicit: frozenset[str] = PrivateAttr(default=frozenset())
-    _applied: dict[str, str] = PrivateAttr(default_factory=dict)
+    _origin: dict[str, str]
+    _explicit: frozenset[str]
+    _applied: dict[str, str]
 
     base_url: str = Field(DEFAULT_BASE_URL,
                           validation_alias=AliasChoices("base_url", *BASE_URL_ENV))
@@ -167,10 +164,6 @@ class Settings(BaseModel):
     # Where the user's own /NAME prompts live (None: prompts/ beside the config file).
     prompts_dir: str | None = None
 
-    def model_post_init(self, context: Any) -> None:
-        # From now on the key is masked by value in every error, log line and toast.
-        if self.api_key is not None:
-            register_secret(self.api_key.get_secret_value())
     # Binding id -> keys (comma-separated), e.g. "composer.submit" = "ctrl+s" (Textual keymaps).
     keymap: dict[str, str] = Field(default_factory=dict)
     # When a turn ends or an approval waits while the terminal is unfocused: auto (OSC 9
@@ -200,26 +193,30 @@ class Settings(BaseModel):
     # core/turn/prices.py: {"gpt-5": {"input": 1.25, "cached": 0.125, "output": 10}}.
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
 
-    @field_validator("hosted_tools")
-    @classmethod
-    def _check_hosted_tools(cls, value: list[Any]) -> list[Any]:
-        from rivulet.core.hosted_tools import normalise  # no pydantic there: checked once here
-
-        normalise(value)
-        return value
-
-    @field_validator("base_url")
-    @classmethod
-    def _check_url(cls, value: str) -> str:
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ValueError(f"base_url must be an http(s) URL, got {safe_url(value)!r}")
-        return value.rstrip("/")
-
     def __init__(self, _layers: Layers | None = None, **values: Any) -> None:
         layers = _layers if _layers is not None else layered(values)
-        super().__init__(**layers.values)
-        self._origin, self._explicit = layers.origin, layers.explicit
+        given = _validated(layers.values)
+        for name, spec in _FIELDS.items():
+            setattr(self, name, given[name] if name in given else spec.initial())
+        self._origin, self._explicit, self._applied = layers.origin, layers.explicit, {}
+        # From now on the key is masked by value in every error, log line and toast.
+        if self.api_key is not None:
+            register_secret(self.api_key.get_secret_value())
+
+    def model_copy(self, update: dict[str, Any] | None = None) -> Settings:
+        """A shallow copy with `update` set (not validated, as pydantic's was not)."""
+        twin = copy.copy(self)
+        for name, value in (update or {}).items():
+            setattr(twin, name, value)
+        return twin
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n in _FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a pydantic model
+
+    def __repr__(self) -> str:
+        return f"Settings({', '.join(f'{n}={getattr(self, n)!r}' for n in _FIELDS)})"
 
     @property
     def explicit(self) -> frozenset[str]:
@@ -262,17 +259,82 @@ class Settings(BaseModel):
         return self.api_key_env or "OPENAI_API_KEY"
 
 
+def _check_hosted_tools(value: list[Any]) -> list[Any]:
+    from rivulet.core.hosted_tools import normalise  # checked once here
+
+    normalise(value)
+    return value
+
+
+def _check_url(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"base_url must be an http(s) URL, got {safe_url(value)!r}")
+    return value.rstrip("/")
+
+
+# Checks beyond the type, run after it (pydantic runs the same ones on the slow path).
+_VALIDATORS: dict[str, Callable[[Any], Any]] = {"hosted_tools": _check_hosted_tools, "base_url": _check_url}
+
+
+def _fields() -> dict[str, FieldSpec]:
+    hints = get_type_hints(Settings)
+    out: dict[str, FieldSpec] = {}
+    for name, annotation in hints.items():
+        if name.startswith("_") or get_origin(annotation) is ClassVar:
+            continue
+        spec = Settings.__dict__.get(name)
+        if not isinstance(spec, FieldSpec):
+            spec = FieldSpec(default=spec)
+        out[name] = replace(spec, annotation=annotation)
+    return out
+
+
+_FIELDS = Settings.model_fields = _fields()
+_CHECKS: dict[str, Check] = {n: constrained(checker(f.annotation), f) for n, f in _FIELDS.items()}
+
+
+def _validated(values: dict[str, Any]) -> dict[str, Any]:
+    """The given settings, type-checked and converted; pydantic decides what the fast
+    check cannot vouch for (and raises its ValidationError for a bad value)."""
+    try:
+        return _validated_fast(values)
+    except Unsure:
+        from rivulet.core.config_pydantic import validate
+
+        return validate(values, _FIELDS, _VALIDATORS)
+
+
+def _validated_fast(values: dict[str, Any]) -> dict[str, Any]:
+    """Every setting in `values` checked without pydantic; Unsure at the first one this
+    cannot vouch for (a conversion pydantic makes, or an error it words)."""
+    out: dict[str, Any] = {}
+    for name, value in values.items():
+        check = _CHECKS.get(name)
+        if check is None:
+            continue  # not a setting: ignored, as pydantic's extra="ignore" did
+        value = check(value)
+        extra = _VALIDATORS.get(name)
+        if extra is not None:
+            try:
+                value = extra(value)
+            except ValueError:
+                raise Unsure from None
+        out[name] = value
+    return out
+
+
 def env_names(name: str) -> tuple[str, ...]:
     """The environment variables a setting is read from: its aliases' upper-case names,
     else RIVULET_<NAME>."""
-    alias = Settings.model_fields[name].validation_alias
+    alias = _FIELDS[name].validation_alias
     names = tuple(n for n in getattr(alias, "choices", ()) if isinstance(n, str) and n.isupper())
     return names or (ENV_PREFIX + name.upper(),)
 
 
 def _by_name(values: dict[str, Any]) -> dict[str, Any]:
     """Keys given as a field's name or one of its aliases, as field names."""
-    fields = Settings.model_fields
+    fields = _FIELDS
     out: dict[str, Any] = {}
     for key, value in values.items():
         if key in fields:
@@ -292,7 +354,7 @@ def _from_env() -> tuple[dict[str, Any], dict[str, str]]:
     environ = {k.upper(): v for k, v in os.environ.items()}
     out: dict[str, Any] = {}
     labels: dict[str, str] = {}
-    for name, info in Settings.model_fields.items():
+    for name, info in _FIELDS.items():
         env = next((n for n in env_names(name) if n in environ), None)
         if env is None:
             continue
@@ -337,20 +399,32 @@ def load_settings(*, overrides: tuple[str, ...] | list[str] = (), **flags: Any) 
     layers = layered(clean, overrides)
     try:
         settings = Settings(layers)
-    except ValidationError as exc:
-        first = exc.errors()[0]
+    except ValueError as exc:
+        errors = _validation_errors(exc)
+        if errors is None:  # an unreadable or invalid TOML file
+            raise ConfigError(f"cannot read config file {path}: {exc}") from None
+        first = errors[0]
         loc = [str(p) for p in first.get("loc", ())]
         field = loc[0] if loc else ""
         message = str(first.get("msg", "")).removeprefix("Value error, ")
         where = layers.origin.get(field) or source_of(field, clean)
         inner = f"{'.'.join(loc)}: " if len(loc) > 1 else ""  # which entry of a table
         raise ConfigError(f"bad {where}: {inner}{message}") from None
-    except (OSError, ValueError) as exc:  # an unreadable or invalid TOML file
+    except OSError as exc:  # an unreadable config file
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
     problem = settings.insecure_key_problem() or _preset_problem(settings)
     if problem is not None:
         raise ConfigError(problem)
     return settings
+
+
+def _validation_errors(exc: ValueError) -> list[Any] | None:
+    """pydantic's list of errors, if `exc` is its ValidationError (only the slow path,
+    which has imported pydantic already, raises one)."""
+    if type(exc).__module__.partition(".")[0] not in ("pydantic", "pydantic_core"):
+        return None
+    errors: list[Any] = exc.errors()  # type: ignore[attr-defined]
+    return errors
 
 
 def _preset_problem(settings: Settings) -> str | None:
@@ -366,7 +440,7 @@ def source_of(field: str, overrides: dict[str, Any]) -> str:
     """Where a setting's value came from, the way the user wrote it."""
     if field in overrides:
         return f"--{field.replace('_', '-')}"
-    names = env_names(field) if field in Settings.model_fields else (f"RIVULET_{field.upper()}",)
+    names = env_names(field) if field in _FIELDS else (f"RIVULET_{field.upper()}",)
     for name in names:
         if name in os.environ:
             return f"${name}"

@@ -14,7 +14,7 @@ import msgspec
 
 from rivulet.core.protocol.events import Completed, Delta, Failure, ResponseEvent
 from rivulet.core.protocol.mapping import TEXT_DELTA_KIND, map_wire
-from rivulet.core.protocol.wire import DECODE, TextDeltaWire, parse_slow
+from rivulet.core.protocol.wire import DECODE, TextDeltaWire, WireEvent, parse_slow
 
 
 def payload_event(data: str | bytes) -> ResponseEvent | None:
@@ -23,14 +23,19 @@ def payload_event(data: str | bytes) -> ResponseEvent | None:
         wire = DECODE(data)
     except msgspec.DecodeError:
         wire = parse_slow(data)
-    wire.raw = data
     kind = TEXT_DELTA_KIND.get(type(wire))
     if kind is not None:  # a string delta, >95% of a stream: map_wire's first case, one call less
         d: TextDeltaWire = wire  # the class says so
         index = d.content_index
         if index is None:
             index = d.summary_index if d.summary_index is not None else d.command_index
-        return Delta(kind, d.delta, d.item_id, d.output_index, index)
+        return Delta(kind, d.delta, d.item_id, d.output_index, index)  # (its `raw` is never read)
+    return wire_event(wire, data)
+
+
+def wire_event(wire: WireEvent, data: str | bytes) -> ResponseEvent | None:
+    """Any wire event but a string delta (its payload `data`); failures raise."""
+    wire.raw = data  # the fields sent beside the declared ones: read by some mappings
     event = map_wire(wire)
     if type(event) is Failure:
         raise event.error

@@ -14,8 +14,6 @@ leading BOM is skipped; an unterminated event at EOF is discarded.
 
 from __future__ import annotations
 
-import re
-
 from rivulet.core.errors import LimitExceeded
 
 _BOM = b"\xef\xbb\xbf"
@@ -75,15 +73,35 @@ class SseDecoder:
         return []
 
 
-# The common shape of a whole region, found in one C pass: every block `data: X` or
-# `event: Y\ndata: X` (one data line). Any other block (a comment, an id, data on two lines)
-# makes the counts differ, and the region takes the general path below.
-_SIMPLE = re.compile(rb"(?:^|\n\n)(?:event:[^\n]*\n)?data: ?([^\n]*)(?=\n\n|\Z)")
+def _uniform(region: bytes) -> list[bytes] | None:
+    """The payloads of a region whose every event is `event: Y\ndata: X` (OpenAI's shape)
+    or every one `data: X` (llama.cpp's), found with C-level bytes operations only (no
+    Python step per event); None for any other region, which the general path reads.
+
+    The region's lines then repeat with a stride of 3 (event, data, blank) or 2 (data,
+    blank): the blanks are checked with `any`, and the line starts by joining a stride's
+    lines and counting the prefix after each newline (a line holds no newline). Joined,
+    the data lines split on the prefix into the payloads."""
+    lines = region.split(b"\n")
+    stride = 3 if region.startswith(b"event:") else 2
+    if (len(lines) + 1) % stride:
+        return None
+    n = (len(lines) + 1) // stride
+    if any(lines[stride - 1::stride]):
+        return None
+    if stride == 3:
+        names = b"\n".join(lines[0::3])
+        if names.count(b"\nevent:") != n - 1:
+            return None
+    data = b"\n".join(lines[stride - 2::stride])
+    if not data.startswith(b"data: ") or data.count(b"\ndata: ") != n - 1:
+        return None
+    return data[6:].split(b"\ndata: ")
 
 
 def _payloads(region: bytes) -> list[bytes]:
-    simple: list[bytes] = _SIMPLE.findall(region)
-    if len(simple) == region.count(b"\n\n") + 1:
+    simple = _uniform(region)
+    if simple is not None:
         return simple
     out: list[bytes] = []
     for block in region.split(b"\n\n"):

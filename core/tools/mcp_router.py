@@ -19,12 +19,14 @@ import asyncio
 import json
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rivulet.core import items as it
 from rivulet.core.sanitize import reveal, sanitize
 from rivulet.core.tools.approval import ApprovalRequest, Decision
-from rivulet.core.tools.mcp_client import McpManager, McpServer, McpTool, describe_error
+
+if TYPE_CHECKING:  # the client is imported with the first server (exec without one never needs it)
+    from rivulet.core.tools.mcp_client import McpManager, McpServer, McpTool
 
 Decide = Callable[[it.Item, ApprovalRequest, str], Awaitable[Decision]]
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
@@ -67,6 +69,8 @@ class McpRouter:
 
     async def _call(self, call: it.Item, server: McpServer, tool: McpTool, args: dict[str, Any]) -> it.Item:
         from mcp import MCPError
+
+        from rivulet.core.tools.mcp_client import describe_error
 
         where = f"tool {tool.display} of MCP server {server.name}"
         session = server.session

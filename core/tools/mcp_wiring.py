@@ -13,21 +13,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rivulet.core.config import Settings
-from rivulet.core.tools.mcp_client import McpManager, McpTool
-from rivulet.core.tools.mcp_config import McpServerConfig, parse_servers
 from rivulet.core.tools.router import AgentTools
 
+if TYPE_CHECKING:  # imported with the first configured server: a run without one never needs them
+    from rivulet.core.tools.mcp_client import McpManager, McpTool
+    from rivulet.core.tools.mcp_config import McpServerConfig
+
 Notify = Callable[[str, str], None]  # (message, severity)
-OnTools = Callable[[list[McpTool]], None]  # the servers' tools, once every server has started
+OnTools = Callable[[list["McpTool"]], None]  # the servers' tools, once every server has started
 
 
 class McpWiring:
     def __init__(self, configs: list[McpServerConfig]) -> None:
         self.configs = configs
-        self.manager = McpManager(configs) if any(c.enabled for c in configs) else None
+        self.manager: McpManager | None = None
+        if any(c.enabled for c in configs):
+            from rivulet.core.tools.mcp_client import McpManager
+
+            self.manager = McpManager(configs)
         self._start: asyncio.Task[None] | None = None
         self._notify: Notify | None = None
         self.started = asyncio.Event()  # set once every server is ready or failed
@@ -37,6 +43,10 @@ class McpWiring:
     @classmethod
     def from_settings(cls, settings: Settings) -> McpWiring:
         """Raises ConfigError (one line) for a bad `[mcp_servers]` table."""
+        if not settings.mcp_servers:
+            return cls([])
+        from rivulet.core.tools.mcp_config import parse_servers
+
         return cls(parse_servers(settings.mcp_servers))
 
     # ---- starting ----------------------------------------------------------------------

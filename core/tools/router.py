@@ -18,11 +18,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from rivulet.core import items as it
 from rivulet.core.config import Settings, effective_patch_tool
 from rivulet.core.errors import ConfigError
-from rivulet.core.hooks.dispatch import Hooks
 from rivulet.core.tools import hosted_approvals
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.tools.builtin import BuiltinTools
-from rivulet.core.tools.mcp_client import McpManager
 from rivulet.core.tools.mcp_router import McpRouter
 from rivulet.core.tools.patch_apply import FileChange, apply_plan, confine, plan_patch
 from rivulet.core.tools.patch_format import PatchError, parse_patch
@@ -34,8 +32,10 @@ from rivulet.core.tools.turn_diff import TurnDiff, file_diff
 from rivulet.core.turn.bus import EventBus, Notice, ToolOutputDelta, TurnDiffUpdated
 from rivulet.core.turn.tool_api import StopTurn
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (the MCP client and the hooks come with a configured server or hook)
     from rivulet.core.checkpoints.turns import TurnCheckpoints
+    from rivulet.core.hooks.dispatch import Hooks
+    from rivulet.core.tools.mcp_client import McpManager
 
 PATCH_DESCRIPTION = """Edit files with a patch. Paths are relative to the workspace. Format:
 *** Begin Patch

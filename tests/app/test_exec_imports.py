@@ -1,6 +1,6 @@
-"""`rivulet exec` imports what a turn needs and nothing else: no TUI, no settings library
-on top of pydantic, no command-line tool of httpx, no MCP SDK when no server is configured.
-Each of these cost tens of milliseconds of a start (benchmarks/exec_bench.py measures it)."""
+"""`rivulet exec` imports what a turn needs and nothing else: no TUI, no settings library,
+no pydantic (the usual settings need none of its conversions), no command-line tool of
+httpx, no MCP SDK when no server is configured. Each of these cost tens of milliseconds of a start (benchmarks/exec_bench.py measures it)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from helpers.streams import simple_text_response
 
-NOT_NEEDED = ("textual", "rich", "pydantic_settings", "click", "pygments", "mcp", "websockets")
+NOT_NEEDED = ("textual", "rich", "pydantic", "pydantic_settings", "click", "pygments", "mcp", "websockets",
+              "rivulet.core.tools.mcp_client")
 
 PROBE = """
 import sys

@@ -73,3 +73,30 @@ def test_a_huge_line_arriving_byte_by_byte_stays_linear():
     for i in range(0, len(body), 7):
         out.extend(decoder.feed(body[i:i + 7]))
     assert out == [payload]
+
+
+# Streams in the common shapes the decoder reads without a Python step per event (every
+# event `event: X` + `data: Y`, or every one `data: Y`), sometimes with one odd block in
+# among them (a comment, an id, an event without data, data on two lines, no space).
+odd_block = st.sampled_from(["", ": keep-alive\n", "id: 7\ndata: x\n", "event: ping\n", "data: a\ndata: b\n",
+                             "data:tight\n", "event: e\ndata: y\nid: 1\n", "data\n"])
+
+
+@st.composite
+def uniform_streams(draw):
+    named = draw(st.booleans())
+    events = [(f"event: {draw(values)}\n" if named else "") + f"data: {draw(values)}\n"
+              for _ in range(draw(st.integers(1, 30)))]
+    odd = draw(odd_block)
+    if odd:
+        events.insert(draw(st.integers(0, len(events))), odd)
+    body = "".join(e + "\n" for e in events).encode()
+    cuts = sorted(draw(st.lists(st.integers(0, len(body)), max_size=4)))
+    return body, [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(uniform_streams())
+def test_the_common_shapes_give_httpx_sses_payloads(case):
+    body, chunks = case
+    assert ours(chunks) == reference(body)
