@@ -1,17 +1,15 @@
-"""Shared test helpers: recorded captures and an in-process HTTP server for them."""
+"""Fixtures for every test, the tiers' markers, and a patch of the test servers' accept().
+Helpers that tests import live in tests/helpers/ (paths, recorded, mock_api, config_files):
+a test never imports this module."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-
-from rivulet.core.config import Settings
-from rivulet.core.protocol import recordings
-from rivulet.core.protocol.sse_transport import SseTransport
+from helpers.config_files import empty_config
+from helpers.paths import ROOT
 
 
 def _accept_with_a_timeout() -> None:
@@ -33,56 +31,8 @@ def _accept_with_a_timeout() -> None:
 
 _accept_with_a_timeout()
 
-ROOT = Path(__file__).resolve().parent.parent
-REAL = ROOT / "fixtures" / "real"
-# Event-stream captures. A `.wire.jsonl` file is a whole recorded HTTP exchange (requests,
-# probes, answers: tests/helpers/wire_capture.py), replayed by its own test, not a stream.
-CAPTURE_FILES = sorted(p for p in REAL.rglob("*") if p.suffix in (".sse", ".jsonl")
-                       and not p.name.endswith(".wire.jsonl"))
-RECORDINGS = [rec for path in CAPTURE_FILES for rec in recordings.load(path)]
-
-
 # The aimock fixture (a real Responses server) for every test that asks for it.
 pytest_plugins = ["helpers.aimock"]
-
-
-def recording(name: str) -> recordings.Recording:
-    matches = [r for r in RECORDINGS if r.name == name or r.name.startswith(name + "#")]
-    assert matches, f"no recording named {name}"
-    return matches[0]
-
-
-def settings(**kw: Any) -> Settings:
-    kw.setdefault("base_url", "http://test.invalid/v1")
-    kw.setdefault("api_key", "sk-test-secret-key-123456")
-    kw.setdefault("allow_insecure_http", True)  # test.invalid is a mock, not a network
-    return Settings(**kw)
-
-
-def sse_response(chunks: Iterable[bytes], status: int = 200, headers: dict[str, str] | None = None) -> httpx.Response:
-    async def body():
-        for chunk in chunks:
-            yield chunk
-
-    return httpx.Response(status, headers={"content-type": "text/event-stream", **(headers or {})}, content=body())
-
-
-def transport_for(handler: Callable[[httpx.Request], httpx.Response], **kw: Any) -> SseTransport:
-    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    return SseTransport(settings(**kw), client)
-
-
-def serving(*bodies: bytes | list[bytes], requests: list[httpx.Request] | None = None, **kw: Any) -> SseTransport:
-    """A transport whose server answers the n-th request with the n-th body."""
-    queue = list(bodies)
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        if requests is not None:
-            requests.append(request)
-        body = queue.pop(0) if len(queue) > 1 else queue[0]
-        return sse_response(body if isinstance(body, list) else [body])
-
-    return transport_for(handler, **kw)
 
 
 @pytest.fixture(autouse=True)
@@ -92,12 +42,6 @@ def _answer_approvals_at_once(monkeypatch):
     from rivulet.widgets.dialogs import ApprovalScreen
 
     monkeypatch.setattr(ApprovalScreen, "GRACE", 0.0)
-
-
-def empty_config(path: Path) -> Path:
-    """$RIVULET_CONFIG must name an existing file: an empty one keeps a test away from the user's config."""
-    path.touch()
-    return path
 
 
 # ---- tiers: what a test needs besides Python (pyproject.toml registers the markers) ----------
