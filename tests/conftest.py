@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from helpers.config_files import empty_config
 from helpers.paths import ROOT
+from helpers.tiers import PEER_FIXTURES, PEER_FOLDERS, PEERS, runs_the_app
 
 
 def _accept_with_a_timeout() -> None:
@@ -45,15 +46,14 @@ def _answer_approvals_at_once(monkeypatch):
 
 
 # ---- tiers: what a test needs besides Python (pyproject.toml registers the markers) ----------
-# `pytest -m "not peers"` is the fast tier; CI (scripts/test) runs everything. A test that
-# asks for a peer's fixture, or lives in the tmux folder, is marked here, so a new one
-# cannot forget; bubblewrap is marked where the test runs it (`pytest.mark.bwrap`).
-PEER_FIXTURES = {"aimock": "aimock", "gptoss": "gptoss", "tmux": "tmux"}
-PEER_FOLDERS = {"terminal": "tmux"}
-PEERS = ("aimock", "gptoss", "tmux", "bwrap")
-
-
+# `pytest -m "not peers and not pilot"` is the fast tier, `-m "not peers"` adds the app's Pilot
+# tests; CI (scripts/test) runs everything. A test that asks for a peer's fixture, or lives in
+# the tmux folder, is marked here, so a new one cannot forget; bubblewrap is marked where the
+# test runs it (`pytest.mark.bwrap`). A module that runs the app under Textual's Pilot
+# (`run_test(`, or a snapshot's `snap_compare`) is marked `pilot`, from its source, as well
+# (the rules: tests/helpers/tiers.py).
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    pilot: dict[Path, bool] = {}
     for item in items:
         folder = item.path.relative_to(ROOT / "tests").parts[0]
         needs = {marker for fixture, marker in PEER_FIXTURES.items() if fixture in getattr(item, "fixturenames", ())}
@@ -63,6 +63,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(marker)
         if needs or any(item.get_closest_marker(peer) for peer in PEERS):
             item.add_marker("peers")
+        if item.path not in pilot:
+            pilot[item.path] = runs_the_app(item.path.read_text(encoding="utf-8"))
+        if pilot[item.path]:
+            item.add_marker("pilot")
 
 
 @pytest.fixture
