@@ -5,7 +5,7 @@ server), and its output joins the transcript as it is committed."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
@@ -23,7 +23,7 @@ def reattach_later(app: RivuletApp) -> None:
     app.turn_worker = app.run_worker(_reattach(app, pending), group="turn", exclusive=True, exit_on_error=False)
 
 
-async def _reattach(app: RivuletApp, pending: dict) -> None:  # type: ignore[type-arg]
+async def _reattach(app: RivuletApp, pending: dict[str, Any]) -> None:
     from rivulet.core.turn.background_turns import reattach
 
     assert app.conversation is not None

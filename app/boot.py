@@ -23,11 +23,15 @@ if TYPE_CHECKING:
     from rivulet.app.demo_server import DemoServer
     from rivulet.core.config import Settings
     from rivulet.core.engine import Notices
+    from rivulet.core.store.lazy_session import LazySessionWriter
     from rivulet.core.store.prompt_history import PromptHistory
     from rivulet.core.store.session import Session, SessionWriter
     from rivulet.core.tools.router import ToolSettings
     from rivulet.core.turn.attachments import Attachment
     from rivulet.core.turn.conversation import Transport
+
+    # The chat's session writer: the resumed file's, or a new file's, made at the first message.
+    ChatWriter = SessionWriter | LazySessionWriter
 
 
 class BootError(Exception):
@@ -47,7 +51,7 @@ class Ready:
     tool_settings: ToolSettings
     demo: DemoServer | None = None
     session: Session | None = None
-    writer: SessionWriter | None = None
+    writer: ChatWriter | None = None
     prompts: PromptHistory | None = None
     images: list[Attachment] = field(default_factory=list)
     cancelled: bool = False  # the resume picker was closed: nothing to run
@@ -83,7 +87,8 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[S
                       ([settings.api_key.get_secret_value()] if settings.api_key is not None else []))
     no_server = settings.api_key is None and settings.base_url == DEFAULT_BASE_URL
     if args.demo or (no_server and not headless):
-        from rivulet.app.demo_server import DEMO_MODEL, DemoServer
+        from rivulet.app import DEMO_MODEL
+        from rivulet.app.demo_server import DemoServer
 
         demo = DemoServer().start()
         return settings.model_copy(update={"base_url": demo.base_url, "model": DEMO_MODEL}), demo
@@ -111,10 +116,10 @@ def cli_images(args: argparse.Namespace, settings: Settings) -> list[Attachment]
             for path in getattr(args, "image", None) or []]
 
 
-def session_for(args: argparse.Namespace, settings: Settings) -> tuple[Session | None, SessionWriter | None, bool]:
+def session_for(args: argparse.Namespace, settings: Settings) -> tuple[Session | None, ChatWriter | None, bool]:
     """(the resumed session or None, the writer, cancelled) for the chat; a new file unless resuming."""
+    from rivulet.core.config_sources import sessions_dir as store_dir
     from rivulet.core.store.session import SessionError, find_session, list_sessions, load_session, open_for_resume
-    from rivulet.core.store.session import sessions_dir as store_dir
 
     if args.command == "resume":
         if args.id:
@@ -128,7 +133,7 @@ def session_for(args: argparse.Namespace, settings: Settings) -> tuple[Session |
                 raise SessionError(f"no saved sessions in {store_dir()}")
             if args.last:
                 last = last_session_here(every, here)
-                if last is None:
+                if last is None or last.meta.path is None:  # a listed session always has its file
                     raise SessionError(f"no session with a message was started in {here} "
                                        "(rivulet sessions --all lists every one)")
                 path = last.meta.path

@@ -38,7 +38,7 @@ def chat_layout(banner: str, model: str, *, demo: bool = False) -> ComposeResult
     yield KeyFooter(compact=True)
 
 
-class ChatScreen(Screen):
+class ChatScreen(Screen[None]):
     """The chat's screen. Typing always goes to the composer: a click on a transcript
     entry (a "Thought" toggle, say) or a Tab would otherwise focus that entry, and the
     keys typed next would vanish there."""

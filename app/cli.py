@@ -62,7 +62,7 @@ def all_overrides(args: argparse.Namespace) -> list[str]:
 
 def _add_turn_options(parser: argparse.ArgumentParser, top: bool = False) -> None:
     """What the chat and `exec` both take for their first message."""
-    extra = {} if top else {"default": argparse.SUPPRESS}
+    extra: dict[str, Any] = {} if top else {"default": argparse.SUPPRESS}
     parser.add_argument("--instructions", metavar="TEXT", help="instructions for the model, added after the "
                         "project's AGENTS.md files and the configured instructions", **extra)
     parser.add_argument("-i", "--image", metavar="PATH", action="append",

@@ -27,7 +27,7 @@ def last_answer(history: History | None) -> str:
     return ""
 
 
-def copy_text(app: App, text: str, what: str) -> None:
+def copy_text(app: App[Any], text: str, what: str) -> None:
     text, removed = clean_copy(text)  # model text, pasted into a shell: no control characters
     tool = system_copy(text)
     if tool is None:
@@ -38,7 +38,7 @@ def copy_text(app: App, text: str, what: str) -> None:
     app.notify(f"Copied {what} ({len(text)} characters) via {via}{removed_note(removed)}", markup=False)
 
 
-def copy_commands(app: App, answer: str) -> list[tuple[str, str, Callable[[], Any]]]:
+def copy_commands(app: App[Any], answer: str) -> list[tuple[str, str, Callable[[], Any]]]:
     """Palette entries: (name, help, callback)."""
     if not answer:
         return []

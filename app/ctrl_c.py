@@ -17,6 +17,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from rivulet.app.tui import RivuletApp
 
 QUIT_WINDOW = 1.0  # seconds: a second Ctrl+C sooner than this quits
@@ -28,7 +30,7 @@ class CtrlC:
         self.app = app
         self.clock = clock
         self._armed_at: float | None = None  # when the first press on an empty composer came
-        self._hint_timer = None
+        self._hint_timer: Timer | None = None
         self._note_before: str | None = None
 
     def press(self) -> None:

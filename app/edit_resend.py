@@ -11,6 +11,7 @@ inspector's "edit from here" key edits an earlier one.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rivulet.app.resume import mount_history
@@ -26,7 +27,7 @@ DOUBLE_ESC = 0.8  # seconds: the second Esc of a double press comes sooner than 
 class EscEsc:
     """Notices a second Esc soon after a first one that did nothing else."""
 
-    def __init__(self, clock=time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._first: float | None = None
 
@@ -42,7 +43,8 @@ class EscEsc:
 
 def can_edit(app: RivuletApp) -> bool:
     turn = app.turn_worker
-    return (app.conversation is not None and not (turn is not None and turn.is_running)
+    return (app.conversation is not None and app.attachments is not None
+            and not (turn is not None and turn.is_running)
             and app.screen is app.screen_stack[0])
 
 
@@ -51,7 +53,7 @@ async def edit_message(app: RivuletApp, turn_id: int | None = None) -> bool:
     if not can_edit(app):
         app.notify("Wait for the turn to end (or press Esc to stop it) before editing", severity="warning")
         return False
-    assert app.conversation is not None
+    assert app.conversation is not None and app.attachments is not None  # can_edit: the chat has started
     from rivulet.app.commands.undo import rewind_files
     from rivulet.core.turn.rewind import user_turns
 
@@ -66,10 +68,11 @@ async def edit_message(app: RivuletApp, turn_id: int | None = None) -> bool:
         return False
     await drop_cut_entries(app, draft.turn_id)
     app._composer.restore(draft.prompt)
-    held = app.attachments.held  # anything already held (a pasted image) stays, after the draft's
-    app.attachments.held = []
+    attachments = app.attachments
+    held = attachments.held  # anything already held (a pasted image) stays, after the draft's
+    attachments.held = []
     for attachment in [*draft.attachments, *held]:
-        app.attachments.hold(attachment)
+        attachments.hold(attachment)
     app.refresh_chips()
     app._status.note = "Editing"  # short: the status line gives its left end way first
     app._status.refresh_line()

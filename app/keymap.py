@@ -4,9 +4,11 @@ An unknown id is named, with the nearest real one, rather than ignored."""
 from __future__ import annotations
 
 import difflib
+from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
+from textual.dom import DOMNode
 
 from rivulet.core.sanitize import sanitize
 
@@ -21,12 +23,12 @@ def known_binding_ids() -> set[str]:
     from rivulet.widgets.mcp_panel import McpScreen
     from rivulet.widgets.search import SearchBar
 
-    classes = [RivuletApp, Composer, SearchBar, ApprovalScreen, DiffScreen, InspectorScreen, RawItemScreen,
-               ChoiceScreen, McpScreen]
+    classes: list[type[DOMNode]] = [RivuletApp, Composer, SearchBar, ApprovalScreen, DiffScreen, InspectorScreen,
+                                    RawItemScreen, ChoiceScreen, McpScreen]
     return {b.id for cls in classes for b in cls.BINDINGS if isinstance(b, Binding) and b.id}
 
 
-def apply_keymap(app: App, keymap: dict[str, str]) -> None:
+def apply_keymap(app: App[Any], keymap: dict[str, str]) -> None:
     if not keymap:
         return
     known = known_binding_ids()

@@ -82,4 +82,5 @@ def install() -> None:
     """Make Textual's Linux driver read input with PasteSafeParser."""
     from textual.drivers import linux_driver
 
-    linux_driver.XTermParser = PasteSafeParser  # type: ignore[misc]
+    # Textual-private: the driver module's own import of its parser, swapped for ours.
+    linux_driver.XTermParser = PasteSafeParser  # type: ignore[attr-defined]

@@ -13,7 +13,9 @@ import argparse
 import asyncio
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rivulet.core.checkpoints.actions import carry_out, describe, outcome, propose
 from rivulet.core.checkpoints.restore import diff_text
@@ -39,15 +41,16 @@ def _session(store: CheckpointStore, ref: str | None) -> str | None:
     return matches[0]
 
 
-def _record(session: str):  # type: ignore[no-untyped-def]
+def _record(session: str) -> Callable[[dict[str, Any]], None] | None:
     """The session file's `restore` record, when the file exists and no chat holds it."""
-    from rivulet.core.store.session import SessionWriter, sessions_dir
+    from rivulet.core.config_sources import sessions_dir
+    from rivulet.core.store.session import SessionWriter
 
     path = sessions_dir() / f"{session}.jsonl"
     if not path.is_file():
         return None
 
-    def write(record: dict) -> None:  # type: ignore[type-arg]
+    def write(record: dict[str, Any]) -> None:
         try:
             writer = SessionWriter(path)
         except (RivuletError, OSError) as exc:

@@ -1,17 +1,16 @@
-"""Shared test helpers: recorded captures and an in-process HTTP server for them."""
+"""Fixtures for every test, the tiers' markers, and a patch of the test servers' accept().
+Helpers that tests import live in tests/helpers/ (paths, recorded, mock_api, config_files):
+a test never imports this module."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-
-from rivulet.core.config import Settings
-from rivulet.core.protocol import recordings
-from rivulet.core.protocol.sse_transport import SseTransport
+from helpers.config_files import empty_config
+from helpers.paths import ROOT
+from helpers.tiers import PEER_FIXTURES, PEER_FOLDERS, PEERS, runs_the_app
 
 
 def _accept_with_a_timeout() -> None:
@@ -33,56 +32,8 @@ def _accept_with_a_timeout() -> None:
 
 _accept_with_a_timeout()
 
-ROOT = Path(__file__).resolve().parent.parent
-REAL = ROOT / "fixtures" / "real"
-# Event-stream captures. A `.wire.jsonl` file is a whole recorded HTTP exchange (requests,
-# probes, answers: tests/helpers/wire_capture.py), replayed by its own test, not a stream.
-CAPTURE_FILES = sorted(p for p in REAL.rglob("*") if p.suffix in (".sse", ".jsonl")
-                       and not p.name.endswith(".wire.jsonl"))
-RECORDINGS = [rec for path in CAPTURE_FILES for rec in recordings.load(path)]
-
-
 # The aimock fixture (a real Responses server) for every test that asks for it.
 pytest_plugins = ["helpers.aimock"]
-
-
-def recording(name: str) -> recordings.Recording:
-    matches = [r for r in RECORDINGS if r.name == name or r.name.startswith(name + "#")]
-    assert matches, f"no recording named {name}"
-    return matches[0]
-
-
-def settings(**kw: Any) -> Settings:
-    kw.setdefault("base_url", "http://test.invalid/v1")
-    kw.setdefault("api_key", "sk-test-secret-key-123456")
-    kw.setdefault("allow_insecure_http", True)  # test.invalid is a mock, not a network
-    return Settings(**kw)
-
-
-def sse_response(chunks: Iterable[bytes], status: int = 200, headers: dict[str, str] | None = None) -> httpx.Response:
-    async def body():
-        for chunk in chunks:
-            yield chunk
-
-    return httpx.Response(status, headers={"content-type": "text/event-stream", **(headers or {})}, content=body())
-
-
-def transport_for(handler: Callable[[httpx.Request], httpx.Response], **kw: Any) -> SseTransport:
-    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    return SseTransport(settings(**kw), client)
-
-
-def serving(*bodies: bytes | list[bytes], requests: list[httpx.Request] | None = None, **kw: Any) -> SseTransport:
-    """A transport whose server answers the n-th request with the n-th body."""
-    queue = list(bodies)
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        if requests is not None:
-            requests.append(request)
-        body = queue.pop(0) if len(queue) > 1 else queue[0]
-        return sse_response(body if isinstance(body, list) else [body])
-
-    return transport_for(handler, **kw)
 
 
 @pytest.fixture(autouse=True)
@@ -94,22 +45,15 @@ def _answer_approvals_at_once(monkeypatch):
     monkeypatch.setattr(ApprovalScreen, "GRACE", 0.0)
 
 
-def empty_config(path: Path) -> Path:
-    """$RIVULET_CONFIG must name an existing file: an empty one keeps a test away from the user's config."""
-    path.touch()
-    return path
-
-
 # ---- tiers: what a test needs besides Python (pyproject.toml registers the markers) ----------
-# `pytest -m "not peers"` is the fast tier; CI (scripts/test) runs everything. A test that
-# asks for a peer's fixture, or lives in the tmux folder, is marked here, so a new one
-# cannot forget; bubblewrap is marked where the test runs it (`pytest.mark.bwrap`).
-PEER_FIXTURES = {"aimock": "aimock", "gptoss": "gptoss", "tmux": "tmux"}
-PEER_FOLDERS = {"terminal": "tmux"}
-PEERS = ("aimock", "gptoss", "tmux", "bwrap")
-
-
+# `pytest -m "not peers and not pilot"` is the fast tier, `-m "not peers"` adds the app's Pilot
+# tests; CI (scripts/test) runs everything. A test that asks for a peer's fixture, or lives in
+# the tmux folder, is marked here, so a new one cannot forget; bubblewrap is marked where the
+# test runs it (`pytest.mark.bwrap`). A module that runs the app under Textual's Pilot
+# (`run_test(`, or a snapshot's `snap_compare`) is marked `pilot`, from its source, as well
+# (the rules: tests/helpers/tiers.py).
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    pilot: dict[Path, bool] = {}
     for item in items:
         folder = item.path.relative_to(ROOT / "tests").parts[0]
         needs = {marker for fixture, marker in PEER_FIXTURES.items() if fixture in getattr(item, "fixturenames", ())}
@@ -119,6 +63,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(marker)
         if needs or any(item.get_closest_marker(peer) for peer in PEERS):
             item.add_marker("peers")
+        if item.path not in pilot:
+            pilot[item.path] = runs_the_app(item.path.read_text(encoding="utf-8"))
+        if pilot[item.path]:
+            item.add_marker("pilot")
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ there is nothing to attach.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
@@ -28,7 +29,7 @@ class AttachmentChips(Static):
     AttachmentChips { height: auto; max-height: 3; padding: 0 1; }
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.chips: list[Chip] = []
         self.display = False

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
@@ -29,7 +29,7 @@ class Choice:
 
 
 class ChoiceScreen(ModalScreen[str | None]):
-    BINDINGS: ClassVar[list[Binding]] = [Binding("escape", "cancel", "Cancel", id="choice.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="choice.cancel")]
 
     def __init__(self, title: str, choices: list[Choice], current: str | None = None, note: str = "") -> None:
         super().__init__()

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from rich.text import Text
 from textual.fuzzy import Matcher
@@ -78,7 +78,7 @@ class CompletionPopup(OptionList):
 
     can_focus = False
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.entries: list[Completion] = []
         self.display = False

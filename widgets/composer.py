@@ -21,16 +21,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import TextArea
-from textual.widgets.text_area import Edit, EditResult
+from textual.widgets.text_area import Document, Edit, EditResult
 
 from rivulet.core.sanitize import sanitize
-from rivulet.widgets.completion import CompletionPopup, CompletionProvider
+from rivulet.widgets.completion import Completion, CompletionPopup, CompletionProvider, Trigger
 from rivulet.widgets.paste_chips import PasteChips, is_large
+
+if TYPE_CHECKING:
+    from rivulet.core.store.prompt_history import PromptHistory
+
 
 # Keys parsed from one terminal read are stamped microseconds apart (a busy machine
 # may stretch that to milliseconds); a person cannot press another key this soon
@@ -84,7 +90,7 @@ class Composer(TextArea):
         composer: Composer
         text: str
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)
         self.prompts: list[str] = []
         self._recall: int | None = None
@@ -96,19 +102,19 @@ class Composer(TextArea):
         self._typed: list[str] = []  # characters typed, not yet inserted (see _on_key)
         self._flush_queued = False
         # A PromptHistory: sent prompts kept across sessions (TextArea's `history` is its undo).
-        self.prompt_store = None
+        self.prompt_store: PromptHistory | None = None
         # Called with each paste; True when it took the paste (an image path attached).
         self.paste_filter: Callable[[str], bool] | None = None
         self._blink_since = time.monotonic()
         self.completion_providers: list[CompletionProvider] = []
         self.popup = CompletionPopup(classes="completion")
         self.popup.on_pick = self._picked
-        self._trigger = None  # the Trigger the popup shows
+        self._trigger: Trigger | None = None  # the one the popup shows
         self._closed_for: str | None = None  # Esc closed the popup for this text
         self.chips = PasteChips()  # large pastes, shown as "[Pasted N lines]" (widgets/paste_chips.py)
 
     def on_mount(self) -> None:
-        if self.parent is not None:  # the popup sits right above the composer
+        if isinstance(self.parent, Widget):  # the popup sits right above the composer
             self.parent.mount(self.popup, before=self)
 
     def _restart_blink(self) -> None:
@@ -121,7 +127,7 @@ class Composer(TextArea):
             return
         super()._toggle_cursor_blink_visible()
 
-    def load_history(self, store) -> None:
+    def load_history(self, store: PromptHistory) -> None:
         self.prompt_store = store
         self.prompts = [*store.load(), *self.prompts]  # a draft cleared while the chat started stays
 
@@ -187,7 +193,7 @@ class Composer(TextArea):
             return
         await self.run_action(binding.action)
 
-    def _on_paste(self, event: events.Paste) -> None:
+    async def _on_paste(self, event: events.Paste) -> None:
         self._flush_typed()
         self._settle(event.time)  # then TextArea's own handler inserts the text
         if self.paste_filter is not None and self.paste_filter(event.text):
@@ -258,7 +264,7 @@ class Composer(TextArea):
         self.popup.hide()
         return True
 
-    def _accept_completion(self, index: int | None = None):
+    def _accept_completion(self, index: int | None = None) -> Completion | None:
         """Put the highlighted (or the `index`th) entry in place of the trigger's span."""
         trigger = self._trigger
         entry = self.popup.current if index is None else self.popup.entries[index]
@@ -307,8 +313,16 @@ class Composer(TextArea):
         self.chips.clear()
         self.clear()
 
+    @property
+    def _text(self) -> Document:
+        """The composer's document: a plain `Document` (no language is set, so TextArea never
+        makes the syntax-aware kind; that one is a `Document` too)."""
+        document = self.document
+        assert isinstance(document, Document), type(document)
+        return document
+
     def _offset(self) -> int:
-        return self.document.get_index_from_location(self.cursor_location)
+        return self._text.get_index_from_location(self.cursor_location)
 
     def action_delete_left(self) -> None:
         """Backspace right after a paste chip takes the whole chip (and its text) away."""
@@ -317,7 +331,7 @@ class Composer(TextArea):
             super().action_delete_left()
             return
         end = self._offset()
-        self.replace("", self.document.get_location_from_index(end - len(label)), self.cursor_location)
+        self.replace("", self._text.get_location_from_index(end - len(label)), self.cursor_location)
 
     def action_expand_paste(self) -> None:
         """The chip at or before the cursor (else the last one) becomes its text."""
@@ -327,7 +341,7 @@ class Composer(TextArea):
             return
         start = text.rfind(label, 0, self._offset() + len(label))
         start = start if start >= 0 else text.rfind(label)
-        loc = self.document.get_location_from_index
+        loc = self._text.get_location_from_index
         result = self.replace(self.chips.text_of(label), loc(start), loc(start + len(label)))
         self.move_cursor(result.end_location)
 

@@ -108,7 +108,8 @@ class ApprovalScreen(ModalScreen[Decision]):
         detail.styles.max_height = max(3, min(20, self.size.height - 15))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        if not self._too_soon():
+        # Each button's id names its decision (compose above).
+        if event.button.id is not None and not self._too_soon():
             self.dismiss(Decision(event.button.id))
 
     def action_decide(self, value: str) -> None:

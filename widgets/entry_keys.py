@@ -12,7 +12,7 @@ from typing import ClassVar
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
-from textual.widgets import Collapsible
+from textual.widgets import Collapsible, TextArea
 
 
 class FocusableEntry(Widget):
@@ -53,8 +53,8 @@ class FocusableEntry(Widget):
     def on_key(self, event: events.Key) -> None:
         if not event.is_printable or event.character is None or event.character in "kjc ":
             return
-        composer = self.app.query_one("#composer")
+        composer = self.app.query_one("#composer", TextArea)
         composer.focus()
         event.stop()
         event.prevent_default()
-        composer.insert(event.character)  # type: ignore[attr-defined]
+        composer.insert(event.character)

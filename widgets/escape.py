@@ -8,6 +8,8 @@ Esc there stops the turn, and the turn's end takes the question away.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
@@ -24,7 +26,7 @@ def escape_action(screen: Screen[object]) -> str:
     return "dismiss"
 
 
-def close_top_screen(app: App[object]) -> bool:
+def close_top_screen(app: App[Any]) -> bool:
     """Run the top screen's Esc if it is one Esc closes; False: not for this screen."""
     screen = app.screen
     if screen is app.screen_stack[0] or isinstance(screen, ApprovalScreen):

@@ -15,7 +15,7 @@ from textual.widgets import Footer
 class KeyFooter(Footer):
     _pending = False
 
-    def bindings_changed(self, screen: Screen) -> None:
+    def bindings_changed(self, screen: Screen[object]) -> None:
         self._bindings_ready = True
         if not screen.app.app_focus or not self.is_attached or screen is not self.screen or self._pending:
             return

@@ -18,8 +18,9 @@ import itertools
 import re
 from bisect import bisect_right
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from rich.console import Console, RenderableType
 from rich.markdown import Markdown as RichMarkdown
@@ -35,23 +36,24 @@ from .segmenter import Segmenter
 from .sizing import LaidOutOnce
 
 Key = tuple[str, int, str]  # (text, width, theme name)
+Render = TypeVar("Render")  # what a cache holds: a segment's lines, a tail's block
 
 
-class LinesCache(OrderedDict[Key, Any]):
+class LinesCache(OrderedDict[Key, Render], Generic[Render]):
     """Least recently used renders, bounded by the lines they hold, not by their number:
     a segment is 1 to 100 lines, a block 1 to 20."""
 
-    def __init__(self, max_lines: int, size: Any = len) -> None:
+    def __init__(self, max_lines: int, size: Callable[[Render], int]) -> None:
         super().__init__()
         self.max_lines, self.size, self.lines = max_lines, size, 0
 
-    def get_recent(self, key: Key) -> Any:
+    def get_recent(self, key: Key) -> Render | None:
         value = self.get(key)
         if value is not None:
             self.move_to_end(key)
         return value
 
-    def put(self, key: Key, value: Any) -> Any:
+    def put(self, key: Key, value: Render) -> Render:
         old = self.pop(key, None)
         if old is not None:
             self.lines -= self.size(old)
@@ -61,7 +63,7 @@ class LinesCache(OrderedDict[Key, Any]):
             self.lines -= self.size(self.popitem(last=False)[1])
         return value
 
-    def take(self, key: Key) -> Any:
+    def take(self, key: Key) -> Render | None:
         value = self.pop(key, None)
         if value is not None:
             self.lines -= self.size(value)
@@ -99,7 +101,7 @@ class Handoff:
 
 
 # Segments rendered again (a resize back, a second widget with the same text): a few screens.
-_cache = LinesCache(1_000)
+_cache: LinesCache[list[Strip]] = LinesCache(1_000, size=len)
 _handoff = Handoff()
 _tails = itertools.count()  # each MarkdownTail's number, its segments' owner in `_handoff`
 
@@ -176,7 +178,7 @@ class Block:
 # Blocks of live tails: a frame renders the open block, whose text is new on every frame, so
 # this holds mostly renders never asked for again; the one that is (the block that settles
 # as it was last drawn) is recent.
-_blocks = LinesCache(1_000, size=lambda block: len(block.lines))
+_blocks: LinesCache[Block] = LinesCache(1_000, size=lambda block: len(block.lines))
 # Rich renders these with the blank line that separates them from what came before.
 _NESTED = ("bullet_list_open", "ordered_list_open", "table_open", "blockquote_open")
 # Inside the open segment a huge paragraph or code block is still cut (the Segmenter's
@@ -220,10 +222,10 @@ class PrerenderedBlocks(Widget):
     def add_block(self, block: Any) -> None:
         self.blocks.append(block)
         if self._width:
-            self._render(block)
+            self._render_block(block)
         self.refresh(layout=True)
 
-    def _render(self, block: Any) -> None:
+    def _render_block(self, block: Any) -> None:
         self._starts.append(len(self._lines))
         self._lines.extend(self._block_lines(block, self._width, self.app.current_theme))
 
@@ -233,7 +235,7 @@ class PrerenderedBlocks(Widget):
             self._width, self._theme = width, theme
             self._starts, self._lines = [], []
             for block in self.blocks:
-                self._render(block)
+                self._render_block(block)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._ensure(max(1, width))

@@ -82,16 +82,16 @@ def entry_renderable(item: Item, output: Item | None, theme: Theme) -> Renderabl
         return Text(f" ▶ Thought: {heading}" if heading else " ▶ Thought", style=muted)
     if kind in it.CALL_OUTPUT_TYPES:
         colour = theme.secondary or theme.primary
-        body = sanitize(shell_command(item) or call_body(item))
-        if len(body) > 2000:
-            body = body[:2000] + f"\n… ({len(body) - 2000} more characters)"
+        call = sanitize(shell_command(item) or call_body(item))
+        if len(call) > 2000:
+            call = call[:2000] + f"\n… ({len(call) - 2000} more characters)"
         out = sanitize(output_text(output)) if output is not None else "(no output)"
         lines = out.splitlines()
         if len(lines) > 12:
             out = "\n".join(lines[:12]) + f"\n… ({len(lines) - 12} more lines)"
         parts: list[RenderableType] = [_bar("⚙ " + call_title(item), colour, Style(bold=True))]
-        if body:
-            parts.append(_bar(body, colour))
+        if call:
+            parts.append(_bar(call, colour))
         parts.append(_bar("→ " + out, colour, muted))
         return Group(*parts)
     if kind == "error":
@@ -301,7 +301,7 @@ class FrozenEntries(Widget):
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(y)) is not None:
             start, end = span
-            text = Text.assemble(*((seg.text, seg.style) for seg in line), end="")
+            text = Text.assemble(*((seg.text, seg.style or "") for seg in line), end="")
             text.stylize(self.screen.get_component_rich_style("screen--selection"), start,
                          len(text) if end == -1 else end)
             line = Strip(text.render(self.app.console), line.cell_length)

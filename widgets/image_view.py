@@ -30,13 +30,16 @@ def image_renderable(data_b64: str, width: int = 48) -> RenderableType:
     cols = max(1, min(width, w))
     rows = max(2, round(h * cols / w))
     rows += rows % 2
-    small = image.resize((cols, rows))
-    pixels = small.load()
+    rgb = image.resize((cols, rows)).tobytes()  # "RGB": three bytes a pixel, row by row
+
+    def colour(x: int, y: int) -> str:
+        at = (y * cols + x) * 3
+        return f"rgb({rgb[at]},{rgb[at + 1]},{rgb[at + 2]})"
+
     out = Text()
     for y in range(0, rows, 2):
         for x in range(cols):
-            top, bottom = pixels[x, y], pixels[x, y + 1]
-            out.append("▀", Style(color=f"rgb{tuple(top)}", bgcolor=f"rgb{tuple(bottom)}"))
+            out.append("▀", Style(color=colour(x, y), bgcolor=colour(x, y + 1)))
         if y + 2 < rows:
             out.append("\n")
     return out

@@ -90,7 +90,7 @@ class LivePane(LaidOutOnce, Vertical):
 
     def mark_discarded(self, reason: str) -> None:
         self.add_class("discarded")
-        self.border_subtitle = Text(f"not committed: {sanitize(reason)}")  # type: ignore[assignment]
+        self.border_subtitle = Text(f"not committed: {sanitize(reason)}")
 
 
 class LiveMessage(LivePane):

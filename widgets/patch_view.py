@@ -9,6 +9,7 @@ the patch grows. All text is sanitised: a patch is model output.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rich.text import Text
 
@@ -19,7 +20,7 @@ _MARK = {OpKind.ADD: ("A", "green"), OpKind.DELETE: ("D", "red"), OpKind.UPDATE:
 _LINE = {"+": "green", "-": "red", " ": ""}
 
 
-def patch_text(item: dict) -> str | None:
+def patch_text(item: dict[str, Any]) -> str | None:
     """The patch an apply_patch call carries (custom tool input, or JSON `input`)."""
     if item.get("name") != "apply_patch":
         return None

@@ -8,6 +8,7 @@ is expanded, so what was found is on screen."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from textual.binding import Binding
 from textual.widgets import Collapsible, Input
@@ -21,7 +22,7 @@ def entry_text(entry: TranscriptEntry) -> str:
     return item_text(entry.item, getattr(entry, "output", None))
 
 
-def item_text(item: dict, output: dict | None) -> str:
+def item_text(item: dict[str, Any], output: dict[str, Any] | None) -> str:
     """What a search looks through: the text an entry shows, not its JSON keys."""
     if item.get("type") == "message":
         return it.message_text(item) or ""
@@ -40,7 +41,7 @@ class SearchBar(Input):
         Binding("escape", "close", "Close", id="search.close", show=False),
     ]
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(placeholder="find in the transcript · enter: next · up: previous · esc: close",
                          **kwargs)
         # An entry widget, or (the frozen block, the index of one of its entries).
@@ -88,13 +89,13 @@ class SearchBar(Input):
         if not isinstance(match, tuple):  # a match inside a collapsed Thought or output is shown
             for collapsed in match.query(Collapsible):
                 collapsed.collapsed = False
-        self._scroll_to(match)
+        self._scroll_to_match(match)
         # Again once the screen is laid out: a transcript still settling (a session just
         # resumed) may be shorter now than it will be, and a scroll clamped to its end
         # would give the view back to following the bottom.
-        self.call_after_refresh(self._scroll_to, match)
+        self.call_after_refresh(self._scroll_to_match, match)
 
-    def _scroll_to(self, match: TranscriptEntry | tuple[FrozenEntries, int]) -> None:
+    def _scroll_to_match(self, match: TranscriptEntry | tuple[FrozenEntries, int]) -> None:
         if not self.matches or self.matches[self.current] is not match:
             return  # the search moved on meanwhile
         transcript = self.app.query_one("#transcript")

@@ -6,6 +6,8 @@ from the bottom, new output shows a hint instead of moving the view."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
@@ -19,7 +21,7 @@ LINE_STEP = 3  # lines per ctrl+up / ctrl+down
 class Transcript(LaidOutOnce, VerticalScroll):
     can_focus = False  # typing stays in the composer; keys scroll this from there
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Widget, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.hint: Widget | None = None  # "new output below", shown while away from the bottom
         self._shift = 0  # lines added above the view, to scroll down by once laid out
@@ -57,7 +59,7 @@ class Transcript(LaidOutOnce, VerticalScroll):
             frozen.show(0)  # the very first entry, not the top of what is drawn
             self.scroll_to(y=0, animate=False, immediate=True)
             return
-        target = targets[where]
+        target = round(targets[where])  # scroll_y is a float; the frozen entries count whole lines
         frozen = self.frozen
         if target < 0 and frozen is not None and frozen.lo > 0:
             # Above what is drawn: keys came faster than the lines loaded above were laid

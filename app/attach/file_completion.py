@@ -19,8 +19,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rivulet.core.tools.workspace_files import list_files, rank
+
+if TYPE_CHECKING:
+    from rivulet.widgets.completion import Trigger
 
 REFRESH = 5.0  # seconds a file list is reused
 MAX_ENTRIES = 30
@@ -94,7 +98,7 @@ class FileCompletion:
             return None
         return FileMatch((cursor[0], start), (cursor[0], end), query, paths)
 
-    def find(self, text: str, cursor: tuple[int, int]):  # -> Trigger | None (widgets.completion)
+    def find(self, text: str, cursor: tuple[int, int]) -> Trigger | None:
         """The completion popup's provider interface."""
         from rivulet.widgets.completion import Completion, Trigger
 

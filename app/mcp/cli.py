@@ -210,9 +210,9 @@ def _list(args: argparse.Namespace) -> int:
         extras += [f"tools: {tool_filter(server)}"]
         print(sanitize(line))
         print(sanitize(" " * (width + 2) + " · ".join(extras)))
-        status = row.get("status")
-        if status is not None:
-            _print_status(status, width + 2)
+        probed = row.get("status")
+        if probed is not None:
+            _print_status(probed, width + 2)
     return code
 
 

@@ -14,6 +14,9 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.key_binding import KeyPressEvent
+
     from rivulet.core.store.prompt_history import PromptHistory
 
 PROMPT = "you> "
@@ -45,7 +48,7 @@ class LineReader:
         return text
 
 
-def _prompt_session(past: list[str]):  # type: ignore[no-untyped-def]
+def _prompt_session(past: list[str]) -> PromptSession[str]:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import InMemoryHistory
     from prompt_toolkit.key_binding import KeyBindings
@@ -56,7 +59,7 @@ def _prompt_session(past: list[str]):  # type: ignore[no-untyped-def]
     keys = KeyBindings()
 
     @keys.add("escape", "enter")  # Alt+Enter (sent as Esc Enter) or Esc then Enter: a new line
-    def _newline(event) -> None:  # type: ignore[no-untyped-def]
+    def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
     # No completion menus, no mouse, no bottom toolbar: nothing is drawn but the input.

@@ -11,14 +11,15 @@ from typing import TYPE_CHECKING
 from rivulet.core import items as it
 
 if TYPE_CHECKING:
+    from rivulet.app.boot import ChatWriter
     from rivulet.app.plain.printer import PlainPrinter
     from rivulet.core.config import Settings
-    from rivulet.core.store.session import Session, SessionWriter
+    from rivulet.core.store.session import Session
 
 LISTED = 20
 
 
-def resumed_session(args: argparse.Namespace, settings: Settings) -> tuple[Session | None, SessionWriter | None]:
+def resumed_session(args: argparse.Namespace, settings: Settings) -> tuple[Session | None, ChatWriter | None]:
     """(the resumed session or None, the writer). Raises BootError/SessionError with one line."""
     from rivulet.app.boot import BootError, session_for, session_model
     from rivulet.core.store.session import SessionError

@@ -25,10 +25,14 @@ class _Recording(Protocol):
 
 
 class Player(Protocol):
-    """What a replay transport tells: its recordings, and how many it has played."""
+    """What a replay transport tells: its recordings, and how many it has played. Read-only
+    here (properties), so a transport's `list[Recording]` fits `Sequence[_Recording]`."""
 
-    recordings: Sequence[_Recording]
-    played: int
+    @property
+    def recordings(self) -> Sequence[_Recording]: ...
+
+    @property
+    def played(self) -> int: ...
 
 
 def call_ids(payloads: Sequence[str]) -> list[str]:

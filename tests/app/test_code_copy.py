@@ -4,7 +4,7 @@ the rows on screen (no continuation marks, no breaks)."""
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config
+from helpers.config_files import empty_config
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, make_app, until
 

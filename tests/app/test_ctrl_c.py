@@ -4,7 +4,7 @@ and quit on a second press within the window. The clock is a fake the test moves
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config
+from helpers.config_files import empty_config
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, make_app, until
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 
-from conftest import settings
+from helpers.mock_api import settings
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, until
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from conftest import ROOT
 from helpers.aimock import rivulet
 from helpers.canned_server import CannedServer
+from helpers.paths import ROOT
 from helpers.think_streams import thinking_cut, thinking_only, thought_then_answer
 
 LINE = "rivulet: no answer: the model's output ended inside its reasoning"

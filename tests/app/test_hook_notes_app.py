@@ -4,7 +4,8 @@ text (never markup), and session_start/session_end run with the app."""
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config, settings
+from helpers.config_files import empty_config
+from helpers.mock_api import settings
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, until
 from textual.widgets import Static

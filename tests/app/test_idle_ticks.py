@@ -4,7 +4,7 @@ the one-second status tick only while a turn runs; the tick's rate is `stream_fp
 from __future__ import annotations
 
 import pytest
-from conftest import settings
+from helpers.mock_api import settings
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, make_app, until
 

@@ -9,8 +9,8 @@ import argparse
 import json
 import os
 
-from conftest import REAL
 from helpers.canned_server import CannedServer
+from helpers.paths import REAL
 from helpers.tui import until
 
 from rivulet.app.boot import prepare

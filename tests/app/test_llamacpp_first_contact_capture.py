@@ -12,7 +12,7 @@ import argparse
 import json
 import os
 
-from conftest import REAL
+from helpers.paths import REAL
 from helpers.tui import until
 from helpers.wire_capture import WireReplay
 

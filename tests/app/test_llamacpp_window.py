@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ROOT
 from helpers.canned_server import CannedServer
+from helpers.paths import ROOT
 from helpers.streams import simple_text_response
 from helpers.tui import until
 

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import settings
 from e2e.mcp_helpers import SERVER, alive, descendants, marks
+from helpers.mock_api import settings
 from helpers.streams import completed, created, ev, message, message_events
 from helpers.tui import GatedServer, until
 

@@ -5,7 +5,8 @@ said; `!cmd` shows its output and sends it with the next message."""
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config, settings
+from helpers.config_files import empty_config
+from helpers.mock_api import settings
 from helpers.tui import GatedServer, follow_up_payloads, until
 
 from rivulet.app.tui import RivuletApp

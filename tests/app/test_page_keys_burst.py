@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import settings
+from helpers.mock_api import settings
 from helpers.tui import GatedServer, until
 from test_transcript_scale import long_session, screen_text
 

@@ -4,7 +4,7 @@ sent; Backspace removes the chip whole, ctrl+b expands it (widgets/paste_chips.p
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config
+from helpers.config_files import empty_config
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, make_app, until
 from textual import events

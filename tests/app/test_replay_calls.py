@@ -4,8 +4,8 @@ as recorded, none runs, and the replay ends where the recording does, cleanly.""
 from __future__ import annotations
 
 import pytest
-from conftest import REAL
 from helpers.calls import fn_call, fn_call_response
+from helpers.paths import REAL
 from helpers.tui import until
 
 from rivulet.app.replay import replay_app

@@ -7,8 +7,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import empty_config, settings
 from helpers.background_server import BackgroundServer, message_script
+from helpers.config_files import empty_config
+from helpers.mock_api import settings
 from helpers.tui import GatedServer, until
 from test_slash_commands import answer, command, notes, send
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import empty_config
+from helpers.config_files import empty_config
 
 from rivulet.app.boot import prepare
 from rivulet.app.cli import build_parser

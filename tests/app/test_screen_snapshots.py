@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import empty_config
+from helpers.config_files import empty_config
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, make_app, until
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import empty_config
+from helpers.config_files import empty_config
 from helpers.tui import until
 
 from rivulet.app.tui import RivuletApp

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from conftest import settings
+from helpers.mock_api import settings
 from helpers.tui import GatedServer, until
 from textual import events
 from textual.geometry import Offset

@@ -328,7 +328,7 @@ async def test_llamacpp_overlapping_items_stream_into_their_own_panes_with_one_p
     """The message is still open when llama-server adds the function call: the
     message pane stops growing, the call gets its own pane, both commit in order, and
     the deviation is one dim line (listed with every note in the inspector)."""
-    from conftest import recording
+    from helpers.recorded import recording
 
     from rivulet.core.protocol.recordings import sse_payloads
     from rivulet.widgets.inspector import InspectorScreen

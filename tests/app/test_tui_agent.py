@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import settings
 from helpers.calls import PATCH, custom_call, custom_call_events, fn_call
+from helpers.mock_api import settings
 from helpers.streams import completed, created, ev, message, message_events
 from helpers.tui import GatedServer, until
 

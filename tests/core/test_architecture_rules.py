@@ -7,7 +7,7 @@ import ast
 from collections import Counter
 from pathlib import Path
 
-from conftest import ROOT
+from helpers.paths import ROOT
 
 PACKAGES = ("core", "app", "widgets", "themes")
 

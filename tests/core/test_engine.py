@@ -7,8 +7,8 @@ import asyncio
 import json
 
 import pytest
-from conftest import serving, settings
 from helpers.calls import answer, fn_call, fn_call_response, sent_inputs
+from helpers.mock_api import serving, settings
 
 from rivulet.core.engine import Engine, Notices
 from rivulet.core.tools.approval import Decision

@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, empty_config
+from helpers.config_files import empty_config
+from helpers.paths import ROOT
 
 from rivulet.core.config import Settings, load_settings
 from rivulet.core.config_sources import safe_url

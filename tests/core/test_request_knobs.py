@@ -4,7 +4,7 @@ and a bad hosted tool is one clear line naming where it came from."""
 from __future__ import annotations
 
 import pytest
-from conftest import serving, settings
+from helpers.mock_api import serving, settings
 from helpers.streams import simple_text_response
 
 from rivulet.core.config import load_settings

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import ROOT
+from helpers.paths import ROOT
 
 SERVER = ROOT / "tests" / "peers" / "mcp_server.py"
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 
 import httpx
-from conftest import ROOT, empty_config
 from helpers.aimock import events, rivulet, start_aimock
+from helpers.config_files import empty_config
+from helpers.paths import ROOT
 from helpers.peers import stop_peer
 
 from rivulet.core import items as it

@@ -13,9 +13,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
-from conftest import empty_config, settings
 from helpers.aimock import rivulet
+from helpers.config_files import empty_config
 from helpers.images import PNG
+from helpers.mock_api import settings
 from helpers.tui import until
 
 from rivulet.app.tui import RivuletApp

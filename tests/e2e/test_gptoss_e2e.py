@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import ROOT
 from helpers.aimock import events, rivulet
+from helpers.paths import ROOT
 from helpers.peers import free_port, start_peer, stop_peer
 
 from rivulet.core import items as it

@@ -8,8 +8,8 @@ import json
 import sys
 
 import pytest
-from conftest import ROOT
 from helpers.aimock import events, rivulet, start_aimock
+from helpers.paths import ROOT
 from helpers.peers import stop_peer
 from mcp_helpers import SERVER, alive
 

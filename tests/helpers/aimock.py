@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
 
+from helpers.paths import ROOT
 from helpers.peers import free_port, start_peer, stop_peer
 
 AIMOCK_CLI = Path(os.environ.get("AIMOCK_CLI", ROOT / ".ci/aimock/node_modules/@copilotkit/aimock/dist/cli.js"))

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import serving, settings
-
+from helpers.mock_api import serving, settings
 from helpers.streams import body, completed, created, ev, message, message_events
 from rivulet.core import items as it
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision

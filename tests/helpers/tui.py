@@ -6,8 +6,8 @@ import asyncio
 from typing import Any
 
 import httpx
-from conftest import settings, transport_for
 
+from helpers.mock_api import settings, transport_for
 from rivulet.app.tui import RivuletApp
 from rivulet.core.protocol.recordings import sse_body
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import settings
 from helpers.calls import custom_call, custom_call_events, fn_call
+from helpers.mock_api import settings
 from helpers.streams import completed, created, ev, message, message_events
 from helpers.tui import GatedServer
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import serving, settings
+from helpers.mock_api import serving, settings
 
 from rivulet.core.turn import project_instructions as pi
 from rivulet.core.turn.bus import Notice

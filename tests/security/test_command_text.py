@@ -5,7 +5,7 @@ unknown `/word`. All of it drawn as plain, sanitised text, never markup."""
 from __future__ import annotations
 
 import pytest
-from conftest import settings
+from helpers.mock_api import settings
 from helpers.tui import GatedServer, until
 from hostile import HOSTILE, MARKUP, assert_clean, screen_output
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from agent_helpers import agent_app, answer, patch_turn
-from conftest import empty_config
 from helpers.calls import Scripted, custom_call
+from helpers.config_files import empty_config
 from helpers.tui import GatedServer, until
 from hostile import screen_output
 

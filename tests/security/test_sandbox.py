@@ -12,8 +12,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import settings
 from helpers.calls import Scripted, fn_call
+from helpers.mock_api import settings
 from helpers.tui import GatedServer
 from hostile import screen_output
 

@@ -11,8 +11,8 @@ import os
 import subprocess
 
 import pytest
-from conftest import empty_config
 from helpers.calls import fn_call, fn_call_response
+from helpers.config_files import empty_config
 from helpers.streams import body, completed, created, message, message_events
 from hostile import RIVULET, HostileServer, rivulet_env
 from hypothesis import given

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from conftest import settings
+from helpers.mock_api import settings
 
 from rivulet.app.boot import session_for
 from rivulet.core import items as it

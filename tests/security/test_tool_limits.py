@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import tracemalloc
 
-from conftest import empty_config
 from helpers.calls import custom_call, fn_call
+from helpers.config_files import empty_config
 
 from rivulet.core.config import Settings
 from rivulet.core.tools.approval import ApprovalPolicy

@@ -11,7 +11,7 @@ import sys
 
 import httpx
 import pytest
-from conftest import settings, transport_for
+from helpers.mock_api import settings, transport_for
 from helpers.streams import body, completed, created, message, message_events, reasoning, reasoning_events
 from helpers.tui import GatedServer, until
 from hostile import ESCAPES, HOSTILE, RIVULET, HostileServer, Tmux, assert_clean, rivulet_env, screen_output

@@ -1,9 +1,8 @@
-"""Fixtures for the terminal tests: a tmux terminal per test (always killed), the
-app's command line, and a scripted local Responses server."""
+"""Fixtures for the terminal tests: a tmux terminal per test (always killed) and a
+scripted local Responses server. The app's command line is in chat_app.py."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,8 +10,6 @@ import pytest
 
 from .stream_server import StreamServer
 from .tmux import Terminal
-
-RIVULET = [sys.executable, "-m", "rivulet.app"]
 
 
 @pytest.fixture
@@ -38,8 +35,3 @@ def server() -> Iterator[StreamServer]:
         yield srv
     finally:
         srv.stop()
-
-
-def chat_ready(screen: str) -> bool:
-    """The chat is up: the banner and the footer are drawn."""
-    return "rivulet ·" in screen and "Quit" in screen

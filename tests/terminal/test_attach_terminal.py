@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from helpers.images import PNG
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .test_input import composer_lines
 
 

@@ -3,7 +3,7 @@ running turn, and on an empty composer asks first, then quits on a second press.
 
 from __future__ import annotations
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .test_input import composer_lines
 from .test_slash_terminal import status_row
 

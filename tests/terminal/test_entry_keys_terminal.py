@@ -4,7 +4,7 @@ and a character typed on an entry goes to the composer."""
 
 from __future__ import annotations
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .test_input import composer_lines
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .test_input import composer_lines
 from .test_slash_terminal import status_row
 

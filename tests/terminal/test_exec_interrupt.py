@@ -12,7 +12,7 @@ from pathlib import Path
 from rivulet.core.store.session import load_session
 from rivulet.core.turn.conversation import TURN_ABORTED
 
-from .conftest import RIVULET
+from .chat_app import RIVULET
 from .stream_server import StreamServer, paragraphs
 from .tmux import WAIT, Terminal, Timeout
 

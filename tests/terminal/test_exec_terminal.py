@@ -6,7 +6,7 @@ import shlex
 
 import pytest
 
-from .conftest import RIVULET
+from .chat_app import RIVULET
 
 PADDED = "echo start" + "\n" * 60 + "touch x"  # 61 lines: only the last one showed
 

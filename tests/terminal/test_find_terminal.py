@@ -3,7 +3,7 @@ expanded and on screen (issue 25: it never showed a match inside one)."""
 
 from __future__ import annotations
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 
 
 def test_find_expands_a_collapsed_thought_that_holds_the_match(term, server):

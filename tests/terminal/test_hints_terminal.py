@@ -4,7 +4,7 @@ which is not on their PATH."""
 
 from __future__ import annotations
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .test_sessions_terminal import sessions_in
 
 

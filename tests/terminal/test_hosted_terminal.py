@@ -4,9 +4,9 @@ its logs), as a user sees them."""
 
 from __future__ import annotations
 
-from conftest import REAL
+from helpers.paths import REAL
 
-from .conftest import RIVULET
+from .chat_app import RIVULET
 from .tmux import Terminal
 
 CAPTURES = REAL / "pydantic-ai"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 
 
 def start_chat(term, server, *extra: str):

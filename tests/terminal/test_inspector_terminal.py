@@ -3,7 +3,7 @@ first), Down goes back to the rows, and `e` asks before it rewinds: Esc keeps ev
 
 from __future__ import annotations
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .test_input import composer_lines
 
 

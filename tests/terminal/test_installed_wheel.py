@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import chat_ready
+from .chat_app import chat_ready
 from .tmux import Terminal
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ import re
 import time
 from itertools import pairwise
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 
 TURNS = 1000
 

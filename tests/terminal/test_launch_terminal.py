@@ -4,7 +4,7 @@ fails the validation still ends the chat with one line and exit status 2."""
 
 from __future__ import annotations
 
-from .conftest import RIVULET
+from .chat_app import RIVULET
 from .test_input import composer_lines
 
 

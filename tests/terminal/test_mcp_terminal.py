@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "tests" / "peers" / "mcp_server.py"

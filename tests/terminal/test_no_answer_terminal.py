@@ -6,7 +6,7 @@ from __future__ import annotations
 from helpers.canned_server import CannedServer
 from helpers.think_streams import thinking_only
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 
 THOUGHT = "The user wants a haiku. Let me count syllables: five, seven, five"
 

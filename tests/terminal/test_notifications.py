@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .stream_server import paragraphs
 from .test_input import composer_lines
 

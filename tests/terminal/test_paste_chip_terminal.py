@@ -3,7 +3,7 @@ Backspace takes it away whole, ctrl+b expands it, and the full text is what is s
 
 from __future__ import annotations
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .test_input import composer_lines
 
 BIG = "\n".join(f"log line {n}" for n in range(125))

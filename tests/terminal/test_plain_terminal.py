@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from .conftest import RIVULET
+from .chat_app import RIVULET
 from .stream_server import paragraphs
 from .tmux import Terminal
 

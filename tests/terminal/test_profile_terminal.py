@@ -7,7 +7,7 @@ from __future__ import annotations
 from helpers.canned_server import CannedServer
 from helpers.streams import simple_text_response
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .test_launch_terminal import printed
 
 

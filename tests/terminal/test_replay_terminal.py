@@ -3,9 +3,9 @@ recorded and the replay ends cleanly (issue 23, part 7)."""
 
 from __future__ import annotations
 
-from conftest import REAL
+from helpers.paths import REAL
 
-from .conftest import RIVULET
+from .chat_app import RIVULET
 
 
 def test_a_replayed_tool_call_ends_cleanly(term):

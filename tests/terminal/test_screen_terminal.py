@@ -4,7 +4,7 @@ left whole at 80 columns, and a note too long for it is said whole in the transc
 
 from __future__ import annotations
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .test_slash_terminal import status_row
 
 LONG = "result = compute(" + ", ".join(f"argument_{n}" for n in range(16)) + ")  # THE-END"

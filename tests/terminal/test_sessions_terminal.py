@@ -8,7 +8,7 @@ from helpers.small_disk import fill, mounted_tmpfs
 
 from rivulet.core.store.session import load_session
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 
 
 def sessions_in(home):

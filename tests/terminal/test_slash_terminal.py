@@ -5,7 +5,7 @@ sent; `//x` sends `/x`. The server is a real local one that records every body."
 
 from __future__ import annotations
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .test_input import composer_lines
 
 

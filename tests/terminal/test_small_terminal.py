@@ -7,7 +7,7 @@ import pytest
 
 from rivulet.app.demo_server import DemoServer
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .tmux import Terminal
 
 FOOTER = ["⏎ Send", "^j Newline", "pgup Scroll", "esc Stop", "^t Diff", "^o History", "^q Quit", "^p palette"]

@@ -4,7 +4,7 @@ writes it to the normal scrollback on quit."""
 
 from __future__ import annotations
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .test_input import composer_lines
 
 

@@ -4,7 +4,7 @@ typing `@` in a repository with a hostile .git/config runs nothing."""
 
 from __future__ import annotations
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .tmux import Timeout
 
 

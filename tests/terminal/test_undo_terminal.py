@@ -4,7 +4,7 @@ answer y, and the files are back."""
 
 from __future__ import annotations
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 from .tmux import Timeout
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from helpers.canned_server import CannedServer
 from helpers.streams import simple_text_response
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 
 GGUF = "/models/qwen2.5-1.5b-instruct-q4_k_m.gguf"
 HALF = {"input_tokens": 8_000, "output_tokens": 192, "total_tokens": 8_192}  # half of 16,384, a quarter of 32,768

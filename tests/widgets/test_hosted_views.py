@@ -7,7 +7,9 @@ and on the screen. Link text is hostile: only an http(s) URL becomes an OSC 8 li
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config, recording, settings
+from helpers.config_files import empty_config
+from helpers.mock_api import settings
+from helpers.recorded import recording
 from helpers.tui import GatedServer, until
 from test_mcp_views import screen_output
 

@@ -11,7 +11,8 @@ import io
 import json
 
 import pytest
-from conftest import empty_config, settings
+from helpers.config_files import empty_config
+from helpers.mock_api import settings
 from helpers.streams import completed, created, ev, message, message_events
 from helpers.tui import GatedServer, until
 from test_mcp_views import screen_output

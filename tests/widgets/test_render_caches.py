@@ -23,7 +23,7 @@ def strips(n: int) -> list[Strip]:
 
 
 def test_lines_cache_is_bounded_by_lines_and_keeps_the_newest():
-    cache = LinesCache(100)
+    cache: LinesCache[list[Strip]] = LinesCache(100, size=len)
     for k in range(500):
         cache.put(("segment", k, "theme"), strips(7))
         assert cache.lines <= 100

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import empty_config
+from helpers.config_files import empty_config
 from helpers.tui import GatedServer, make_app, until
 from hypothesis import given, settings
 from hypothesis import strategies as st

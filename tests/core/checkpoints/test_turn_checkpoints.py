@@ -157,7 +157,7 @@ async def test_warm_takes_the_first_walk_before_any_tool(tmp_path):
 
 
 def test_checkpoints_false_takes_none(tmp_path):
-    from conftest import settings
+    from helpers.mock_api import settings
 
     from rivulet.core.checkpoints.actions import for_run, limits_of
 

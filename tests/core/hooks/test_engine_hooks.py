@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import sys
 
-from conftest import serving, settings
 from helpers.calls import answer
+from helpers.mock_api import serving, settings
 
 from rivulet.core.engine import Engine
 from rivulet.core.hooks.dispatch import Hooks

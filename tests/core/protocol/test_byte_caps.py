@@ -12,8 +12,8 @@ from contextlib import aclosing
 from typing import Any
 
 import pytest
-from conftest import settings
 from helpers.fault_server import Answer, FaultServer, endless, gzip_bomb
+from helpers.mock_api import settings
 from helpers.streams import created, message_events
 
 from rivulet.core import errors

@@ -6,7 +6,9 @@ import json
 from contextlib import aclosing
 
 import pytest
-from conftest import CAPTURE_FILES, REAL, RECORDINGS, recording, serving
+from helpers.mock_api import serving
+from helpers.paths import REAL
+from helpers.recorded import CAPTURE_FILES, RECORDINGS, recording
 from helpers.streams import decode_event
 
 from rivulet.core import errors

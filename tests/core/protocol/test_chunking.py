@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from contextlib import aclosing
 
-from conftest import RECORDINGS, serving
+from helpers.mock_api import serving
+from helpers.recorded import RECORDINGS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import settings
+from helpers.mock_api import settings
 
 from rivulet.core.protocol.context_window import SERVER, SETTING, TABLE, UNKNOWN, choose_window, listed_model
 from rivulet.core.protocol.models import ModelInfo, parse_models

@@ -11,7 +11,8 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
-from conftest import RECORDINGS, serving
+from helpers.mock_api import serving
+from helpers.recorded import RECORDINGS
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st

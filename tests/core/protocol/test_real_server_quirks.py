@@ -7,7 +7,7 @@ import json
 
 import httpx
 import pytest
-from conftest import serving, settings
+from helpers.mock_api import serving, settings
 from helpers.streams import body, call, call_events, completed, created, ev, message, message_events
 
 from rivulet.core import errors

@@ -8,7 +8,7 @@ from contextlib import aclosing
 
 import httpx
 import pytest
-from conftest import settings, sse_response, transport_for
+from helpers.mock_api import settings, sse_response, transport_for
 from helpers.streams import body, completed, created, message, message_events, simple_text_response
 
 from rivulet.core import errors

@@ -11,7 +11,7 @@ from contextlib import aclosing
 from typing import Any
 
 import pytest
-from conftest import serving, settings
+from helpers.mock_api import serving, settings
 from helpers.streams import body, call, call_events, completed, created, message, message_events
 from websockets.asyncio.server import serve
 from websockets.datastructures import Headers

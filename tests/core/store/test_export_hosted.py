@@ -4,7 +4,8 @@ link; a code interpreter's code fenced, then its logs."""
 
 from __future__ import annotations
 
-from conftest import recording, serving, settings
+from helpers.mock_api import serving, settings
+from helpers.recorded import recording
 
 from rivulet.core.store.export import to_markdown
 from rivulet.core.store.session import Session, SessionMeta

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import serving, settings
 from helpers.many_items import many_items_body
+from helpers.mock_api import serving, settings
 from helpers.small_disk import fill, mounted_tmpfs
 from helpers.streams import body, call, call_events, completed, created, message, message_events
 

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REAL, serving, settings
+from helpers.mock_api import serving, settings
+from helpers.paths import REAL
 from helpers.streams import (
     body,
     call,

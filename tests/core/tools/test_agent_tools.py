@@ -6,7 +6,6 @@ import asyncio
 import json
 
 import pytest
-from conftest import settings
 from helpers.calls import (
     PATCH,
     Scripted,
@@ -19,6 +18,7 @@ from helpers.calls import (
     fn_call_response,
     sent_inputs,
 )
+from helpers.mock_api import settings
 from helpers.streams import body, completed, created
 
 from rivulet.core import items as it

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import serving, settings
 from helpers.images import PNG
+from helpers.mock_api import serving, settings
 from helpers.streams import simple_text_response
 from openai.types.responses.easy_input_message_param import EasyInputMessageParam
 from pydantic import TypeAdapter

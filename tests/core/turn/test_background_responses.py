@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import settings
 from helpers.background_server import BackgroundServer, message_script
+from helpers.mock_api import settings
 
 from rivulet.core.protocol.sse_transport import SseTransport
 from rivulet.core.store.session import SessionWriter, load_session

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import serving, settings
+from helpers.mock_api import serving, settings
 from helpers.streams import simple_text_response
 
 from rivulet.core.errors import StreamError

@@ -7,7 +7,8 @@ import json
 
 import httpx
 import pytest
-from conftest import recording, settings, sse_response
+from helpers.mock_api import settings, sse_response
+from helpers.recorded import recording
 from helpers.streams import body, call, call_events, completed, created, simple_text_response
 
 from rivulet.core.protocol.sse_transport import SseTransport

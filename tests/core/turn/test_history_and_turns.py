@@ -6,7 +6,8 @@ import json
 
 import httpx
 import pytest
-from conftest import recording, serving, settings, sse_response, transport_for
+from helpers.mock_api import serving, settings, sse_response, transport_for
+from helpers.recorded import recording
 from helpers.streams import (
     body,
     call,

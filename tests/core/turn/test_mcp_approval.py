@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import recording, serving, settings
+from helpers.mock_api import serving, settings
+from helpers.recorded import recording
 
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.tools.router import AgentTools, ToolSettings

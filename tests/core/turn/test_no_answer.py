@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import serving, settings
+from helpers.mock_api import serving, settings
 from helpers.streams import call, message, reasoning, simple_text_response
 from helpers.think_streams import thinking_only
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import serving, settings
+from helpers.mock_api import serving, settings
 from helpers.streams import simple_text_response
 
 from rivulet.core.turn import project_instructions as pi

@@ -7,8 +7,8 @@ import json
 
 import httpx
 import pytest
-from conftest import serving, settings
 from helpers.images import PNG
+from helpers.mock_api import serving, settings
 from helpers.streams import simple_text_response
 
 from rivulet.core.store.session import SessionWriter, load_session

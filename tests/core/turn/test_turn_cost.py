@@ -5,7 +5,8 @@ to first token and tokens per second (llama.cpp's own `timings` where it sends t
 from __future__ import annotations
 
 import pytest
-from conftest import REAL, serving, settings
+from helpers.mock_api import serving, settings
+from helpers.paths import REAL
 from helpers.streams import simple_text_response
 
 from rivulet.core.turn.bus import EventBus, TurnCompleted
