@@ -66,6 +66,10 @@ class Composer(TextArea):
         Binding("ctrl+l", "app.detach_last", "Detach", id="composer.detach", show=False),
         # A large paste is a chip ("[Pasted 125 lines]"): this puts its text in its place.
         Binding("ctrl+b", "expand_paste", "Expand paste", id="composer.expand_paste", show=False),
+        # While a turn runs: the draft into the turn's next request (app/handlers/queue.py);
+        # else Tab moves the focus, as before. alt+up: the queued messages (as in Codex).
+        Binding("tab", "steer", "Steer", id="composer.steer", show=False),
+        Binding("alt+up", "open_queue", "Edit queued", id="composer.queue", show=False),
         # The transcript scrolls from here: typing never leaves the composer. The shift
         # variants are for terminals that keep plain PageUp for their own scrollback.
         Binding("pageup,shift+pageup", "app.scroll_transcript('page_up')", "Scroll", id="transcript.page_up"),
@@ -106,6 +110,10 @@ class Composer(TextArea):
         self._trigger = None  # the Trigger the popup shows
         self._closed_for: str | None = None  # Esc closed the popup for this text
         self.chips = PasteChips()  # large pastes, shown as "[Pasted N lines]" (widgets/paste_chips.py)
+        # Set by the app (app/handlers/queue.py): True when a running turn took the text;
+        # True when there is a queue to move into.
+        self.steer_to: Callable[[str], bool] | None = None
+        self.open_queue: Callable[[], bool] | None = None
 
     def on_mount(self) -> None:
         if self.parent is not None:  # the popup sits right above the composer
@@ -287,6 +295,11 @@ class Composer(TextArea):
         text = self.chips.expand(self.text)
         if not text.strip():
             return
+        self._sent(text)
+        self.post_message(self.Submitted(self, text))
+
+    def _sent(self, text: str) -> None:
+        """`text` left the composer: it joins the prompts Up recalls."""
         self.chips.clear()
         if not self.prompts or self.prompts[-1] != text:
             self.prompts.append(text)
@@ -294,7 +307,18 @@ class Composer(TextArea):
                 self.prompt_store.append(text)
         self._recall = None
         self.clear()
-        self.post_message(self.Submitted(self, text))
+
+    def action_steer(self) -> None:
+        """Tab while a turn runs: the draft goes into it (see steer_to); else the focus moves."""
+        text = self.chips.expand(self.text)
+        if text.strip() and self.steer_to is not None and self.steer_to(text):
+            self._sent(text)
+            return
+        self.screen.focus_next()
+
+    def action_open_queue(self) -> None:
+        if self.open_queue is not None:
+            self.open_queue()
 
     def clear_keeping_draft(self) -> None:
         """Ctrl+C on a draft: gone from the composer, not lost (Up brings it back); kept
