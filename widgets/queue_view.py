@@ -87,11 +87,10 @@ class QueueView(Static, can_focus=True):
         out.no_wrap, out.overflow = True, "ellipsis"
         self.update(out)
 
-    def on_focus(self) -> None:
-        self.index = len(self.queued) - 1  # the newest first, as alt+up in Codex
-        self._draw()
-
-    def on_blur(self) -> None:
+    def watch_has_focus(self, has_focus: bool) -> None:
+        super().watch_has_focus(has_focus)
+        if has_focus:
+            self.index = len(self.queued) - 1  # the newest first, as alt+up in Codex
         self._draw()
 
     def action_move(self, step: int) -> None:

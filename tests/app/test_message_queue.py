@@ -66,6 +66,8 @@ async def test_enter_during_a_turn_queues_and_the_queue_can_be_dropped_from_and_
         assert app.query_one(Composer).text == ""  # queued, not given back
         await pilot.press("alt+up")
         assert app.focused is view and view.index == 2  # the newest first
+        await until(pilot, lambda: "▸ queued 3 me too" in shown(app), "the newest entry chosen")
+        assert "d/del: drop" in shown(app)  # the keys of the list, while it has them
         await pilot.press("up", "d")  # "drop me" goes
         assert view.queued == ["keep me", "me too"]
         await pilot.press("escape")  # back to typing; the turn goes on
