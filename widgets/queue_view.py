@@ -43,7 +43,7 @@ class QueueView(Static, can_focus=True):
     ]
 
     DEFAULT_CSS = """
-    QueueView { height: auto; max-height: 7; padding: 0 1; }
+    QueueView { height: auto; max-height: 7; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, **kwargs) -> None:
@@ -83,9 +83,7 @@ class QueueView(Static, can_focus=True):
         hint = self.focused_hint if self.has_focus else self.hint
         if hint and self.queued:
             rows.append(Text(hint, style="dim"))
-        out = Text("\n").join(rows)
-        out.no_wrap, out.overflow = True, "ellipsis"
-        self.update(out)
+        self.update(Text("\n").join(rows))  # one row each: cut with "…" by the CSS
 
     def watch_has_focus(self, has_focus: bool) -> None:
         super().watch_has_focus(has_focus)
