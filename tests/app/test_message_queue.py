@@ -148,3 +148,63 @@ async def test_tab_without_a_turn_does_not_send_and_an_interrupt_gives_the_queue
 def test_a_row_is_one_sanitised_line():
     assert row_text("line one\nline two\nthree") == "line one (+2 lines)"
     assert "\x1b" not in row_text("\x1b[31mred\x1b[0m") and row_text("  a \t b ") == "a b"
+
+
+async def test_s_steers_a_queued_entry_into_the_running_turn():
+    tool = HeldTool()
+    server = GatedServer(call_payloads(), follow_up_payloads("both done"))
+    app = make_app(server, tools=tool)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"check the logs", "enter")
+        await tool.started.wait()
+        await pilot.press(*"later, maybe now", "enter")
+        await until(pilot, lambda: app.queue.entries, "the queue")
+        await pilot.press("alt+up", "s")
+        view = app.query_one(QueueView)
+        await until(pilot, lambda: view.steering == ["later, maybe now"] and not view.queued, "steered")
+        assert app.focused is app.query_one(Composer)  # the list is empty: typing goes on
+        tool.release.set()
+        await until(pilot, lambda: len(server.requests) == 2 and not app.turn_worker.is_running, "the follow-up",
+                    rounds=3000)
+        assert user_texts(server.requests[1]) == ["check the logs", "later, maybe now"]
+
+
+async def test_a_failed_turn_gives_the_queue_back_to_the_composer():
+    from helpers.streams import ev
+
+    server = GatedServer([ev("response.created", response={"id": "r"}),
+                          ev("error", code="context_length_exceeded", message="Your input is too long")],
+                         gate_at={0: 1})
+    app = make_app(server)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"first", "enter")
+        await server.reached.wait()
+        await pilot.press(*"queued after it", "enter")
+        await until(pilot, lambda: app.queue.entries, "the queue")
+        server.release()
+        composer = app.query_one(Composer)
+        await until(pilot, lambda: not app.turn_worker.is_running and composer.text == "queued after it",
+                    "the queued message back", rounds=3000)
+        assert len(server.requests) == 1 and not app.queue.entries  # not sent into a failing server
+
+
+async def test_the_steer_key_can_be_remapped():
+    from conftest import settings
+
+    from rivulet.app.tui import RivuletApp
+
+    tool = HeldTool()
+    server = GatedServer(call_payloads(), follow_up_payloads("ok"))
+    app = RivuletApp(settings(model="gpt-5.1-codex", keymap={"composer.steer": "ctrl+y"}), server.transport(),
+                     tools=tool, remember_theme=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"check the logs", "enter")
+        await tool.started.wait()
+        await pilot.press(*"queued", "enter", *"steered", "ctrl+y")
+        view = app.query_one(QueueView)
+        await until(pilot, lambda: view.steering == ["steered"], "steered with ctrl+y")
+        assert "ctrl+y: steer" in shown(app)  # the hint names the user's key
+        tool.release.set()
+        await until(pilot, lambda: len(server.requests) == 3 and not app.turn_worker.is_running, "the queue",
+                    rounds=3000)
+        assert user_texts(server.requests[1])[-1] == "steered" and user_texts(server.requests[2])[-1] == "queued"
