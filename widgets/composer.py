@@ -67,7 +67,7 @@ class Composer(TextArea):
         # A large paste is a chip ("[Pasted 125 lines]"): this puts its text in its place.
         Binding("ctrl+b", "expand_paste", "Expand paste", id="composer.expand_paste", show=False),
         # While a turn runs: the draft into the turn's next request (app/handlers/queue.py);
-        # else Tab moves the focus, as before. alt+up: the queued messages (as in Codex).
+        # else it sends, or on an empty composer moves the focus. alt+up: the queued messages.
         Binding("tab", "steer", "Steer", id="composer.steer", show=False),
         Binding("alt+up", "open_queue", "Edit queued", id="composer.queue", show=False),
         # The transcript scrolls from here: typing never leaves the composer. The shift
@@ -309,12 +309,16 @@ class Composer(TextArea):
         self.clear()
 
     def action_steer(self) -> None:
-        """Tab while a turn runs: the draft goes into it (see steer_to); else the focus moves."""
+        """Tab while a turn runs: the draft goes into it (see steer_to). With no turn it is
+        sent as Enter sends it: a Tab pressed as the turn ends loses nothing (Codex learnt
+        this, its #10035). On an empty composer the focus moves, as before."""
         text = self.chips.expand(self.text)
-        if text.strip() and self.steer_to is not None and self.steer_to(text):
+        if not text.strip() or self.steer_to is None:
+            self.screen.focus_next()
+        elif self.steer_to(text):
             self._sent(text)
-            return
-        self.screen.focus_next()
+        else:
+            self.action_submit()
 
     def action_open_queue(self) -> None:
         if self.open_queue is not None:
