@@ -21,10 +21,11 @@ def known_binding_ids() -> set[str]:
     from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
     from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
     from rivulet.widgets.mcp_panel import McpScreen
+    from rivulet.widgets.queue_view import QueueView
     from rivulet.widgets.search import SearchBar
 
     classes: list[type[DOMNode]] = [RivuletApp, Composer, SearchBar, ApprovalScreen, DiffScreen, InspectorScreen,
-                                    RawItemScreen, ChoiceScreen, McpScreen]
+                                    RawItemScreen, ChoiceScreen, McpScreen, QueueView]
     return {b.id for cls in classes for b in cls.BINDINGS if isinstance(b, Binding) and b.id}
 
 

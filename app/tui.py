@@ -22,6 +22,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
+from textual.worker import Worker
 
 from rivulet.app import DEMO_MODEL
 from rivulet.app.attach.ui import AttachAndEdit
@@ -33,6 +34,7 @@ from rivulet.app.handlers.approvals import Approvals
 from rivulet.app.handlers.commits import Commits
 from rivulet.app.handlers.live_panes import LivePanes
 from rivulet.app.handlers.notes import Notes
+from rivulet.app.handlers.queue import MessageQueue
 from rivulet.app.handlers.turn_status import TurnStatus
 from rivulet.app.keymap import apply_keymap
 from rivulet.app.paste_guard import install as install_paste_guard
@@ -146,7 +148,8 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self.turn_status = TurnStatus(self)
         self.notes = Notes(self)
         self.bridge = BusBridge(self)
-        for family in (self.live_panes, self.commits, self.turn_status, self.notes, Approvals(self)):
+        self.queue = MessageQueue(self)  # messages typed while a turn runs: queued or steered
+        for family in (self.live_panes, self.commits, self.turn_status, self.notes, Approvals(self), self.queue):
             self.bridge.route(family.routes())
         self.bridge.route_at_once(self.turn_status.at_once())  # "Done" not queued behind commits
         self.bridge.watch_batches(self.live_panes)
@@ -213,6 +216,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         self._search = screen.query_one(SearchBar)
         self._search.display = False
         self._banner_line = screen.query_one("#banner", Static)
+        self.queue.attach(self._composer)
         for theme in THEMES:
             self.register_theme(theme)
         self._apply_settings_view()
@@ -408,8 +412,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         if text is None:
             return
         if self.turn_worker is not None and self.turn_worker.is_running:
-            self.notify("A turn is running: press Esc to interrupt it first.", severity="warning")
-            message.composer.restore(message.text)
+            self.queue.add(text, message.text)  # sent when the turn completes (app/handlers/queue.py)
             return
         taken = self.take_prompt(text, message.text)
         if taken is None:
@@ -428,10 +431,14 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         try:
             await self.engine.submit(prompt, attachments)  # type: ignore[union-attr]
         except RivuletError:
-            pass  # published on the bus as ErrorOccurred; the handler shows it
+            self.queue.failed = True  # published on the bus as ErrorOccurred; the handler shows it
         except asyncio.CancelledError:
             await self._interrupted()
             raise
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is self.turn_worker:
+            self.queue.worker_changed(event.state)
 
     def action_interrupt(self) -> None:
         from rivulet.widgets.entry_keys import FocusableEntry
@@ -444,7 +451,7 @@ class RivuletApp(AttachAndEdit, SafeNotify, App[None]):
         if self.focused is self._search:
             self._search.action_close()
             return
-        if isinstance(self.focused, FocusableEntry):  # an entry has the keys: back to typing
+        if isinstance(self.focused, FocusableEntry) or self.focused is self.queue.view:  # back to typing
             self._composer.focus()
             return
         if self.screen.query("HelpPanel"):  # the palette's Keys panel

@@ -8,10 +8,10 @@ each turn, after the MCP servers are up). The chat (app/tui.py and /new, /resume
 them constructs a `Conversation`.
 
 Outbound, everything the engine does is a bus event (core/turn/bus.py). Inbound, a front
-end calls `submit`, `interrupt`, `set_model`, `set_effort`, `new_conversation`, `resume`
-and `compact`. An approval is a request on the bus: with no `approver` of its own, the
-policy publishes `ApprovalRequested` (core/tools/approval_event.py) and waits until a
-front end calls its `answer(decision)`.
+end calls `submit`, `steer` (a message into the running turn), `interrupt`, `set_model`,
+`set_effort`, `new_conversation`, `resume` and `compact`. An approval is a request on
+the bus: with no `approver` of its own, the policy publishes `ApprovalRequested`
+(core/tools/approval_event.py) and waits until a front end calls its `answer(decision)`.
 
 A front end without Textual (a line mode, a test) uses it like this::
 
@@ -114,6 +114,7 @@ class Engine:
             self.hooks.session_id = self._session_id
         self.conversation = self._conversation(session, writer)
         self._turn: asyncio.Task[Any] | None = None
+        self._in_submit = False  # a turn runs (`steer` has one to go into)
         self._started = False
 
     def _agent_tools(self, tool_settings: ToolSettings, approver: Approver | None,
@@ -188,13 +189,31 @@ class Engine:
         """Run one user turn to its end (its events go to the bus); `interrupt` cancels it."""
         if not self._started:
             self.start()
-        self._turn = asyncio.current_task()
+        self._turn, self._in_submit = asyncio.current_task(), True
         try:
             if self._session_start is not None and not self._session_start.done():
                 await asyncio.shield(self._session_start)  # session_start's hooks come before the turn's
-            return await self.conversation.run_turn(prompt, attachments or [])
+            result = await self.conversation.run_turn(prompt, attachments or [])
+            while self.conversation.steering:  # steered after the turn's last request: the next turn
+                steered = [text for _, text in self.conversation.steering.take()]
+                result = await self.conversation.run_turn("\n\n".join(steered))
+            return result
         finally:
-            self._turn = None
+            self._turn, self._in_submit = None, False
+
+    def steer(self, text: str) -> bool:
+        """Send `text` into the running turn at its next request boundary (after the
+        current tool outputs); a turn that ends first gets it as the next turn, in this
+        `submit`. False, and nothing kept, when no turn runs: the caller submits it."""
+        if not self._in_submit:  # (nothing runs, or /compact: no turn to take it)
+            return False
+        self.conversation.steer(text)
+        return True
+
+    def take_steered(self) -> list[str]:
+        """The steered messages a turn that failed or was interrupted did not send (the
+        front end gives them back to the user); none wait afterwards."""
+        return [text for _, text in self.conversation.steering.take()]
 
     def interrupt(self) -> bool:
         """Cancel the turn (or compaction) under way; the conversation records it."""

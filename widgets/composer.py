@@ -72,6 +72,10 @@ class Composer(TextArea):
         Binding("ctrl+l", "app.detach_last", "Detach", id="composer.detach", show=False),
         # A large paste is a chip ("[Pasted 125 lines]"): this puts its text in its place.
         Binding("ctrl+b", "expand_paste", "Expand paste", id="composer.expand_paste", show=False),
+        # While a turn runs: the draft into the turn's next request (app/handlers/queue.py);
+        # else it sends, or on an empty composer moves the focus. alt+up: the queued messages.
+        Binding("tab", "steer", "Steer", id="composer.steer", show=False),
+        Binding("alt+up", "open_queue", "Edit queued", id="composer.queue", show=False),
         # The transcript scrolls from here: typing never leaves the composer. The shift
         # variants are for terminals that keep plain PageUp for their own scrollback.
         Binding("pageup,shift+pageup", "app.scroll_transcript('page_up')", "Scroll", id="transcript.page_up"),
@@ -112,6 +116,10 @@ class Composer(TextArea):
         self._trigger: Trigger | None = None  # the one the popup shows
         self._closed_for: str | None = None  # Esc closed the popup for this text
         self.chips = PasteChips()  # large pastes, shown as "[Pasted N lines]" (widgets/paste_chips.py)
+        # Set by the app (app/handlers/queue.py): True when a running turn took the text;
+        # True when there is a queue to move into.
+        self.steer_to: Callable[[str], bool] | None = None
+        self.open_queue: Callable[[], bool] | None = None
 
     def on_mount(self) -> None:
         if isinstance(self.parent, Widget):  # the popup sits right above the composer
@@ -293,6 +301,11 @@ class Composer(TextArea):
         text = self.chips.expand(self.text)
         if not text.strip():
             return
+        self._sent(text)
+        self.post_message(self.Submitted(self, text))
+
+    def _sent(self, text: str) -> None:
+        """`text` left the composer: it joins the prompts Up recalls."""
         self.chips.clear()
         if not self.prompts or self.prompts[-1] != text:
             self.prompts.append(text)
@@ -300,7 +313,22 @@ class Composer(TextArea):
                 self.prompt_store.append(text)
         self._recall = None
         self.clear()
-        self.post_message(self.Submitted(self, text))
+
+    def action_steer(self) -> None:
+        """Tab while a turn runs: the draft goes into it (see steer_to). With no turn it is
+        sent as Enter sends it: a Tab pressed as the turn ends loses nothing (Codex learnt
+        this, its #10035). On an empty composer the focus moves, as before."""
+        text = self.chips.expand(self.text)
+        if not text.strip() or self.steer_to is None:
+            self.screen.focus_next()
+        elif self.steer_to(text):
+            self._sent(text)
+        else:
+            self.action_submit()
+
+    def action_open_queue(self) -> None:
+        if self.open_queue is not None:
+            self.open_queue()
 
     def clear_keeping_draft(self) -> None:
         """Ctrl+C on a draft: gone from the composer, not lost (Up brings it back); kept

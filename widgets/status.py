@@ -5,6 +5,7 @@ window the app worked out from the setting, the server's report or the table).""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +96,8 @@ class StatusLine(Static):
         self.profile: str | None = None  # the active [profiles.NAME], named before the model
         self.cost: str | None = None  # the last turn's tokens, dollars and speed: gives way first
         self._overflowed: str | None = None  # the last note sent to the transcript for want of room
+        # While working: "tab to steer" when there is a draft to steer (app/handlers/queue.py).
+        self.steer_hint: Callable[[], str | None] | None = None
 
     def set_usage(self, usage: dict[str, Any] | None) -> None:
         if not usage:
@@ -128,6 +131,9 @@ class StatusLine(Static):
         if self.state in ("working", "retrying"):
             parts.append(Part(f"Working ({self.elapsed}s", KEEP, "left"))
             parts.append(Part(" • esc to interrupt", 2, "left", joins=True))
+            steer = self.steer_hint() if self.steer_hint is not None else None
+            if steer:
+                parts.append(Part(f" • {steer}", 3, "left", joins=True))
             parts.append(Part(")", KEEP, "left", joins=True))
             if self.heading:
                 parts.append(Part(sanitize(self.heading), 3, "left"))

@@ -105,7 +105,8 @@ class TurnStatus:
         for entry in self.app._transcript.query(TranscriptEntry):
             if entry.item_id == f"user-{event.turn_id}":
                 entry.remove()
-        self.app._composer.restore(event.taken_back)
+        draft = self.app._composer.text  # typed during the turn, or messages given back: kept after it
+        self.app._composer.restore(event.taken_back + (f"\n\n{draft}" if draft.strip() else ""))
         self.app.give_back_attachments()  # what it attached is held again
         self.app._status.note = "Interrupted before anything was committed: your message is back in the composer"
         self.app._status.refresh_line()

@@ -50,6 +50,7 @@ from rivulet.core.turn.no_answer import NO_ANSWER, ended_in_reasoning
 from rivulet.core.turn.project_instructions import ProjectInstructions
 from rivulet.core.turn.project_instructions import load as load_project_instructions
 from rivulet.core.turn.state_machine import Deviation, Limits, SamplingResult, consume_response
+from rivulet.core.turn.steering import Steering
 from rivulet.core.turn.tool_api import NoTools, StopTurn, ToolRouter
 from rivulet.core.turn.turn_cost import TurnClock, add_cost, turn_cost
 from rivulet.core.turn.usage import add_usage
@@ -183,6 +184,9 @@ class Conversation:
         self.before_turn: Callable[[Conversation], Awaitable[None]] | None = auto_compact()
         # Every protocol deviation the server's streams showed (the inspector lists them).
         self.deviations: list[Deviation] = []
+        # Messages the user steered into the running turn (`steer`), not yet sent: they
+        # join history at the turn's next request boundary (core/turn/steering.py).
+        self.steering = Steering()
         # The session file: told of every history change as it happens, and of turns.
         self.session = session
         # The user's turn_start/turn_end hooks (core/hooks), awaited; they never raise.
@@ -313,6 +317,7 @@ class Conversation:
                         f"stopped after {requests} requests in one turn (max_follow_ups = "
                         f"{self.settings.max_follow_ups}); send a message to continue"
                     )
+                self._commit_steered(turn_id)  # after the tool outputs, before the follow-up
         except RivuletError as exc:
             self._turn_ended(turn_id, usage, "failed")
             if self.hooks is not None:
@@ -410,6 +415,20 @@ class Conversation:
             end_turn(turn_id)
         if self.session is not None:
             self.session.turn_ended(turn_id, usage, outcome)
+
+    def steer(self, text: str) -> None:
+        """Send `text` into the running turn: it enters history as a user message at the
+        next request boundary (after the current tool outputs). A turn that ends without
+        another request leaves it in `steering`, for the caller to send (Engine.submit
+        sends it as the next turn)."""
+        self.steering.add(text)
+
+    def _commit_steered(self, turn_id: int) -> None:
+        for n, text in self.steering.take():
+            message = it.user_message(text)
+            key = f"steer-{turn_id}-{n}"
+            self.history.append(message, key=key)
+            self.bus.publish(ItemCompleted(message, key))
 
     def _commit_output(self, output: it.Item) -> None:
         key = f"{it.call_id(output)}:output"
