@@ -17,6 +17,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from rivulet.app.tui import RivuletApp
 
 QUIT_WINDOW = 1.0  # seconds: a second Ctrl+C sooner than this quits
@@ -28,7 +30,7 @@ class CtrlC:
         self.app = app
         self.clock = clock
         self._armed_at: float | None = None  # when the first press on an empty composer came
-        self._hint_timer = None
+        self._hint_timer: Timer | None = None
         self._note_before: str | None = None
 
     def press(self) -> None:
@@ -41,7 +43,7 @@ class CtrlC:
             self._hide_hint()
             app.action_interrupt()  # a picker closes; an approval question and its turn stop
             return
-        composer = app._composer
+        composer = app.chat.composer
         if composer.text:
             composer.clear_keeping_draft()
             return
@@ -58,7 +60,7 @@ class CtrlC:
             app.copy_to_clipboard(selected)
             app.screen.clear_selection()
             return True
-        composer = app._composer
+        composer = app.chat.composer
         if app.focused is composer and composer.selected_text:
             app.copy_to_clipboard(composer.selected_text)
             return True
@@ -66,13 +68,12 @@ class CtrlC:
 
     def _show_hint(self) -> None:
         """The hint in the status line (where the eye is), for as long as it holds."""
-        status = self.app._status
+        status = self.app.chat.status
         if self._hint_timer is None:
-            self._note_before = status.note
+            self._note_before = status.line.note
         else:
             self._hint_timer.stop()
-        status.note = QUIT_HINT
-        status.refresh_line()
+        status.say(QUIT_HINT)
         self._hint_timer = self.app.set_timer(QUIT_WINDOW, self._hide_hint)
 
     def _hide_hint(self) -> None:
@@ -80,7 +81,6 @@ class CtrlC:
             return
         self._hint_timer.stop()
         self._hint_timer = None
-        status = self.app._status
-        if status.note == QUIT_HINT:
-            status.note = self._note_before
-            status.refresh_line()
+        status = self.app.chat.status
+        if status.line.note == QUIT_HINT:
+            status.say(self._note_before)

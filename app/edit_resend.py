@@ -11,6 +11,7 @@ inspector's "edit from here" key edits an earlier one.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rivulet.app.resume import mount_history
@@ -18,7 +19,7 @@ from rivulet.core.turn.rewind import RewindError, rewind
 from rivulet.widgets.entries import TranscriptEntry
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
 
 DOUBLE_ESC = 0.8  # seconds: the second Esc of a double press comes sooner than this
 
@@ -26,7 +27,7 @@ DOUBLE_ESC = 0.8  # seconds: the second Esc of a double press comes sooner than 
 class EscEsc:
     """Notices a second Esc soon after a first one that did nothing else."""
 
-    def __init__(self, clock=time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._first: float | None = None
 
@@ -40,13 +41,13 @@ class EscEsc:
         self._first = None
 
 
-def can_edit(app: RivuletApp) -> bool:
+def can_edit(app: CommandContext) -> bool:
     turn = app.turn_worker
     return (app.conversation is not None and not (turn is not None and turn.is_running)
             and app.screen is app.screen_stack[0])
 
 
-async def edit_message(app: RivuletApp, turn_id: int | None = None) -> bool:
+async def edit_message(app: CommandContext, turn_id: int | None = None) -> bool:
     """Take the message of `turn_id` (None: the last one) back into the composer."""
     if not can_edit(app):
         app.notify("Wait for the turn to end (or press Esc to stop it) before editing", severity="warning")
@@ -65,23 +66,23 @@ async def edit_message(app: RivuletApp, turn_id: int | None = None) -> bool:
         app.notify(exc.message, severity="warning")
         return False
     await drop_cut_entries(app, draft.turn_id)
-    app._composer.restore(draft.prompt)
+    app.chat.composer.restore(draft.prompt)
+    assert app.attachments is not None  # made at the start, before anything could be sent
     held = app.attachments.held  # anything already held (a pasted image) stays, after the draft's
     app.attachments.held = []
     for attachment in [*draft.attachments, *held]:
         app.attachments.hold(attachment)
     app.refresh_chips()
-    app._status.note = "Editing"  # short: the status line gives its left end way first
-    app._status.refresh_line()
-    app._composer.focus()
+    app.chat.status.say("Editing")  # short: the status line gives its left end way first
+    app.chat.composer.focus()
     return True
 
 
-async def drop_cut_entries(app: RivuletApp, turn_id: int) -> None:
+async def drop_cut_entries(app: CommandContext, turn_id: int) -> None:
     """The transcript loses the message and everything after it. When the message is
     still a widget, it and the widgets after it go; when it was frozen (an old one),
     the transcript is built again from history."""
-    transcript = app._transcript
+    transcript = app.chat.transcript
     children = list(transcript.children)
     for n, child in enumerate(children):
         if isinstance(child, TranscriptEntry) and child.item_id == f"user-{turn_id}":
@@ -90,8 +91,8 @@ async def drop_cut_entries(app: RivuletApp, turn_id: int) -> None:
     await rebuild(app)
 
 
-async def rebuild(app: RivuletApp) -> None:
+async def rebuild(app: CommandContext) -> None:
     assert app.conversation is not None
-    transcript = app._transcript
+    transcript = app.chat.transcript
     await transcript.remove_children(list(transcript.children))
     await mount_history(app, app.conversation.history.entries)
