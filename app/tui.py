@@ -201,7 +201,10 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         show_mcp(self)
 
     def on_open_raw_item(self, message: OpenRawItem) -> None:
-        tui_views.open_raw_item(self, message.key)
+        self.open_raw_item(message.key)
+
+    def open_raw_item(self, key: str) -> None:
+        tui_views.open_raw_item(self, key)
 
     def copy_to_clipboard(self, text: str) -> None:
         """Every copy through Textual (OSC 52: a selection, a text area, ours) without
