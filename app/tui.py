@@ -99,8 +99,9 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         self.error_console = Console(file=SafeStream(sys.stderr), markup=False, highlight=False)  # type: ignore[arg-type]
         # Starting until the engine is built (app/tui_start.py); without settings, `boot`
         # validates them in a thread once the first frame is drawn: until then no turn can run.
-        self.phase: Starting | Running = Starting(view or Peek(), boot, settings, transport, tools, tool_settings,
-                                                  session, session_writer, None, prompt_history, images)
+        self.phase: Starting | Running = Starting(
+            view or Peek(), boot, settings=settings, transport=transport, tools=tools, tool_settings=tool_settings,
+            session=session, writer=session_writer, prompts=prompt_history, images=images)
         self.ready: Ready | None = None  # what `boot` made (its demo server is stopped on exit)
         self.boot_error: BootError | None = None  # why it could not start: the line to print
         self.held_input: list[events.Key | events.Paste] | None = None  # app/tui_held_input.py
@@ -196,9 +197,7 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         tui_views.inspect(self)
 
     def action_mcp(self) -> None:
-        from rivulet.app.mcp.wiring import show_mcp
-
-        show_mcp(self)
+        tui_views.mcp_servers(self)
 
     def on_open_raw_item(self, message: OpenRawItem) -> None:
         self.open_raw_item(message.key)
@@ -230,15 +229,10 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         self.chat.transcript.scroll_by_key(where)
 
     async def on_status_line_note_overflowed(self, message: StatusLine.NoteOverflowed) -> None:
-        """A note the status line could only show cut (at a word) is said whole here."""
-        from rivulet.app.commands.output import show_note
-
-        await show_note(self, message.text)
+        await tui_views.say_whole(self, message.text)
 
     def action_transcript(self) -> None:
-        from rivulet.app.transcript_out import open_in_pager
-
-        open_in_pager(self)
+        tui_views.transcript_in_pager(self)
 
     def action_ctrl_c(self) -> None:
         self.ctrl_c.press()

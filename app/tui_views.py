@@ -1,5 +1,6 @@
 """The chat's views and what its keys open: the history inspector, a raw item, the
-export of the session, the turns' diffs, the last answer, the user's alert."""
+export of the session, the turns' diffs, the last answer, the transcript in a pager, the
+MCP servers, a status note said whole, and the user's alert."""
 
 from __future__ import annotations
 
@@ -64,6 +65,27 @@ def turn_diff(app: RivuletApp) -> None:
     if isinstance(app.screen, DiffScreen):
         return
     app.run_worker(show_turns(app), group="command", exit_on_error=False)  # a list of turns (issue 26)
+
+
+async def say_whole(app: RivuletApp, note: str) -> None:
+    """A note the status line could only show cut (at a word) is said whole in the transcript."""
+    from rivulet.app.commands.output import show_note
+
+    await show_note(app, note)
+
+
+def transcript_in_pager(app: RivuletApp) -> None:
+    """ctrl+s: the conversation as plain text in $PAGER (app/transcript_out.py)."""
+    from rivulet.app.transcript_out import open_in_pager
+
+    open_in_pager(app)
+
+
+def mcp_servers(app: RivuletApp) -> None:
+    """/mcp: the servers' state, tools and errors."""
+    from rivulet.app.mcp.wiring import show_mcp
+
+    show_mcp(app)
 
 
 def alert(app: RivuletApp, title: str, body: str) -> None:
