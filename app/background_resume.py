@@ -11,19 +11,18 @@ from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
 
 
-def reattach_later(app: RivuletApp) -> None:
+def reattach_later(app: CommandContext) -> None:
     pending = app.session.background if app.session is not None else None
     if pending is None or app.conversation is None:
         return
-    app._status.note = sanitize(f"Waiting for background response {pending.get('response_id')}…")
-    app._status.refresh_line()
+    app.chat.status.say(sanitize(f"Waiting for background response {pending.get('response_id')}…"))
     app.turn_worker = app.run_worker(_reattach(app, pending), group="turn", exclusive=True, exit_on_error=False)
 
 
-async def _reattach(app: RivuletApp, pending: dict[str, Any]) -> None:
+async def _reattach(app: CommandContext, pending: dict[str, Any]) -> None:
     from rivulet.core.turn.background_turns import reattach
 
     assert app.conversation is not None

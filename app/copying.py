@@ -7,13 +7,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import partial
-from typing import Any
-
-from textual.app import App
+from typing import TYPE_CHECKING, Any
 
 from rivulet.core import items as it
 from rivulet.core.terminal.clipboard import clean_copy, code_blocks, removed_note, system_copy
 from rivulet.core.turn.history import History
+
+if TYPE_CHECKING:
+    from rivulet.app.commands.context import CommandContext
 
 
 def last_answer(history: History | None) -> str:
@@ -27,7 +28,7 @@ def last_answer(history: History | None) -> str:
     return ""
 
 
-def copy_text(app: App[Any], text: str, what: str) -> None:
+def copy_text(app: CommandContext, text: str, what: str) -> None:
     text, removed = clean_copy(text)  # model text, pasted into a shell: no control characters
     tool = system_copy(text)
     if tool is None:
@@ -38,7 +39,7 @@ def copy_text(app: App[Any], text: str, what: str) -> None:
     app.notify(f"Copied {what} ({len(text)} characters) via {via}{removed_note(removed)}", markup=False)
 
 
-def copy_commands(app: App[Any], answer: str) -> list[tuple[str, str, Callable[[], Any]]]:
+def copy_commands(app: CommandContext, answer: str) -> list[tuple[str, str, Callable[[], Any]]]:
     """Palette entries: (name, help, callback)."""
     if not answer:
         return []

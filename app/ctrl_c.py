@@ -43,7 +43,7 @@ class CtrlC:
             self._hide_hint()
             app.action_interrupt()  # a picker closes; an approval question and its turn stop
             return
-        composer = app._composer
+        composer = app.chat.composer
         if composer.text:
             composer.clear_keeping_draft()
             return
@@ -60,7 +60,7 @@ class CtrlC:
             app.copy_to_clipboard(selected)
             app.screen.clear_selection()
             return True
-        composer = app._composer
+        composer = app.chat.composer
         if app.focused is composer and composer.selected_text:
             app.copy_to_clipboard(composer.selected_text)
             return True
@@ -68,13 +68,12 @@ class CtrlC:
 
     def _show_hint(self) -> None:
         """The hint in the status line (where the eye is), for as long as it holds."""
-        status = self.app._status
+        status = self.app.chat.status
         if self._hint_timer is None:
-            self._note_before = status.note
+            self._note_before = status.line.note
         else:
             self._hint_timer.stop()
-        status.note = QUIT_HINT
-        status.refresh_line()
+        status.say(QUIT_HINT)
         self._hint_timer = self.app.set_timer(QUIT_WINDOW, self._hide_hint)
 
     def _hide_hint(self) -> None:
@@ -82,7 +81,6 @@ class CtrlC:
             return
         self._hint_timer.stop()
         self._hint_timer = None
-        status = self.app._status
-        if status.note == QUIT_HINT:
-            status.note = self._note_before
-            status.refresh_line()
+        status = self.app.chat.status
+        if status.line.note == QUIT_HINT:
+            status.say(self._note_before)

@@ -12,9 +12,7 @@ not a failure (SSE is the answer then).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
@@ -24,7 +22,7 @@ from typing import Any
 from rivulet.core import items as it
 from rivulet.core.config import Settings, effective_patch_tool
 from rivulet.core.config_sources import safe_url
-from rivulet.core.errors import ConfigError, RivuletError
+from rivulet.core.errors import RivuletError
 from rivulet.core.protocol.events import Delta
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn.no_answer import ended_in_reasoning
@@ -130,7 +128,8 @@ class Doctor:
         async def attempt() -> tuple[Any, ...]:
             self._last_body = body
             result, watch = await self._run(transport, body)
-            return judge(result, watch)
+            verdict: tuple[Any, ...] = judge(result, watch)
+            return verdict
 
         return attempt
 
@@ -273,57 +272,3 @@ def _failure(exc: RivuletError) -> str:
 def _clip(text: Any, limit: int = 60) -> str:
     one = " ".join(str(text or "").split())
     return sanitize(one if len(one) <= limit else one[: limit - 1] + "…")
-
-
-def render(report: Report) -> str:
-    lines = [f"rivulet doctor · {report.server} · model {report.model}", ""]
-    for p in report.probes:
-        mark = "warn" if p.ok and p.warn else {True: "ok  ", False: "FAIL", None: "--  "}[p.ok]
-        lines.append(f"  {mark} {p.name:<38} {p.seconds:6.2f}s  {sanitize(p.detail)}")
-    lines.append("")
-    if report.deviations:
-        lines.append("Protocol deviations (tolerated; --strict would refuse them):")
-        for d in report.deviations.values():
-            lines.append(f"  - {d.rule}: {sanitize(d.detail)}")
-    else:
-        lines.append("Protocol deviations: none seen")
-    if report.recommended:
-        lines += ["", "Recommended settings (config.toml):"]
-        for key, value in report.recommended.items():
-            shown = json.dumps(value) if isinstance(value, bool) else str(value)
-            lines.append(f"  {key} = {sanitize(shown)}")
-    for note in report.notes:
-        lines.append(f"  # {sanitize(note)}")
-    if not report.can_chat:
-        lines += ["", "The server cannot chat: the plain text probe failed."]
-    return "\n".join(lines)
-
-
-async def run_doctor(args: argparse.Namespace) -> int:
-    from rivulet.app.boot import settings_for
-    from rivulet.app.launch import _fail
-
-    try:
-        settings, demo = settings_for(args)
-    except ConfigError as exc:
-        return _fail(exc.message, 2)
-    from rivulet.app.capability_probe import remember, server_fingerprint
-
-    try:
-        fp, models = await server_fingerprint(settings)
-        report = await Doctor(settings, args.timeout).run()
-    finally:
-        if demo is not None:
-            demo.stop()
-    change = remember(settings, report, fp) if report.can_chat and demo is None else None
-    if getattr(args, "report", False):
-        from rivulet.app.doctor_report import markdown_report
-
-        print(markdown_report(report, settings, models))
-    elif args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=True))
-    else:
-        print(render(report))
-        if change is not None and (getattr(args, "refresh", False) or change):
-            print(sanitize(change or "Capability cache: unchanged for this server."))
-    return 0 if report.can_chat else 1

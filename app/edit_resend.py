@@ -19,7 +19,7 @@ from rivulet.core.turn.rewind import RewindError, rewind
 from rivulet.widgets.entries import TranscriptEntry
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
 
 DOUBLE_ESC = 0.8  # seconds: the second Esc of a double press comes sooner than this
 
@@ -41,14 +41,14 @@ class EscEsc:
         self._first = None
 
 
-def can_edit(app: RivuletApp) -> bool:
+def can_edit(app: CommandContext) -> bool:
     turn = app.turn_worker
     return (app.conversation is not None and app.attachments is not None
             and not (turn is not None and turn.is_running)
             and app.screen is app.screen_stack[0])
 
 
-async def edit_message(app: RivuletApp, turn_id: int | None = None) -> bool:
+async def edit_message(app: CommandContext, turn_id: int | None = None) -> bool:
     """Take the message of `turn_id` (None: the last one) back into the composer."""
     if not can_edit(app):
         app.notify("Wait for the turn to end (or press Esc to stop it) before editing", severity="warning")
@@ -67,24 +67,23 @@ async def edit_message(app: RivuletApp, turn_id: int | None = None) -> bool:
         app.notify(exc.message, severity="warning")
         return False
     await drop_cut_entries(app, draft.turn_id)
-    app._composer.restore(draft.prompt)
+    app.chat.composer.restore(draft.prompt)
     attachments = app.attachments
     held = attachments.held  # anything already held (a pasted image) stays, after the draft's
     attachments.held = []
     for attachment in [*draft.attachments, *held]:
         attachments.hold(attachment)
     app.refresh_chips()
-    app._status.note = "Editing"  # short: the status line gives its left end way first
-    app._status.refresh_line()
-    app._composer.focus()
+    app.chat.status.say("Editing")  # short: the status line gives its left end way first
+    app.chat.composer.focus()
     return True
 
 
-async def drop_cut_entries(app: RivuletApp, turn_id: int) -> None:
+async def drop_cut_entries(app: CommandContext, turn_id: int) -> None:
     """The transcript loses the message and everything after it. When the message is
     still a widget, it and the widgets after it go; when it was frozen (an old one),
     the transcript is built again from history."""
-    transcript = app._transcript
+    transcript = app.chat.transcript
     children = list(transcript.children)
     for n, child in enumerate(children):
         if isinstance(child, TranscriptEntry) and child.item_id == f"user-{turn_id}":
@@ -93,8 +92,8 @@ async def drop_cut_entries(app: RivuletApp, turn_id: int) -> None:
     await rebuild(app)
 
 
-async def rebuild(app: RivuletApp) -> None:
+async def rebuild(app: CommandContext) -> None:
     assert app.conversation is not None
-    transcript = app._transcript
+    transcript = app.chat.transcript
     await transcript.remove_children(list(transcript.children))
     await mount_history(app, app.conversation.history.entries)

@@ -6,15 +6,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.core.store.session import SessionWriter
     from rivulet.core.turn.bus import ItemProgressed
 
 
-def save_partial(app: RivuletApp, event: ItemProgressed) -> str | None:
+def save_partial(writer: SessionWriter | None, event: ItemProgressed) -> str | None:
     """The saved file's path, or None (no session file: nothing is kept)."""
     from rivulet.core.store.images import images_dir, save_image
 
-    writer = app.session_writer
     path = getattr(writer, "path", None) if writer is not None else None
     if path is None or event.image_b64 is None:
         return None

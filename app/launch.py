@@ -1,26 +1,24 @@
 """What each `rivulet` command does, once `cli` has parsed its arguments: the
-settings, the chat, `exec`, `sessions`, `export`, `replay` and `doctor`."""
+settings, the chat, `sessions`, `export`, `replay`; `exec` is app/exec_run.py, `doctor`
+app/doctor.py."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import os
 import sys
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from rivulet.app.boot import BootError, cli_images, settings_for
-from rivulet.core.config_sources import safe_url
+from rivulet.app.boot import BootError
 from rivulet.core.errors import ConfigError, RivuletError, redact
 from rivulet.core.safe_log import install_log_filter
 from rivulet.core.sanitize import sanitize
 
 if TYPE_CHECKING:
-    from rivulet.core.tools.approval import ApprovalRequest, Decision
-    from rivulet.core.turn.bus import BusEvent
+    pass
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,6 +26,8 @@ def run(args: argparse.Namespace) -> int:
                         format="rivulet: %(levelname)s %(name)s: %(message)s")
     install_log_filter()
     if args.command == "exec":
+        from rivulet.app.exec_run import run_exec_command
+
         return run_exec_command(args)
     if args.command == "sessions":
         return run_sessions(args)
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_mcp(args, args.server_argv)
     if args.command == "doctor":
-        from rivulet.app.doctor import run_doctor
+        from rivulet.app.doctor_run import run_doctor
 
         return asyncio.run(run_doctor(args))
     return run_tui(args)
@@ -52,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
 
 def run_sessions(args: argparse.Namespace) -> int:
     from rivulet.app.picker import SESSION_HEADER, session_line
-    from rivulet.core.store.session import list_sessions, sessions_dir
+    from rivulet.core.config_sources import sessions_dir
+    from rivulet.core.store.session import list_sessions
 
     here = os.getcwd()
     sessions = list_sessions()
@@ -172,187 +173,3 @@ def run_tui(args: argparse.Namespace) -> int:
 
         print(f"To resume this session: {command_name()} resume {path.stem}" + (" (what was saved)" if unsaved else ""))
     return app.return_code or 0  # Textual sets 1 when the app died of an exception
-
-
-def run_exec_command(args: argparse.Namespace) -> int:
-    """`rivulet exec`. A reader that goes away (`| head -1`) ends the run quietly; Ctrl-C
-    before the turn starts is one line too (during it: app/exec_signals.py)."""
-    from rivulet.app.exec_signals import say_interrupted
-
-    try:
-        return asyncio.run(run_exec(args))
-    except BrokenPipeError:
-        _quiet_stdout()
-        return 0
-    except KeyboardInterrupt:
-        return say_interrupted()
-
-
-def _quiet_stdout() -> None:
-    # Python flushes stdout once more at exit; on a closed pipe that would print an error.
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-
-
-async def run_exec(args: argparse.Namespace) -> int:
-    from rivulet.app.exec_signals import InterruptTurn, RetryLines, say_interrupted
-    from rivulet.core.engine import Engine
-    from rivulet.core.store.lazy_session import LazySessionWriter
-    from rivulet.core.tools.approval import deny_all
-    from rivulet.core.tools.mcp_wiring import McpWiring
-    from rivulet.core.tools.router import tool_settings
-    from rivulet.core.turn.bus import EventBus, Retrying
-
-    try:
-        settings, demo = settings_for(args, headless=True)
-    except ConfigError as exc:
-        return _fail(exc.message, 2)
-    try:
-        tools_settings = tool_settings(settings)
-        mcp = McpWiring.from_settings(settings)
-    except ConfigError as exc:
-        return _fail(exc.message, 2)
-    try:
-        images = cli_images(args, settings)
-    except RivuletError as exc:
-        if demo is not None:
-            demo.stop()
-        return _fail(exc.message)
-    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
-    bus = EventBus()
-    reader_gone = asyncio.Event()
-    if args.json:
-        bus.subscribe(partial(_print_json, reader_gone))
-    elif not args.quiet:
-        bus.subscribe(RetryLines(), Retrying)
-    approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
-    # A blank prompt is no conversation worth a file; --ephemeral runs leave none either.
-    saving = settings.save_sessions and not getattr(args, "ephemeral", False) and bool(prompt.strip())
-    writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url), frontend="exec") \
-        if saving else None
-    try:
-        hooks = _exec_hooks(args, settings, tools_settings, bus)
-    except ConfigError as exc:
-        return _fail(exc.message, 2)
-    engine = Engine(settings, bus=bus, tool_settings=tools_settings, approver=approver, mcp=mcp, writer=writer,
-                    hooks=hooks)
-    for refused in engine.conversation.project.refused if not args.json else []:  # (--json has it as a notice)
-        print(f"rivulet: warning: AGENTS.md: {sanitize(refused)}", file=sys.stderr)
-    # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
-    engine.start(notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
-    turn = asyncio.ensure_future(engine.submit(prompt, images))
-    interrupt = InterruptTurn(turn)
-    gone = asyncio.ensure_future(reader_gone.wait())
-    try:
-        await asyncio.wait([turn, gone], return_when=asyncio.FIRST_COMPLETED)
-        if not turn.done():  # nobody reads the answer any more: stop the turn
-            turn.cancel()
-            await asyncio.gather(turn, return_exceptions=True)
-            raise BrokenPipeError
-        result = turn.result()
-    except RivuletError as exc:
-        await bus.close()
-        cut_answer = getattr(exc, "partial", None)
-        if cut_answer and not args.json:
-            print(sanitize(cut_answer))  # a cut answer is still the answer, shown as it is
-        return _fail(f"{exc.kind}: {exc.message}")
-    except asyncio.CancelledError:
-        if not interrupt.fired:
-            raise
-        await bus.close()
-        return say_interrupted()  # the conversation recorded the interrupt, as the chat's Esc does
-    finally:
-        if not interrupt.fired:
-            interrupt.remove()
-        gone.cancel()
-        await engine.aclose()  # the session_end hooks, its servers, transport and session file
-        if demo is not None:
-            demo.stop()
-    await bus.close()
-    if reader_gone.is_set():
-        raise BrokenPipeError
-    if not args.json and not result.no_answer:
-        print(sanitize(result.last_message or ""))
-        sys.stdout.flush()
-    if result.stopped:
-        print(f"rivulet: stopped: {sanitize(result.stopped)}", file=sys.stderr)
-    if result.no_answer:  # a script must not take silence for an answer: exit 1, as for a cut one
-        print(f"rivulet: {result.no_answer}", file=sys.stderr)
-    unsaved = writer.closing_note() if writer is not None else None
-    if unsaved:  # the session is not whole: always the last line, and status 3
-        print(f"rivulet: warning: {sanitize(unsaved)}", file=sys.stderr)
-        return 3
-    if result.no_answer:
-        return 1
-    return 0
-
-
-def _exec_hooks(args: argparse.Namespace, settings: Any, tools: Any, bus: Any) -> Any:
-    """exec's hooks (ConfigError for a bad table): their notes on stderr (in the JSON stream
-    with --json); the workspace's own, when not trusted, said once."""
-    from rivulet.app.hook_lines import print_hook_note
-    from rivulet.core.hooks.events import HookNote
-    from rivulet.core.hooks.wiring import make_hooks
-
-    hooks, ignored = make_hooks(settings, tools.workspace, bus, tools.secrets)
-    if ignored and not args.json:
-        print(f"rivulet: warning: {sanitize(ignored)}", file=sys.stderr)
-    if not args.json:
-        bus.subscribe(partial(print_hook_note, quiet=args.quiet), HookNote)
-    return hooks
-
-
-def _warn_mcp(message: str, severity: str) -> None:
-    if severity == "error":
-        print(f"rivulet: warning: {sanitize(redact(message))}", file=sys.stderr)
-
-
-def _has_terminal() -> bool:
-    try:
-        with open("/dev/tty"):
-            return sys.stdin.isatty()
-    except OSError:
-        return False
-
-
-async def terminal_approver(request: ApprovalRequest) -> Decision:
-    """`exec --approval ask`: the question on the terminal (stderr), the answer from it."""
-    from rivulet.app.exec_prompt import question_text  # what the chat's dialog shows, as plain lines
-    from rivulet.app.tty_prompt import ask_tty  # read through the event loop: Ctrl-C can end it
-    from rivulet.core.tools.approval import Decision
-    answer = await ask_tty(question_text(request))
-    return {"y": Decision.YES, "a": Decision.ALWAYS, "s": Decision.STOP}.get(answer[:1].lower(), Decision.NO)
-
-
-def _print_json(reader_gone: asyncio.Event, event: BusEvent) -> None:
-    if reader_gone.is_set():
-        return
-    # ensure_ascii: every control character (C0 and C1) leaves as a \u escape.
-    line = json.dumps(event.to_json(), ensure_ascii=True, default=_default)
-    try:
-        sys.stdout.write(line + "\n")
-    except BrokenPipeError:
-        reader_gone.set()
-        return
-    # One flush per burst, not per line: it runs once the bus has handed over every
-    # event queued so far (10,000 items are ~40,000 lines), so a reader still sees
-    # each line as soon as the stream pauses.
-    if not _flush_pending:
-        _flush_pending.append(True)
-        asyncio.get_running_loop().call_soon(_flush_stdout, reader_gone)
-
-
-_flush_pending: list[bool] = []
-
-
-def _flush_stdout(reader_gone: asyncio.Event) -> None:
-    _flush_pending.clear()
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        reader_gone.set()
-
-
-def _default(value: Any) -> Any:
-    return str(value)

@@ -14,26 +14,25 @@ from rivulet.widgets.entries import ToolCallEntry, entry_for
 RESUME_WIDGETS = 8
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
     from rivulet.core.turn.history import HistoryEntry
 
 
-async def rebuild_transcript(app: RivuletApp) -> None:
+async def rebuild_transcript(app: CommandContext) -> None:
     """Every committed item becomes its entry again, in order; each output joins its call."""
     assert app.session is not None
     await mount_history(app, app.session.history.entries)
     meta = app.session.meta
-    app._status.note = f"Resumed session {sanitize(meta.id)}: {len(app.session.history)} items"
     for warning in app.session.warnings:
         app.notify(sanitize(warning), severity="warning", timeout=8)
     workspace = app.tool_settings.workspace if app.tool_settings is not None else None
     if workspace is not None and meta.cwd and str(workspace) != meta.cwd:
         app.notify(sanitize(f"This session was started in {meta.cwd}; its tools now work in {workspace}."),
                    severity="warning", timeout=10)
-    app._status.refresh_line()
+    app.chat.status.say(f"Resumed session {sanitize(meta.id)}: {len(app.session.history)} items")
 
 
-async def mount_history(app: RivuletApp, entries: list[HistoryEntry]) -> None:
+async def mount_history(app: CommandContext, entries: list[HistoryEntry]) -> None:
     """History entries as transcript entries, at its end (also after an edit cut it back)."""
     outputs = {it.call_id(e.item): e.item for e in entries if it.is_output(e.item)}
     called = {it.call_id(e.item) for e in entries if it.is_call(e.item)}
@@ -50,5 +49,5 @@ async def mount_history(app: RivuletApp, entries: list[HistoryEntry]) -> None:
         if isinstance(widget, ToolCallEntry):
             widget.output = outputs.get(it.call_id(entry.item))
         widgets.append(widget)
-    await app._transcript.mount_all(widgets)
-    app._transcript.follow()  # at the bottom, and kept there as entries render
+    await app.chat.transcript.mount_all(widgets)
+    app.chat.transcript.follow()  # at the bottom, and kept there as entries render

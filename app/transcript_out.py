@@ -13,12 +13,12 @@ import tempfile
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
 
 DEFAULT_PAGER = "less -R"
 
 
-def transcript_text(app: RivuletApp) -> str:
+def transcript_text(app: CommandContext) -> str:
     from rivulet.core.store.export import history_markdown
 
     if app.conversation is None:
@@ -26,7 +26,7 @@ def transcript_text(app: RivuletApp) -> str:
     return history_markdown(list(app.conversation.history.items)).strip() + "\n"
 
 
-def open_in_pager(app: RivuletApp) -> None:
+def open_in_pager(app: CommandContext) -> None:
     from textual.app import SuspendNotSupported
 
     text = transcript_text(app)
@@ -47,7 +47,7 @@ def open_in_pager(app: RivuletApp) -> None:
             app.notify(f"Cannot run the pager {pager!r}: {exc}", severity="error")
 
 
-def print_transcript(app: RivuletApp) -> None:
+def print_transcript(app: CommandContext) -> None:
     """On quit: the conversation into the normal scrollback (stdout, after the screen is gone)."""
     text = transcript_text(app)
     if text.strip():

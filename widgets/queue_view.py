@@ -15,6 +15,7 @@ entries are app/handlers/queue.py's, and it is told what to show and called back
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
@@ -46,7 +47,7 @@ class QueueView(Static, can_focus=True):
     QueueView { height: auto; max-height: 7; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.queued: list[str] = []
         self.steering: list[str] = []

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 class AttachAndEdit:
-    """Mixed into RivuletApp (which provides settings, tool_settings, _composer, ...)."""
+    """Mixed into RivuletApp (which provides settings, tool_settings, chat, ...)."""
 
     # None until the settings are known (app/boot.py): typing before that shows no chips.
     attachments: ComposerAttachments | None = None
@@ -41,9 +41,9 @@ class AttachAndEdit:
         self.attachments = ComposerAttachments(workspace, limits, images)
         self._esc = EscEsc()
         self._chips = self.screen_stack[0].query_one(AttachmentChips)  # the chat's: a view may be on top
-        self._composer.paste_filter = self._paste_filter
+        self.chat.composer.paste_filter = self._paste_filter
         # The completion popup (widgets/completion.py) asks providers; ours offers files.
-        add_provider = getattr(self._composer, "add_completion_provider", None)
+        add_provider = getattr(self.chat.composer, "add_completion_provider", None)
         if add_provider is not None:
             add_provider(FileCompletion(workspace))
         self.refresh_chips()
@@ -52,19 +52,19 @@ class AttachAndEdit:
         if self.attachments is None:
             return
         key = (self.settings.keymap or {}).get("composer.detach", "ctrl+l")  # as the user remapped it
-        composer = self._composer
+        composer = self.chat.composer
         row, col = composer.cursor_location
         text = composer.text
         cursor = sum(len(line) + 1 for line in text.split("\n")[:row]) + col
         self._chips.show(self.attachments.chips(text, cursor), key)
 
     def on_text_area_changed(self: Any, event: TextArea.Changed) -> None:
-        if event.text_area is self._composer and self.attachments is not None:
+        if event.text_area is self.chat.composer and self.attachments is not None:
             self._esc.reset()
             self.refresh_chips()
 
     def on_text_area_selection_changed(self: Any, event: TextArea.SelectionChanged) -> None:
-        if event.text_area is self._composer:
+        if event.text_area is self.chat.composer:
             self.refresh_chips()  # the cursor left a token: its error chip may show now
 
     def _paste_filter(self: Any, text: str) -> bool:
@@ -80,13 +80,13 @@ class AttachAndEdit:
     def action_detach_last(self: Any) -> None:
         if self.attachments is None:
             return
-        text = self._composer.text
+        text = self.chat.composer.text
         new = self.attachments.remove_last(text)
         if new is None:
             self.notify("Nothing is attached")
             return
         if new != text:
-            self._composer.restore(new)
+            self.chat.composer.restore(new)
         self.refresh_chips()
 
     def take_prompt(self: Any, text: str, typed: str | None = None) -> tuple[str, list[Attachment]] | None:
@@ -95,10 +95,10 @@ class AttachAndEdit:
         from rivulet.core.turn.attachments import AttachmentError
 
         try:
-            taken = self.attachments.take(text)
+            taken: tuple[str, list[Attachment]] = self.attachments.take(text)
         except AttachmentError as exc:
             self.notify(exc.message, severity="error", timeout=8)
-            self._composer.restore(text if typed is None else typed)
+            self.chat.composer.restore(text if typed is None else typed)
             return None
         self.refresh_chips()
         return taken
@@ -114,7 +114,7 @@ class AttachAndEdit:
 
         if self.attachments is None:
             return
-        if not can_edit(self) or self._composer.text or self.focused is not self._composer:
+        if not can_edit(self) or self.chat.composer.text or self.focused is not self.chat.composer:
             self._esc.reset()
             return
         if self._esc.press():

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 from rivulet.core.prompts.shell_context import is_shell_command, run_user_command, status_of
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
 
 SHOWN_LINES = 200  # of the output, in the transcript (the model gets the capped whole)
 
 
-def take_bang(app: RivuletApp, text: str) -> str | None:
+def take_bang(app: CommandContext, text: str) -> str | None:
     """The composer sent `text`: a `!cmd` starts here (None comes back); anything else
     comes back to be sent (`!!` loses one `!`)."""
     if text.startswith("!!"):
@@ -25,7 +25,7 @@ def take_bang(app: RivuletApp, text: str) -> str | None:
     return None
 
 
-async def _run(app: RivuletApp, command: str) -> None:
+async def _run(app: CommandContext, command: str) -> None:
     from rivulet.app.commands.output import show_note
     from rivulet.core.tools.router import AgentTools
 

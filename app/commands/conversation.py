@@ -16,22 +16,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rivulet.app.commands.model import refresh_model_status
-from rivulet.app.commands.output import chat_widget, show_note, status_line
+from rivulet.app.commands.output import show_note
 from rivulet.app.resume import rebuild_transcript
-from rivulet.core.config_sources import safe_url
+from rivulet.core.config_sources import safe_url, sessions_dir
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
 from rivulet.core.store.lazy_session import LazySessionWriter
-from rivulet.core.store.session import Session, find_session, list_sessions, load_session, open_for_resume, sessions_dir
+from rivulet.core.store.session import Session, find_session, list_sessions, load_session, open_for_resume
 from rivulet.widgets.choice import Choice, ChoiceScreen
-from rivulet.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
     from rivulet.core.engine import SessionFile
 
 
-def busy(app: RivuletApp) -> bool:
+def busy(app: CommandContext) -> bool:
     """A turn (or a compaction) is running: say so, and do nothing."""
     worker = app.turn_worker
     if worker is not None and worker.is_running:
@@ -40,23 +39,21 @@ def busy(app: RivuletApp) -> bool:
     return False
 
 
-async def replace_conversation(app: RivuletApp, session: Session | None, writer: SessionFile | None) -> None:
+async def replace_conversation(app: CommandContext, session: Session | None, writer: SessionFile | None) -> None:
     """Hold `session` (None: a fresh conversation) from now on; the transcript starts over."""
-    assert app.engine is not None
-    app.engine.resume(session, writer)  # the old session file is closed, complete
+    app.running.engine.resume(session, writer)  # the old session file is closed, complete
     app.turn_status.turn_diff = ""
     app.live.clear()
-    await chat_widget(app, Transcript).remove_children()
-    status = status_line(app)
-    status.total_tokens, status.usage, status.note, status.state = 0, None, None, "idle"
+    await app.chat.transcript.remove_children()
+    app.chat.status.set(total_tokens=0, usage=None, note=None, state="idle")
     refresh_model_status(app)
 
 
-async def new_conversation(app: RivuletApp, arg: str = "") -> None:
+async def new_conversation(app: CommandContext, arg: str = "") -> None:
     if busy(app):
         return
     old = app.session_writer.path if app.session_writer is not None else None
-    writer = LazySessionWriter(model=app.settings.model, base_url=safe_url(app.settings.base_url)) \
+    writer = LazySessionWriter(model=app.running.settings.model, base_url=safe_url(app.running.settings.base_url)) \
         if app.session_writer is not None else None
     await replace_conversation(app, None, writer)
     from rivulet.app.command_name import command_name
@@ -70,7 +67,7 @@ def _here_first(sessions: list[Session]) -> list[Session]:
     return [s for s in sessions if s.meta.cwd == here] + [s for s in sessions if s.meta.cwd != here]
 
 
-async def resume(app: RivuletApp, arg: str = "") -> None:
+async def resume(app: CommandContext, arg: str = "") -> None:
     from rivulet.app.picker import SESSION_HEADER, session_line
 
     if busy(app):
@@ -100,7 +97,7 @@ async def resume(app: RivuletApp, arg: str = "") -> None:
     await rebuild_transcript(app)
 
 
-async def list_saved(app: RivuletApp, arg: str = "") -> None:
+async def list_saved(app: CommandContext, arg: str = "") -> None:
     from rivulet.app.picker import SESSION_HEADER, session_line
 
     here = os.getcwd()
@@ -115,37 +112,31 @@ async def list_saved(app: RivuletApp, arg: str = "") -> None:
     await show_note(app, lines, title=f"Sessions in {sessions_dir()}{where}")
 
 
-def start_compaction(app: RivuletApp, arg: str = "") -> None:
+def start_compaction(app: CommandContext, arg: str = "") -> None:
     if busy(app) or app.conversation is None:
         return
     # The turn's worker slot: Esc interrupts it, and no prompt is sent while it runs.
     app.turn_worker = app.run_worker(_compact(app), group="turn", exclusive=True, exit_on_error=False)
 
 
-async def _compact(app: RivuletApp) -> None:
-    engine = app.engine
-    assert engine is not None
+async def _compact(app: CommandContext) -> None:
+    engine = app.running.engine
     conv = engine.conversation
-    status = status_line(app)
+    status = app.chat.status
     app.turn_status.started_at = time.monotonic()  # the 1 s tick shows the elapsed time
-    status.state, status.elapsed, status.heading, status.note = "working", 0, "Compacting the conversation", None
-    status.refresh_line()
+    status.set(state="working", elapsed=0, heading="Compacting the conversation", note=None)
     before = len(conv.history.entries)
     try:
         done = await engine.compact()
     except RivuletError as exc:
-        status.state, status.heading, status.note = "idle", None, "Compaction failed: nothing changed"
-        status.refresh_line()
+        status.set(state="idle", heading=None, note="Compaction failed: nothing changed")
         app.notify(sanitize(exc.message), severity="error", markup=False)
         return
     except asyncio.CancelledError:
-        status.state, status.heading, status.note = "idle", None, "Compaction interrupted: nothing changed"
-        status.refresh_line()
+        status.set(state="idle", heading=None, note="Compaction interrupted: nothing changed")
         raise
-    status.state, status.heading = "idle", None
-    status.usage = None  # unknown until the next response says
-    status.note = f"Compacted {len(done.replaced)} items into {len(done.added)}"
-    status.refresh_line()
+    note = f"Compacted {len(done.replaced)} items into {len(done.added)}"
+    status.set(state="idle", heading=None, usage=None, note=note)  # usage: unknown until the next response says
     how = "a summary by the model" if done.mode == "summary" else "the server's compaction"
     await show_note(app, [f"Compacted {len(done.replaced)} of {before} items into {len(done.added)} ({how}); "
                           f"{len(conv.history.entries)} items are sent from now on.",

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rivulet.app.commands.output import show_note, status_line
+from rivulet.app.commands.output import show_note
 from rivulet.core.errors import RivuletError
 from rivulet.core.protocol.models import fetch_models, list_models
 from rivulet.core.sanitize import sanitize
 from rivulet.widgets.choice import Choice, ChoiceScreen
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
 
 EFFORTS = ("minimal", "low", "medium", "high")
 # What the Settings also accept: typed as `/effort xhigh`, not offered in the picker.
@@ -27,19 +27,15 @@ MORE_EFFORTS = ("none", "xhigh")
 DEFAULT_EFFORT = "default"  # no `reasoning.effort`: the server's own default
 
 
-def refresh_model_status(app: RivuletApp) -> None:
+def refresh_model_status(app: CommandContext) -> None:
     """The status line's model, effort and context window, from the settings."""
-    status = status_line(app)
-    s = app.settings
-    status.model = s.model
-    status.effort = s.reasoning_effort
-    status.profile = s.profile
-    status.window = app.windows.choose(s).tokens if app.windows is not None else s.context_window
-    status.refresh_line()
+    s = app.running.settings
+    window = app.windows.choose(s).tokens if app.windows is not None else s.context_window
+    app.chat.status.set(model=s.model, effort=s.reasoning_effort, profile=s.profile, window=window)
     _banner_model(app, s.model)
 
 
-def _banner_model(app: RivuletApp, model: str) -> None:
+def _banner_model(app: CommandContext, model: str) -> None:
     """The banner ends with the model's name ("rivulet · where · model"): the new one."""
     from textual.widgets import Static
 
@@ -54,28 +50,28 @@ def _banner_model(app: RivuletApp, model: str) -> None:
         banner.update(safe_text(f"{head}{sep}{model}"))
 
 
-async def learn_windows(app: RivuletApp) -> None:
+async def learn_windows(app: CommandContext) -> None:
     """At start: the context windows the server reports for its models (llama.cpp's
     `n_ctx` is the window it really runs), for the status line, /status and automatic
     compaction. Quietly nothing when the server cannot say: the table or the
     `context_window` setting stands."""
-    if app.settings.context_window or app.windows is None:
+    if app.running.settings.context_window or app.windows is None:
         return
     try:
-        found = await fetch_models(app.settings, timeout=10)
+        found = await fetch_models(app.running.settings, timeout=10)
     except RivuletError:
         return
     app.windows.learn(found)
     refresh_model_status(app)
 
 
-async def switch_model(app: RivuletApp, model: str) -> None:
+async def switch_model(app: CommandContext, model: str) -> None:
     engine = app.engine
     if engine is None:
         return
     conv = engine.conversation
     model = model.strip()
-    old = app.settings.model
+    old = app.running.settings.model
     if model == old:
         app.notify(f"Already using {sanitize(model)}", markup=False)
         return
@@ -92,22 +88,18 @@ async def switch_model(app: RivuletApp, model: str) -> None:
     await show_note(app, lines)
 
 
-async def choose_model(app: RivuletApp, arg: str = "") -> None:
+async def choose_model(app: CommandContext, arg: str = "") -> None:
     if arg:
         await switch_model(app, arg)
         return
-    status = status_line(app)
-    status.note = "Asking the server for its models…"
-    status.refresh_line()
+    app.chat.status.say("Asking the server for its models…")
     try:
-        found = await list_models(app.settings)
+        found = await list_models(app.running.settings)
     except RivuletError as exc:
-        status.note = None
-        status.refresh_line()
+        app.chat.status.say(None)
         app.notify(f"Cannot list models: {sanitize(exc.message)}", severity="error", markup=False)
         return
-    status.note = None
-    status.refresh_line()
+    app.chat.status.say(None)
     if found.source == "server" and app.windows is not None:
         app.windows.learn(found.models)
     if found.source == "server":
@@ -116,16 +108,17 @@ async def choose_model(app: RivuletApp, arg: str = "") -> None:
         note = f"from the `models` setting: {found.error}"
     choices = [Choice(m.id, help=f"{m.context_window:,} tokens" if m.context_window else "") for m in found.models]
     picked = await app.push_screen_wait(ChoiceScreen("Model for the next requests", choices,
-                                                     current=app.settings.model, note=note))
+                                                     current=app.running.settings.model, note=note))
     if picked:
         await switch_model(app, picked)
 
 
-async def choose_effort(app: RivuletApp, arg: str = "") -> None:
+async def choose_effort(app: CommandContext, arg: str = "") -> None:
     if not arg:
         choices = [Choice(e) for e in EFFORTS] + [Choice(DEFAULT_EFFORT, help="send none: the server decides")]
+        current = app.running.settings.reasoning_effort or DEFAULT_EFFORT
         arg = await app.push_screen_wait(ChoiceScreen("Reasoning effort for the next requests", choices,
-                                                      current=app.settings.reasoning_effort or DEFAULT_EFFORT)) or ""
+                                                      current=current)) or ""
         if not arg:
             return
     level = arg.strip().lower()
@@ -134,9 +127,6 @@ async def choose_effort(app: RivuletApp, arg: str = "") -> None:
                    severity="warning", markup=False)
         return
     effort = None if level == DEFAULT_EFFORT else level
-    if app.engine is not None:
-        app.engine.set_effort(effort)
-    else:  # still starting: the settings the engine will be built from
-        app.settings.reasoning_effort = effort  # type: ignore[assignment]
+    app.running.engine.set_effort(effort)
     refresh_model_status(app)
     app.notify(f"Reasoning effort: {level}, from the next request on", markup=False)

@@ -9,23 +9,12 @@ from rich.text import Text
 from textual.widgets import Static
 
 from rivulet.core.sanitize import sanitize
-from rivulet.widgets.status import StatusLine
-from rivulet.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from textual.app import App
+    from rivulet.app.commands.context import CommandContext
 
 
-def chat_widget(app: App, cls):  # type: ignore[no-untyped-def]
-    """A widget of the chat screen, also while a picker or the palette is on top."""
-    return app.screen_stack[0].query_one(cls)
-
-
-def status_line(app: App) -> StatusLine:
-    return chat_widget(app, StatusLine)
-
-
-async def show_note(app: App, lines: list[str] | str, title: str | None = None) -> Static:
+async def show_note(app: CommandContext, lines: list[str] | str, title: str | None = None) -> Static:
     """A block of text at the end of the transcript, scrolled into view."""
     text = Text()
     if title:
@@ -33,7 +22,7 @@ async def show_note(app: App, lines: list[str] | str, title: str | None = None) 
     body = [lines] if isinstance(lines, str) else lines
     text.append("\n".join(sanitize(line) for line in body))
     note = Static(text, classes="command-note")
-    transcript = chat_widget(app, Transcript)
+    transcript = app.chat.transcript  # the chat's, also while a picker or the palette is on top
     await transcript.mount(note)
     transcript.follow()
     return note

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from functools import partial
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from rivulet.core.prompts.expand import expand
 from rivulet.core.prompts.files import SavedPrompt, commands_for, load_prompts
@@ -13,27 +14,31 @@ from rivulet.core.prompts.init_prompt import init_prompt
 from rivulet.core.sanitize import sanitize
 
 if TYPE_CHECKING:
+    from rivulet.app.commands.context import CommandContext
     from rivulet.app.commands.registry import Command
-    from rivulet.app.tui import RivuletApp
 
 
-def send(app: RivuletApp, text: str) -> None:
+# The workspace's saved prompts, read once per chat (a chat does not keep what its commands cache).
+_SAVED: WeakKeyDictionary[CommandContext, dict[str, SavedPrompt]] = WeakKeyDictionary()
+
+
+def send(app: CommandContext, text: str) -> None:
     """Send `text` as the user's message (what typing it would do)."""
     if app.conversation is None:
         return
     if app.turn_worker is not None and app.turn_worker.is_running:
         app.notify("A turn is running: press Esc to interrupt it first.", severity="warning")
         return
-    app._transcript.follow()
+    app.chat.transcript.follow()
     app.run_turn(app.shell_context.take(text) if hasattr(app, "shell_context") else text)
 
 
-def _run_prompt(app: RivuletApp, prompt: SavedPrompt, args: str = "") -> None:
+def _run_prompt(app: CommandContext, prompt: SavedPrompt, args: str = "") -> None:
     send(app, expand(prompt.body, args))
 
 
-def _saved(app: RivuletApp, builtin: set[str]) -> dict[str, SavedPrompt]:
-    cached: dict[str, SavedPrompt] | None = getattr(app, "_saved_prompts", None)
+def _saved(app: CommandContext, builtin: set[str]) -> dict[str, SavedPrompt]:
+    cached = _SAVED.get(app)
     if cached is not None:
         return cached
     workspace = app.tool_settings.workspace if app.tool_settings is not None else None
@@ -43,11 +48,11 @@ def _saved(app: RivuletApp, builtin: set[str]) -> dict[str, SavedPrompt]:
     words, clashes = commands_for(found.prompts, builtin)
     for line in [*clashes, *found.skipped]:  # never in silence; shown sanitised (a name is the repository's)
         app.notify(sanitize(line), severity="warning", timeout=10, markup=False)
-    app._saved_prompts = words  # type: ignore[attr-defined]
+    _SAVED[app] = words
     return words
 
 
-def own_commands(app: RivuletApp, builtin: set[str]) -> list[Command]:
+def own_commands(app: CommandContext, builtin: set[str]) -> list[Command]:
     """`/init`, then every saved prompt."""
     from rivulet.app.commands.registry import Command
 
@@ -62,6 +67,6 @@ def own_commands(app: RivuletApp, builtin: set[str]) -> list[Command]:
     return out
 
 
-def _init(app: RivuletApp) -> None:
+def _init(app: CommandContext) -> None:
     if app.tool_settings is not None:
         send(app, init_prompt(app.tool_settings.workspace))

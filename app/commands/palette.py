@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 if TYPE_CHECKING:
+    from rivulet.app.commands.context import CommandContext
     from rivulet.app.commands.registry import Command
 
 
@@ -15,10 +16,8 @@ class RivuletCommands(Provider):
 
     def _commands(self) -> list[Command]:
         from rivulet.app.commands.registry import app_commands
-        from rivulet.app.tui import RivuletApp
-
-        app = self.app
-        assert isinstance(app, RivuletApp)
+        # The palette is the chat's (RivuletApp.COMMANDS), whose App is a CommandContext.
+        app = cast("CommandContext", self.app)
         if app.conversation is None:  # still starting: the commands act on the conversation
             return []
         return app_commands(app)

@@ -19,7 +19,7 @@ from rivulet.core.errors import ConfigError
 from rivulet.core.sanitize import sanitize
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
     from rivulet.core.config import Settings
 
 
@@ -47,10 +47,10 @@ def _summary(table: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-async def choose_profile(app: RivuletApp, arg: str = "") -> None:
+async def choose_profile(app: CommandContext, arg: str = "") -> None:
     from rivulet.widgets.choice import Choice, ChoiceScreen
 
-    s = app.settings
+    s = app.running.settings
     names = sorted(s.profiles)
     if not names:
         await show_note(app, [f"No profiles: add [profiles.NAME] tables to {config_path()}",
@@ -65,11 +65,11 @@ async def choose_profile(app: RivuletApp, arg: str = "") -> None:
     await switch_profile(app, arg.strip())
 
 
-async def switch_profile(app: RivuletApp, name: str) -> None:
+async def switch_profile(app: CommandContext, name: str) -> None:
     from rivulet.app.boot import settings_for
     from rivulet.app.commands.model import refresh_model_status
 
-    if name == app.settings.profile:
+    if name == app.running.settings.profile:
         app.notify(f"Already using profile {sanitize(name)}", markup=False)
         return
     engine = app.engine
@@ -87,7 +87,6 @@ async def switch_profile(app: RivuletApp, name: str) -> None:
         app.notify(sanitize(exc.message), severity="error", markup=False)
         return
     await engine.switch_settings(settings)
-    app.settings, app.transport = settings, engine.transport
     refresh_model_status(app)
     where = safe_url(settings.base_url)
     await show_note(app, [f"Profile: {name}, from the next turn on: {settings.model} at {where}."])

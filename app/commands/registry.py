@@ -20,7 +20,7 @@ from rivulet.app.copying import copy_commands
 from rivulet.themes import THEMES
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
 
 
 @dataclass(frozen=True)
@@ -33,27 +33,27 @@ class Command:
     run_arg: Callable[[str], Any] | None = None  # runs it with the argument typed after the word
 
 
-def _background(app: RivuletApp, handler: Callable[..., Awaitable[None]], arg: str = "") -> None:
+def _background(app: CommandContext, handler: Callable[..., Awaitable[None]], arg: str = "") -> None:
     """Commands that ask (a picker) or wait (the server) run as workers: the UI goes on."""
     app.run_worker(handler(app, arg), group="command", exit_on_error=False)
 
 
-def _slash(app: RivuletApp, title: str, help_text: str, slash: str,
+def _slash(app: CommandContext, title: str, help_text: str, slash: str,
            handler: Callable[..., Awaitable[None]], arg: str | None = None) -> Command:
     return Command(title, help_text, partial(_background, app, handler), slash, arg,
                    partial(_background, app, handler) if arg else None)
 
 
-async def _status(app: RivuletApp, arg: str = "") -> None:
+async def _status(app: CommandContext, arg: str = "") -> None:
     await show_note(app, status_lines(app), title="Status")
 
 
-async def _help(app: RivuletApp, arg: str = "") -> None:
+async def _help(app: CommandContext, arg: str = "") -> None:
     await show_note(app, help_lines(app_commands(app)),
                     title="Commands (also in the palette, ctrl+p; Tab or Enter picks from the / list)")
 
 
-def slash_commands(app: RivuletApp) -> list[Command]:
+def slash_commands(app: CommandContext) -> list[Command]:
     """The commands a `/word` runs, in the order the `/` popup lists them: the built-in
     ones, then /init and the user's saved prompts (app/commands/own_prompts.py)."""
     from rivulet.app.commands.own_prompts import own_commands
@@ -62,7 +62,7 @@ def slash_commands(app: RivuletApp) -> list[Command]:
     return builtin + own_commands(app, {c.slash for c in builtin if c.slash})
 
 
-def _builtin_commands(app: RivuletApp) -> list[Command]:
+def _builtin_commands(app: CommandContext) -> list[Command]:
     return [
         _slash(app, "Switch model", "Pick the model for the next requests (GET /models)", "model",
                model_cmds.choose_model, "NAME"),
@@ -104,7 +104,7 @@ def _builtin_commands(app: RivuletApp) -> list[Command]:
     ]
 
 
-def app_commands(app: RivuletApp) -> list[Command]:
+def app_commands(app: CommandContext) -> list[Command]:
     """Every command available now: the slash commands, then the palette's own
     (some depend on the app's state, e.g. an answer to copy)."""
     cmds = slash_commands(app)

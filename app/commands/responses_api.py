@@ -14,14 +14,14 @@ from rivulet.core.turn.prices import PRICES_DATE
 from rivulet.core.turn.turn_cost import describe
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
 
 Handler = Callable[..., Awaitable[None]]
 VERBOSITY = ("low", "medium", "high")
 TIERS = ("auto", "default", "flex", "priority", "scale")
 
 
-def cost_lines(app: RivuletApp) -> list[str]:
+def cost_lines(app: CommandContext) -> list[str]:
     """The last turn's and the session's tokens, dollars and speed (also in /status)."""
     conv = app.conversation
     if conv is None or conv.last_cost is None:
@@ -35,12 +35,12 @@ def cost_lines(app: RivuletApp) -> list[str]:
     return lines
 
 
-async def show_cost(app: RivuletApp, arg: str = "") -> None:
+async def show_cost(app: CommandContext, arg: str = "") -> None:
     await show_note(app, cost_lines(app), title="Cost")
 
 
-async def toggle_background(app: RivuletApp, arg: str = "") -> None:
-    settings = app.settings
+async def toggle_background(app: CommandContext, arg: str = "") -> None:
+    settings = app.running.settings
     want = {"on": True, "off": False}.get(arg.strip().lower(), not settings.background)
     if want and getattr(app.transport, "name", "") != "sse":
         app.notify("Background mode needs the HTTP (SSE) transport: start with --background or "
@@ -51,7 +51,7 @@ async def toggle_background(app: RivuletApp, arg: str = "") -> None:
                                            if want else "off"), markup=False)
 
 
-async def cancel(app: RivuletApp, arg: str = "") -> None:
+async def cancel(app: CommandContext, arg: str = "") -> None:
     """Stop the running turn (a background response is cancelled on the server)."""
     worker = app.turn_worker
     if worker is None or not worker.is_running or app.conversation is None:
@@ -61,7 +61,7 @@ async def cancel(app: RivuletApp, arg: str = "") -> None:
     worker.cancel()
 
 
-async def toggle_tools(app: RivuletApp, arg: str = "") -> None:
+async def toggle_tools(app: CommandContext, arg: str = "") -> None:
     """`/tools` lists the hosted tools; `/tools NAME` switches one on or off."""
     conv = app.conversation
     if conv is None:
@@ -85,24 +85,24 @@ async def toggle_tools(app: RivuletApp, arg: str = "") -> None:
                     title="Hosted tools (/tools NAME switches one)")
 
 
-async def set_verbosity(app: RivuletApp, arg: str = "") -> None:
+async def set_verbosity(app: CommandContext, arg: str = "") -> None:
     await _choose(app, "verbosity", "Verbosity (text.verbosity)", VERBOSITY, arg)
 
 
-async def set_tier(app: RivuletApp, arg: str = "") -> None:
+async def set_tier(app: CommandContext, arg: str = "") -> None:
     await _choose(app, "service_tier", "Service tier", TIERS, arg)
 
 
-async def _choose(app: RivuletApp, field: str, title: str, options: tuple[str, ...], arg: str) -> None:
+async def _choose(app: CommandContext, field: str, title: str, options: tuple[str, ...], arg: str) -> None:
     value = arg.strip().lower()
     if value not in (*options, "default", "unset") or (value == "default" and field != "service_tier"):
         app.notify(f"{title}: one of {', '.join(options)}, or unset", severity="warning", markup=False)
         return
-    setattr(app.settings, field, None if value == "unset" else value)
+    setattr(app.running.settings, field, None if value == "unset" else value)
     app.notify(f"{title}: {value}, from the next request on", markup=False)
 
 
-def responses_commands(app: RivuletApp, slash: Callable[..., Any]) -> list[Any]:
+def responses_commands(app: CommandContext, slash: Callable[..., Any]) -> list[Any]:
     """The commands, made by the registry's own factory (`_slash`)."""
     return [
         slash(app, "Background responses", "Requests outlive a cut or a quit (/background on|off)", "background",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rivulet.app.commands.output import status_line
 from rivulet.app.copying import copy_commands
 from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.router import AgentTools
@@ -18,7 +17,7 @@ from rivulet.themes import THEMES
 from rivulet.widgets.choice import Choice, ChoiceScreen
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
 
 APPROVALS = {
     "ask": "ask before every command and patch",
@@ -34,7 +33,7 @@ SANDBOXES = {
 FORMATS = {"md": "Markdown, beside the session file", "json": "JSON, beside the session file"}
 
 
-async def _pick(app: RivuletApp, title: str, options: dict[str, str], current: str | None, arg: str) -> str | None:
+async def _pick(app: CommandContext, title: str, options: dict[str, str], current: str | None, arg: str) -> str | None:
     """The argument if it is one of `options`, else the user's pick (None: cancelled)."""
     if arg:
         if arg in options:
@@ -43,27 +42,28 @@ async def _pick(app: RivuletApp, title: str, options: dict[str, str], current: s
                    markup=False)
         return None
     choices = [Choice(value, help=text) for value, text in options.items()]
-    return await app.push_screen_wait(ChoiceScreen(title, choices, current=current))
+    picked: str | None = await app.push_screen_wait(ChoiceScreen(title, choices, current=current))
+    return picked
 
 
-async def choose_theme(app: RivuletApp, arg: str = "") -> None:
+async def choose_theme(app: CommandContext, arg: str = "") -> None:
     names = {t.name: "dark" if t.dark else "light" for t in THEMES}
     picked = await _pick(app, "Theme", names, app.theme, arg.strip())
     if picked:
         app.set_theme(picked)
 
 
-async def choose_approval(app: RivuletApp, arg: str = "") -> None:
-    picked = await _pick(app, "Approval policy (this run)", APPROVALS, app.settings.approval, arg.strip())
+async def choose_approval(app: CommandContext, arg: str = "") -> None:
+    picked = await _pick(app, "Approval policy (this run)", APPROVALS, app.running.settings.approval, arg.strip())
     if not picked:
         return
-    app.settings.approval = picked  # type: ignore[assignment]
+    app.running.settings.approval = picked  # type: ignore[assignment]
     if isinstance(app.tools, AgentTools):
         app.tools.approvals.policy = picked  # type: ignore[assignment]
     app.notify(f"Approval policy: {picked} ({APPROVALS[picked]})", markup=False)
 
 
-async def choose_sandbox(app: RivuletApp, arg: str = "") -> None:
+async def choose_sandbox(app: CommandContext, arg: str = "") -> None:
     tools = app.tools
     if not isinstance(tools, AgentTools) or not tools.settings.shell:
         app.notify("No shell tool in this session: there is no sandbox to set", markup=False)
@@ -74,20 +74,18 @@ async def choose_sandbox(app: RivuletApp, arg: str = "") -> None:
         return
     # The shell tool reads the mode at each command; MCP servers already started keep theirs.
     tools.sandbox.mode = picked  # type: ignore[assignment]
-    app.settings.sandbox = picked  # type: ignore[assignment]
-    status = status_line(app)
-    status.sandbox = tools.sandbox.describe()
-    status.refresh_line()
-    app.notify(f"Sandbox: {status.sandbox}, from the next command on", markup=False)
+    app.running.settings.sandbox = picked  # type: ignore[assignment]
+    app.chat.status.set(sandbox=tools.sandbox.describe())
+    app.notify(f"Sandbox: {tools.sandbox.describe()}, from the next command on", markup=False)
 
 
-async def choose_export(app: RivuletApp, arg: str = "") -> None:
+async def choose_export(app: CommandContext, arg: str = "") -> None:
     picked = await _pick(app, "Export the session as", FORMATS, None, arg.strip().lower())
     if picked:
         app.export_session(picked)
 
 
-async def choose_copy(app: RivuletApp, arg: str = "") -> None:
+async def choose_copy(app: CommandContext, arg: str = "") -> None:
     """The last answer, or one of its code blocks (`/copy 2`: the second block)."""
     entries = copy_commands(app, app.last_answer())
     if not entries:

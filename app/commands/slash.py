@@ -8,11 +8,14 @@ command palette lists.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from rivulet.widgets.completion import Completion, Trigger, fuzzy_rank
+
+if TYPE_CHECKING:
+    from rivulet.app.commands.context import CommandContext
 
 _WORD = re.compile(r"/([^\s/][^\s]*)?")
 
@@ -20,9 +23,17 @@ _WORD = re.compile(r"/([^\s/][^\s]*)?")
 class SlashCommand(Protocol):
     """What the slash side needs of a registry entry."""
 
-    slash: str | None
-    help: str
-    arg: str | None
+    @property
+    def slash(self) -> str | None: ...
+
+    @property
+    def help(self) -> str: ...
+
+    @property
+    def arg(self) -> str | None: ...
+
+
+S = TypeVar("S", bound=SlashCommand)
 
 
 @dataclass(frozen=True)
@@ -45,14 +56,14 @@ def parse(text: str) -> Slash | str | None:
     return Slash(word, arg.strip())
 
 
-def find(commands: list[SlashCommand], name: str) -> SlashCommand | None:
+def find(commands: Sequence[S], name: str) -> S | None:
     for cmd in commands:
         if cmd.slash == name:
             return cmd
     return None
 
 
-def unknown_message(name: str, commands: list[SlashCommand]) -> str:
+def unknown_message(name: str, commands: Sequence[SlashCommand]) -> str:
     import difflib
 
     names = [c.slash for c in commands if c.slash]
@@ -65,7 +76,7 @@ class SlashCompletions:
     """The `/` completion provider: while the whole text is one `/word`, the commands
     whose names match it fuzzily. Picking one with Enter runs it."""
 
-    def __init__(self, commands: Callable[[], list[SlashCommand]]) -> None:
+    def __init__(self, commands: Callable[[], Sequence[SlashCommand]]) -> None:
         self.commands = commands
 
     def find(self, text: str, cursor: tuple[int, int]) -> Trigger | None:
@@ -82,13 +93,11 @@ class SlashCompletions:
         return Trigger((0, 0), (0, len(text)), query, fuzzy_rank(query, candidates))
 
 
-def dispatch(app, text: str) -> str | None:  # type: ignore[no-untyped-def]
+def dispatch(app: CommandContext, text: str) -> str | None:
     """The composer sent `text`: run the command it names and return None, or return
     the text to send to the model."""
-    from rivulet.app.commands.output import chat_widget
     from rivulet.app.commands.registry import slash_commands
     from rivulet.core.sanitize import sanitize
-    from rivulet.widgets.composer import Composer
 
     parsed = parse(text)
     if not isinstance(parsed, Slash):
@@ -99,9 +108,9 @@ def dispatch(app, text: str) -> str | None:  # type: ignore[no-untyped-def]
         why = unknown_message(parsed.name, commands) if cmd is None else \
             f"/{cmd.slash} takes no argument: nothing was run or sent"
         app.notify(sanitize(why), severity="warning", markup=False)
-        chat_widget(app, Composer).restore(text)  # back, to be fixed
+        app.chat.composer.restore(text)  # back, to be fixed
         return None
-    if parsed.arg:
+    if parsed.arg and cmd.run_arg is not None:  # (an argument to a command without one returned above)
         cmd.run_arg(parsed.arg)
     else:
         cmd.run()

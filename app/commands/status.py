@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rivulet.app.commands.output import status_line
 from rivulet.app.commands.profile import server_lines
 from rivulet.app.commands.responses_api import cost_lines
 from rivulet.core.config_sources import safe_url
@@ -13,13 +12,13 @@ from rivulet.core.tools.router import AgentTools
 from rivulet.core.turn.usage import context_left, tokens_in_context
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
 
 
-def status_lines(app: RivuletApp) -> list[str]:
-    s = app.settings
+def status_lines(app: CommandContext) -> list[str]:
+    s = app.running.settings
     conv = app.conversation
-    status = status_line(app)
+    status = app.chat.status.line
     lines = [
         f"model          {s.model}",
         f"effort         {s.reasoning_effort or 'default (the server decides)'}",
@@ -56,7 +55,7 @@ def status_lines(app: RivuletApp) -> list[str]:
     return lines
 
 
-def _instructions(app: RivuletApp) -> list[str]:
+def _instructions(app: CommandContext) -> list[str]:
     conv = app.conversation
     project = conv.project if conv is not None else None
     if project is None or not (project.files or project.refused):

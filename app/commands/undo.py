@@ -18,33 +18,33 @@ from rivulet.widgets.choice import Choice, ChoiceScreen
 from rivulet.widgets.undo_dialog import UndoScreen
 
 if TYPE_CHECKING:
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
     from rivulet.core.checkpoints.turns import TurnCheckpoints
 
 
-def checkpoints_of(app: RivuletApp) -> TurnCheckpoints | None:
+def checkpoints_of(app: CommandContext) -> TurnCheckpoints | None:
     return getattr(app.tools, "checkpoints", None)
 
 
-def _recorder(app: RivuletApp) -> Any:
+def _recorder(app: CommandContext) -> Any:
     return getattr(app.session_writer, "restored", None)
 
 
-def _busy(app: RivuletApp) -> bool:
+def _busy(app: CommandContext) -> bool:
     from rivulet.app.commands.conversation import busy
 
     return busy(app)
 
 
-async def undo(app: RivuletApp, arg: str = "") -> None:
+async def undo(app: CommandContext, arg: str = "") -> None:
     await _ask_and_restore(app, "undo", int(arg) if arg.strip().isdigit() else 1)
 
 
-async def redo(app: RivuletApp, arg: str = "") -> None:
+async def redo(app: CommandContext, arg: str = "") -> None:
     await _ask_and_restore(app, "redo", int(arg) if arg.strip().isdigit() else 1)
 
 
-async def _ask_and_restore(app: RivuletApp, direction: str, turns: int) -> bool:
+async def _ask_and_restore(app: CommandContext, direction: str, turns: int) -> bool:
     if _busy(app):
         return False
     cps = checkpoints_of(app)
@@ -60,7 +60,7 @@ async def _ask_and_restore(app: RivuletApp, direction: str, turns: int) -> bool:
     return await confirm_and_restore(app, cps, p)
 
 
-async def confirm_and_restore(app: RivuletApp, cps: TurnCheckpoints, p: Plan) -> bool:
+async def confirm_and_restore(app: CommandContext, cps: TurnCheckpoints, p: Plan) -> bool:
     diff = await asyncio.to_thread(diff_text, cps.store, p)
     answer = await app.push_screen_wait(UndoScreen(p.direction, describe(p), diff, bool(p.conflicts)))
     if answer is None:
@@ -69,7 +69,7 @@ async def confirm_and_restore(app: RivuletApp, cps: TurnCheckpoints, p: Plan) ->
     return await _restore(app, cps, p, overwrite=answer == "overwrite")
 
 
-async def _restore(app: RivuletApp, cps: TurnCheckpoints, p: Plan, overwrite: bool) -> bool:
+async def _restore(app: CommandContext, cps: TurnCheckpoints, p: Plan, overwrite: bool) -> bool:
     try:
         result = await asyncio.to_thread(carry_out, cps.store, p, overwrite, _recorder(app))
     except (RivuletError, OSError) as exc:
@@ -79,7 +79,7 @@ async def _restore(app: RivuletApp, cps: TurnCheckpoints, p: Plan, overwrite: bo
     return True
 
 
-async def rewind_files(app: RivuletApp, turn_id: int) -> bool:
+async def rewind_files(app: CommandContext, turn_id: int) -> bool:
     """Before a rewind to before `turn_id`: when files changed since, ask "conversation and
     files" (the default) or "conversation only", and put the files back for the first.
     False: the user cancelled, or the files could not be put back (the rewind does not
@@ -103,7 +103,7 @@ async def rewind_files(app: RivuletApp, turn_id: int) -> bool:
     return await _restore(app, cps, p, overwrite=False)
 
 
-async def show_turns(app: RivuletApp) -> None:
+async def show_turns(app: CommandContext) -> None:
     """ctrl+t: the turns that changed files with their diffs; `u` undoes back to one."""
     from rivulet.core.checkpoints.restore import checkpoint_diff, since_turn
     from rivulet.core.checkpoints.restore import plan as make_plan

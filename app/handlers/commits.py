@@ -22,7 +22,8 @@ from rivulet.widgets.live import LivePane
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.chat_view import ChatView
+    from rivulet.app.handlers.live_panes import LivePanes
 
 # In one batch, commits followed by at least this many more go straight to the frozen
 # block: a widget mount (and its Markdown) is the costly part of a commit.
@@ -30,8 +31,9 @@ WIDGETS_PER_BATCH = 12
 
 
 class Commits:
-    def __init__(self, app: RivuletApp) -> None:
-        self.app = app
+    def __init__(self, view: ChatView, live_panes: LivePanes) -> None:
+        self.view = view
+        self.live_panes = live_panes  # a committed item takes its pane's place
         self.ahead = 0  # commits still to come in the batch being handled
 
     def routes(self) -> dict[type, Handler]:
@@ -58,8 +60,8 @@ class Commits:
     async def commit(self, item: dict[str, Any], item_id: str, as_data: bool = False) -> None:
         """The committed entry, in the live pane's place: a widget, or (`as_data`) a line
         of the frozen block, when newer entries of the same batch will cover it at once."""
-        transcript = self.app._transcript
-        pane = self.app.live_panes.take(item_id)
+        transcript = self.view.transcript
+        pane = self.live_panes.take(item_id)
         if it.is_output(item):
             call_id = it.call_id(item)
             for call in self.tool_calls(call_id):
@@ -77,10 +79,8 @@ class Commits:
             return
         if item.get("type") == "reasoning":
             heading = heading_of(reasoning_summary(item))
-            status = self.app._status
-            if heading and status.state in ("working", "retrying"):
-                status.heading = heading
-                status.refresh_line()
+            if heading and self.view.status.line.state in ("working", "retrying"):
+                self.view.status.set(heading=heading)
         if as_data:
             await self.add_as_data(item, item_id, pane)
             return
@@ -106,14 +106,14 @@ class Commits:
             call.append_output(event.text)
 
     def tool_calls(self, call_id: str | None) -> list[ToolCallEntry]:
-        return [e for e in self.app._transcript.query_children(ToolCallEntry) if it.call_id(e.item) == call_id]
+        return [e for e in self.view.transcript.query_children(ToolCallEntry) if it.call_id(e.item) == call_id]
 
     def stop_running(self) -> None:
-        for entry in self.app._transcript.query_children(ToolCallEntry).filter(".running"):
+        for entry in self.view.transcript.query_children(ToolCallEntry).filter(".running"):
             entry.remove_class("running")
 
     def entry_widgets(self) -> list[TranscriptEntry]:
-        return [w for w in self.app._transcript.children if isinstance(w, TranscriptEntry) and not w._pruning]
+        return [w for w in self.view.transcript.children if isinstance(w, TranscriptEntry) and not w._pruning]
 
     async def freeze_old_entries(self) -> None:
         """Keep the newest KEEP_ENTRIES entries as widgets; hand older ones to the frozen
@@ -128,12 +128,12 @@ class Commits:
         for widget in old:
             frozen.add(widget.item_id, widget.item, getattr(widget, "output", None))
         if old:
-            await self.settle(self.app._transcript.remove_children(old))
+            await self.settle(self.view.transcript.remove_children(old))
         return frozen
 
     async def frozen_block(self, before: Widget | None = None) -> FrozenEntries:
         """The transcript's frozen block, made above its first entry or live pane."""
-        transcript = self.app._transcript
+        transcript = self.view.transcript
         found = transcript.frozen
         if found is not None:
             return found

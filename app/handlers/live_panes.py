@@ -12,12 +12,12 @@ from rivulet.widgets.live import LiveImage, LiveOther, LivePane, LiveReasoning, 
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.chat_view import ChatView
 
 
 class LivePanes:
-    def __init__(self, app: RivuletApp) -> None:
-        self.app = app
+    def __init__(self, view: ChatView) -> None:
+        self.view = view
         self.live: dict[str, LivePane] = {}  # item id → its pane, while the item streams
         self.show_raw_reasoning = False
         self.completing: set[str] = set()  # items committed later in the batch being handled
@@ -45,8 +45,8 @@ class LivePanes:
             return  # committed in the same batch: its pane would never be drawn
         pane = live_pane_for(event.item, event.item_id, self.show_raw_reasoning)
         self.live[event.item_id] = pane
-        await self.app._transcript.mount(pane)
-        self.app.frame_timer.resume()
+        await self.view.transcript.mount(pane)
+        self.view.frame_timer.resume()
 
     async def delta(self, event: b.ItemDelta) -> None:
         pane = self.live.get(event.item_id)
@@ -61,7 +61,7 @@ class LivePanes:
     async def progressed(self, event: b.ItemProgressed) -> None:
         pane = self.live.get(event.item_id or "")
         if isinstance(pane, LiveImage) and event.image_b64 is not None:  # image generation's partial image
-            pane.show_partial(event.image_b64, event.image_index, save_partial(self.app, event))
+            pane.show_partial(event.image_b64, event.image_index, save_partial(self.view.session_writer, event))
         elif isinstance(pane, LiveOther):
             pane.set_status(event.event.rsplit(".", 1)[-1])
 
@@ -87,7 +87,7 @@ class LivePanes:
         await self._remove_discarded()
 
     async def _remove_discarded(self) -> None:
-        for pane in self.app._transcript.query(".discarded"):
+        for pane in self.view.transcript.query(".discarded"):
             await pane.remove()
 
     def take(self, item_id: str) -> LivePane | None:
@@ -112,7 +112,7 @@ class LivePanes:
     async def frame(self) -> None:
         """The frame tick: flush every live pane, and keep the status line's heading."""
         if not self.live:
-            self.app.frame_timer.pause()  # resumed when a pane goes live
+            self.view.frame_timer.pause()  # resumed when a pane goes live
             return
         heading = None
         for pane in list(self.live.values()):
@@ -120,7 +120,5 @@ class LivePanes:
                 await pane.flush()
             if isinstance(pane, LiveReasoning):
                 heading = pane.heading or heading
-        status = self.app._status
-        if heading and heading != status.heading:
-            status.heading = heading
-            status.refresh_line()
+        if heading and heading != self.view.status.line.heading:
+            self.view.status.set(heading=heading)

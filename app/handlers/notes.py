@@ -19,12 +19,12 @@ from rivulet.core.turn.no_answer import NO_ANSWER
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.chat_view import ChatView
 
 
 class Notes:
-    def __init__(self, app: RivuletApp) -> None:
-        self.app = app
+    def __init__(self, view: ChatView) -> None:
+        self.view = view
         self.protocol_notes: list[b.ProtocolDeviation] = []  # every deviation the server showed
         self.server_errors: list[RivuletError] = []  # with their whole bodies
         self._rules_shown: set[str] = set()
@@ -50,15 +50,15 @@ class Notes:
         self._rules_shown.add(note.rule)
         line = Text(f"protocol note · {note.rule}: {sanitize(note.detail)}  (ctrl+o lists every note)",
                     style="dim italic")
-        await self.app._transcript.mount(Static(line, classes="protocol-note"))
+        await self.view.transcript.mount(Static(line, classes="protocol-note"))
 
     async def notice(self, event: b.Notice) -> None:
-        self.app.notify(sanitize(event.text), severity="warning", timeout=8, markup=False)
+        self.view.notify(sanitize(event.text), severity="warning", timeout=8, markup=False)
 
     async def hook_note(self, note: HookNote) -> None:
         """A hook's output (capped) or its one-line failure: dim, in the transcript, never markup."""
         style = "dim italic" if not (note.failed or note.blocked) else "italic"
-        await self.app._transcript.mount(Static(Text(sanitize(note.line()), style=style), classes="hook-note"))
+        await self.view.transcript.mount(Static(Text(sanitize(note.line()), style=style), classes="hook-note"))
 
     async def retrying(self, event: b.Retrying) -> None:
         self.server_errors.append(event.error)
@@ -69,10 +69,10 @@ class Notes:
             self._open_last_thought()
 
     async def check_session_file(self, _: b.BusEvent) -> None:
-        writer = self.app.session_writer
+        writer = self.view.session_writer
         if writer is not None and writer.failed and not self._unsaved_warned:
             self._unsaved_warned = True
-            self.app.notify(sanitize(writer.failed), severity="error", timeout=15)
+            self.view.notify(sanitize(writer.failed), severity="error", timeout=15)
 
     async def no_answer(self, event: b.TurnCompleted) -> None:
         """The turn ended inside the model's reasoning: its Thought is all there is, so it
@@ -80,7 +80,7 @@ class Notes:
         if not event.no_answer:
             return
         line = Static(Text(f"⚠ {sanitize(event.no_answer)}", style="italic"), classes="no-answer")
-        await self.app._transcript.mount(line, after=self._open_last_thought())
+        await self.view.transcript.mount(line, after=self._open_last_thought())
 
     def _open_last_thought(self) -> Widget | None:
         """Unfold the newest Thought of the transcript; it, or None when there is none."""
@@ -88,7 +88,7 @@ class Notes:
 
         from rivulet.widgets.entries import ReasoningEntry
 
-        thoughts = [w for w in self.app._transcript.children if isinstance(w, ReasoningEntry)]
+        thoughts = [w for w in self.view.transcript.children if isinstance(w, ReasoningEntry)]
         if not thoughts:
             return None
         for fold in thoughts[-1].query(Collapsible):

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from textual.widget import Widget
 from textual.worker import WorkerState
 
 from rivulet.core.turn import bus as b
@@ -23,7 +24,7 @@ from rivulet.widgets.queue_view import QueueView
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.commands.context import CommandContext
     from rivulet.widgets.composer import Composer
 
 STEER_KEY = "tab"  # composer.steer's default (a [keymap] may change it)
@@ -37,7 +38,7 @@ class Queued:
 
 
 class MessageQueue:
-    def __init__(self, app: RivuletApp) -> None:
+    def __init__(self, app: CommandContext) -> None:
         self.app = app
         self.entries: list[Queued] = []
         self.view = QueueView(id="queue")
@@ -51,11 +52,12 @@ class MessageQueue:
 
     def attach(self, composer: Composer) -> None:
         """Above the composer and its completion popup; the composer's steer and queue keys."""
-        if composer.parent is not None:
-            composer.parent.mount(self.view, before=composer)
+        parent = composer.parent
+        if isinstance(parent, Widget):
+            parent.mount(self.view, before=composer)
         composer.steer_to = self.steer_text
         composer.open_queue = self.open
-        self.app._status.steer_hint = self.status_hint
+        self.app.chat.status.hint_from(self.status_hint)
 
     # ---- what the user does -------------------------------------------------------------
 
@@ -75,7 +77,7 @@ class MessageQueue:
         if text.lstrip().startswith(("/", "!")):  # a command runs now, as Enter would run it
             from rivulet.widgets.composer import Composer
 
-            self.app.post_message(Composer.Submitted(self.app._composer, text))
+            self.app.post_message(Composer.Submitted(self.app.chat.composer, text))
             return True
         if not self.app.engine.steer(text):
             return False
@@ -106,7 +108,7 @@ class MessageQueue:
         return True
 
     def leave(self) -> None:
-        self.app._composer.focus()
+        self.app.chat.composer.focus()
 
     # ---- the turn's end -----------------------------------------------------------------
 
@@ -137,7 +139,7 @@ class MessageQueue:
         self.show()
         if taken is None:  # (an attachment that cannot be read: said, and the text is back)
             return
-        app._transcript.follow()
+        app.chat.transcript.follow()
         app.run_turn(app.shell_context.take(taken[0]), taken[1])
 
     # ---- the view -----------------------------------------------------------------------
@@ -149,24 +151,25 @@ class MessageQueue:
                          f"{self.key('composer.steer', STEER_KEY)}: steer the draft into the running turn"
         self.view.focused_hint = "↑↓ move · enter/e: edit · d/del: drop · s: steer into the turn · esc: back"
         self.view.show([e.text for e in self.entries], steering)
-        self.app._status.refresh_line()
+        self.app.chat.status.set()
 
     async def _steer_sent(self, _: b.BusEvent) -> None:
         if self.view.steering:
             self.show()
 
     def key(self, binding_id: str, default: str) -> str:
-        keymap = getattr(self.app, "_keymap", None) or {}
+        settings = self.app.settings
+        keymap = settings.keymap if settings is not None else {}
         return str(keymap.get(binding_id, default))
 
     def status_hint(self) -> str | None:
         """The status line's, while a turn runs and there is a draft to steer."""
-        if not self.app._composer.text.strip():
+        if not self.app.chat.composer.text.strip():
             return None
         return f"{self.key('composer.steer', STEER_KEY)} to steer"
 
     def _give_back(self, texts: list[str]) -> None:
-        composer = self.app._composer
+        composer = self.app.chat.composer
         draft = composer.text
         composer.restore("\n\n".join([*([draft] if draft.strip() else []), *texts]))
         composer.focus()

@@ -16,18 +16,17 @@ from rivulet.core.sanitize import sanitize
 from rivulet.core.turn import bus as b
 from rivulet.core.turn.turn_cost import describe
 from rivulet.widgets.entries import ErrorEntry, TranscriptEntry
-from rivulet.widgets.paint_now import paint_now
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import AtOnce, Handler
-    from rivulet.app.tui import RivuletApp
+    from rivulet.app.chat_view import ChatView
 
 DIFF_HINT = " · ctrl+t: turn diff"
 
 
 class TurnStatus:
-    def __init__(self, app: RivuletApp) -> None:
-        self.app = app
+    def __init__(self, view: ChatView) -> None:
+        self.view = view
         self.started_at = 0.0
         self.running = False  # between a turn's start and its end, as published
         self.turn_diff = ""  # the unified diff of what the current/last turn changed
@@ -50,98 +49,75 @@ class TurnStatus:
         self.turn_diff = ""
         self.running = True
         self.started_at = time.monotonic()
-        self.app.second_timer.reset()  # runs (from now, each second) until the turn is over
-        status = self.app._status
-        status.state, status.elapsed, status.heading, status.retry, status.note = "working", 0, None, None, None
-        status.cost = None
-        status.refresh_line()
-        paint_now(status)  # not after the layout of the prompt's entry
+        self.view.second_timer.reset()  # runs (from now, each second) until the turn is over
+        self.view.status.set(state="working", elapsed=0, heading=None, retry=None, note=None, cost=None)
+        self.view.status.paint_now()  # not after the layout of the prompt's entry
 
     async def item_started(self, _: b.ItemStarted) -> None:
-        status = self.app._status
-        if self.running and status.state == "retrying":  # the retry streams: no longer reconnecting
-            status.state, status.retry = "working", None
-            status.refresh_line()
+        if self.running and self.view.status.line.state == "retrying":  # the retry streams: no longer reconnecting
+            self.view.status.set(state="working", retry=None)
 
     async def response_started(self, event: b.ResponseStarted) -> None:
         if event.attempt == 1 and self.running:
-            status = self.app._status
-            status.retry = None
-            status.state = "working"
-            status.refresh_line()
+            self.view.status.set(state="working", retry=None)
 
     async def retrying(self, event: b.Retrying) -> None:
         if not self.running:
             return
-        status = self.app._status
-        status.state, status.retry = "retrying", (event.attempt, event.max_attempts)
-        status.refresh_line()
-        self.app.notify(f"{event.error.message} — retrying in {event.delay:.1f}s", severity="warning", timeout=4)
+        self.view.status.set(state="retrying", retry=(event.attempt, event.max_attempts))
+        self.view.notify(f"{event.error.message} — retrying in {event.delay:.1f}s", severity="warning", timeout=4)
 
     async def usage(self, event: b.UsageUpdated) -> None:
-        self.app._status.set_usage(event.usage)
+        self.view.status.add_usage(event.usage)
 
     async def diff(self, event: b.TurnDiffUpdated) -> None:
         self.turn_diff = event.diff
-        status = self.app._status
-        if not self.running and status.state == "idle" and status.note and status.note.startswith(
-                ("Done in", "Stopped:")) and DIFF_HINT not in status.note:  # the end was shown before this
-            status.note += DIFF_HINT
-            status.refresh_line()
+        note = self.view.status.line.note
+        if not self.running and self.view.status.line.state == "idle" and note and note.startswith(
+                ("Done in", "Stopped:")) and DIFF_HINT not in note:  # the end was shown before this
+            self.view.status.say(note + DIFF_HINT)
 
     async def error(self, event: b.ErrorOccurred) -> None:
         self.running = False
         error = event.error
-        await self.app._transcript.mount(ErrorEntry(f"{error.kind}: {error.message}"))
-        status = self.app._status
-        status.state, status.note, status.retry = "failed", f"Failed: {error.message}", None
-        status.refresh_line()
+        await self.view.transcript.mount(ErrorEntry(f"{error.kind}: {error.message}"))
+        self.view.status.set(state="failed", note=f"Failed: {error.message}", retry=None)
 
     async def taken_back(self, event: b.TurnInterrupted) -> None:
         """The conversation undid an interrupted turn that committed nothing: its entry
         goes, and the prompt is back in the composer."""
         if event.taken_back is None:
             return
-        for entry in self.app._transcript.query(TranscriptEntry):
+        for entry in self.view.transcript.query(TranscriptEntry):
             if entry.item_id == f"user-{event.turn_id}":
                 entry.remove()
-        draft = self.app._composer.text  # typed during the turn, or messages given back: kept after it
-        self.app._composer.restore(event.taken_back + (f"\n\n{draft}" if draft.strip() else ""))
-        self.app.give_back_attachments()  # what it attached is held again
-        self.app._status.note = "Interrupted before anything was committed: your message is back in the composer"
-        self.app._status.refresh_line()
+        draft = self.view.composer.text  # typed during the turn, or messages given back: kept after it
+        self.view.composer.restore(event.taken_back + (f"\n\n{draft}" if draft.strip() else ""))
+        self.view.give_back_attachments()  # what it attached is held again
+        self.view.status.say("Interrupted before anything was committed: your message is back in the composer")
 
     def turn_completed(self, event: b.TurnCompleted) -> None:
         self.running = False
-        status = self.app._status
-        status.state = "idle"
         took = int(time.monotonic() - self.started_at)
-        status.note = f"Stopped: {sanitize(event.stopped)}" if event.stopped else f"Done in {took}s"
+        note = f"Stopped: {sanitize(event.stopped)}" if event.stopped else f"Done in {took}s"
         if self.turn_diff:
-            status.note += DIFF_HINT
-        alert = status.note  # the notification says what happened, not what it cost
+            note += DIFF_HINT
+        alert = note  # the notification says what happened, not what it cost
         # The turn's footer: tokens, dollars, speed (/cost: the session's). A part of the
         # status line of its own, which gives way on a narrow terminal.
-        status.cost = describe(event.cost) if event.cost and not event.stopped else None
-        status.heading = status.retry = None
-        status.refresh_line()
-        paint_now(status)  # not after the layout of the answer's commit (issue 22)
-        self.app.alert("rivulet: turn finished", alert)
+        cost = describe(event.cost) if event.cost and not event.stopped else None
+        self.view.status.set(state="idle", note=note, cost=cost, heading=None, retry=None)
+        self.view.status.paint_now()  # not after the layout of the answer's commit (issue 22)
+        self.view.alert("rivulet: turn finished", alert)
 
     def interrupted(self) -> None:
         """Esc stopped the turn's worker: history keeps what was committed."""
         self.running = False
-        status = self.app._status
-        status.note = "Interrupted: what was committed is kept"
-        status.state = "idle"
-        status.heading = status.retry = None
-        status.refresh_line()
+        self.view.status.set(note="Interrupted: what was committed is kept", state="idle", heading=None, retry=None)
 
     def second(self) -> None:
         """The 1 s tick: the elapsed time of a running turn."""
-        status = self.app._status
-        if status.state in ("working", "retrying"):
-            status.elapsed = int(time.monotonic() - self.started_at)
-            status.refresh_line()
+        if self.view.status.line.state in ("working", "retrying"):
+            self.view.status.set(elapsed=int(time.monotonic() - self.started_at))
         else:
-            self.app.second_timer.pause()
+            self.view.second_timer.pause()

@@ -132,7 +132,7 @@ async def handle(chat: PlainChat, text: str) -> str | object | None:
         return text if parsed is None else parsed
     cmd = next((c for c in chat.commands() if c.slash == parsed.name), None)
     if cmd is None:
-        chat.printer.line(unknown_message(parsed.name, chat.commands()), "yellow")  # type: ignore[arg-type]
+        chat.printer.line(unknown_message(parsed.name, chat.commands()), "yellow")
         return None
     if parsed.arg and cmd.arg is None:
         chat.printer.line(f"/{cmd.slash} takes no argument: nothing was run or sent", "yellow")

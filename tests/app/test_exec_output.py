@@ -7,7 +7,7 @@ import asyncio
 import io
 import json
 
-from rivulet.app import launch
+from rivulet.app import exec_run
 from rivulet.core.turn.bus import EventBus, ItemDelta
 
 
@@ -26,7 +26,7 @@ async def test_a_burst_of_events_is_every_line_and_one_flush(monkeypatch):
     monkeypatch.setattr("sys.stdout", out)
     bus = EventBus()
     gone = asyncio.Event()
-    bus.subscribe(lambda event: launch._print_json(gone, event))
+    bus.subscribe(lambda event: exec_run._print_json(gone, event))
     for n in range(500):
         bus.publish(ItemDelta("msg_1", "output_text", f"word {n}"))
     await bus.drain()

@@ -1,0 +1,65 @@
+"""`rivulet doctor` as a command: the settings, the probes (app/doctor.py), the report
+printed as lines, JSON or Markdown, and what the capability cache learned."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rivulet.app.doctor import Doctor, Report
+from rivulet.core.errors import ConfigError
+from rivulet.core.sanitize import sanitize
+
+
+def render(report: Report) -> str:
+    lines = [f"rivulet doctor · {report.server} · model {report.model}", ""]
+    for p in report.probes:
+        mark = "warn" if p.ok and p.warn else {True: "ok  ", False: "FAIL", None: "--  "}[p.ok]
+        lines.append(f"  {mark} {p.name:<38} {p.seconds:6.2f}s  {sanitize(p.detail)}")
+    lines.append("")
+    if report.deviations:
+        lines.append("Protocol deviations (tolerated; --strict would refuse them):")
+        for d in report.deviations.values():
+            lines.append(f"  - {d.rule}: {sanitize(d.detail)}")
+    else:
+        lines.append("Protocol deviations: none seen")
+    if report.recommended:
+        lines += ["", "Recommended settings (config.toml):"]
+        for key, value in report.recommended.items():
+            shown = json.dumps(value) if isinstance(value, bool) else str(value)
+            lines.append(f"  {key} = {sanitize(shown)}")
+    for note in report.notes:
+        lines.append(f"  # {sanitize(note)}")
+    if not report.can_chat:
+        lines += ["", "The server cannot chat: the plain text probe failed."]
+    return "\n".join(lines)
+
+
+async def run_doctor(args: argparse.Namespace) -> int:
+    from rivulet.app.boot import settings_for
+    from rivulet.app.launch import _fail
+
+    try:
+        settings, demo = settings_for(args)
+    except ConfigError as exc:
+        return _fail(exc.message, 2)
+    from rivulet.app.capability_probe import remember, server_fingerprint
+
+    try:
+        fp, models = await server_fingerprint(settings)
+        report = await Doctor(settings, args.timeout).run()
+    finally:
+        if demo is not None:
+            demo.stop()
+    change = remember(settings, report, fp) if report.can_chat and demo is None else None
+    if getattr(args, "report", False):
+        from rivulet.app.doctor_report import markdown_report
+
+        print(markdown_report(report, settings, models))
+    elif args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=True))
+    else:
+        print(render(report))
+        if change is not None and (getattr(args, "refresh", False) or change):
+            print(sanitize(change or "Capability cache: unchanged for this server."))
+    return 0 if report.can_chat else 1
