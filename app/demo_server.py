@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from rivulet.app import DEMO_MODEL
+from rivulet.core.turn.attachments import prompt_text
 
 ANSWER = """Here is how rivulet follows a **Responses** stream:
 
@@ -152,7 +153,9 @@ def script_for(request: dict[str, Any]) -> list[dict[str, Any]]:
         s.message(f"The user tried rivulet's demo over {turns} earlier message(s): scripted answers, "
                   "no model. Nothing is pending.")
     else:
-        prompt = _text(last).strip()
+        # What the user typed: an attached file's text (its `<file path=…>` wrapper says "file")
+        # is not a request for the patch script.
+        prompt = prompt_text(last).strip()
         offered = {t.get("name"): t.get("type") for t in request.get("tools") or [] if isinstance(t, dict)}
         asked = re.search(r"\bcall the (\S+) tool\b", prompt, re.I)  # as `rivulet doctor` asks
         custom = asked.group(1) if asked and offered.get(asked.group(1)) == "custom" else None

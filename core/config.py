@@ -113,6 +113,8 @@ class Settings:
     # server: POST /responses/compact (OpenAI); summary: the model summarises older turns;
     # auto: server on api.openai.com, summary elsewhere.
     compaction: Literal["auto", "server", "summary"] = "auto"
+    # The newest turns a summary compaction keeps word for word after the summary.
+    compact_keep_turns: int = Field(2, ge=0)
     # Caps on what `@path` / --image attach: a text file's bytes, an image's bytes.
     attach_max_bytes: int = Field(256 * 1024, ge=1)
     image_max_bytes: int = Field(8 * 1024 * 1024, ge=1)

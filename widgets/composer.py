@@ -141,6 +141,13 @@ class Composer(TextArea):
 
     # ---- keys, in order ---------------------------------------------------------------
 
+    def yield_keys(self, keys: set[str]) -> None:
+        """Keys the user's [keymap] gives to a binding elsewhere (app/keymap.py): the
+        composer's own, such as TextArea's redo on ctrl+y, would take them first."""
+        for key in keys:
+            self._bindings.key_to_bindings.pop(key, None)
+        self._keys = None
+
     def _binding_for(self, key: str) -> Binding | None:
         keymap = getattr(self.app, "_keymap", None)  # Textual keeps the user's keymap here
         if self._keys is None or self._keys[0] is not keymap:  # once per keymap, not per key

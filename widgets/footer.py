@@ -13,6 +13,16 @@ from textual.widgets import Footer
 
 
 class KeyFooter(Footer):
+    # The compact footer docks the palette key right with a one-cell right margin; once the
+    # keys overflow (60 columns), Textual paints nothing in that margin, and the terminal keeps
+    # whatever the cell held before a resize (a stray letter). Padding is painted: same look.
+    DEFAULT_CSS = """
+    KeyFooter.-compact FooterKey.-command-palette {
+        margin-right: 0;
+        padding-right: 1;
+    }
+    """
+
     _pending = False
 
     def bindings_changed(self, screen: Screen[object]) -> None:

@@ -6,8 +6,10 @@ Two ways, chosen by the `compaction` setting:
   `encrypted_content` carries the rest); history becomes exactly that.
 - summary (every other server): the model is asked, with a fixed prompt and through
   the normal transport and state machine, to summarise the older history; that part is
-  replaced by one user message holding the summary, and the last turns are kept as
-  they were (a kept part starts at a user message, so no call loses its output).
+  replaced by one user message holding the summary, and the last `compact_keep_turns`
+  turns (2) are kept as they were after it (a kept part starts at a user message, so no
+  call loses its output). With no more turns than that, all but the newest one are
+  summarised: a /compact always keeps the turn the user is on.
 `auto` uses the server's endpoint on api.openai.com (falling back to a summary if it
 is missing there) and a summary elsewhere.
 
@@ -40,7 +42,6 @@ from rivulet.core.turn.usage import tokens_in_context
 if TYPE_CHECKING:
     from rivulet.core.turn.conversation import Conversation
 
-KEEP_TURNS = 2  # the most recent turns a summary leaves as they were
 SERVER_HOSTS = ("api.openai.com",)
 
 SUMMARY_PROMPT = (
@@ -77,7 +78,7 @@ def needs_compaction(conv: Conversation, window: int | None = None) -> bool:
 
 
 def auto_compact(window: int | None = None,
-                 keep_turns: int = KEEP_TURNS) -> Callable[[Conversation], Awaitable[None]]:
+                 keep_turns: int | None = None) -> Callable[[Conversation], Awaitable[None]]:
     """A `Conversation.before_turn` hook: compacts when `needs_compaction` says so.
     A failure is told on the bus and the turn goes on uncompacted."""
 
@@ -95,9 +96,10 @@ def auto_compact(window: int | None = None,
     return hook
 
 
-async def compact(conv: Conversation, *, keep_turns: int = KEEP_TURNS,
+async def compact(conv: Conversation, *, keep_turns: int | None = None,
                   client: httpx.AsyncClient | None = None) -> Compaction:
-    """Compact `conv`'s history now (the `/compact` command). Returns what was done."""
+    """Compact `conv`'s history now (the `/compact` command). Returns what was done.
+    `keep_turns`: the turns a summary keeps as they were (default: `compact_keep_turns`)."""
     if not conv.history.entries:
         raise CompactionError("nothing to compact: the conversation is empty")
     if uses_server(conv.settings):
@@ -106,7 +108,7 @@ async def compact(conv: Conversation, *, keep_turns: int = KEEP_TURNS,
         except CompactionError as exc:
             if conv.settings.compaction == "server" or not getattr(exc, "missing", False):
                 raise
-    return await _summary(conv, keep_turns)
+    return await _summary(conv, conv.settings.compact_keep_turns if keep_turns is None else keep_turns)
 
 
 # ---- server -----------------------------------------------------------------------------
@@ -142,10 +144,12 @@ async def _server(conv: Conversation, client: httpx.AsyncClient | None) -> Compa
 
 def summary_cut(conv: Conversation, keep_turns: int) -> int:
     """How many entries the summary replaces: everything before the last `keep_turns`
-    user turns, or everything when there are no more turns than that."""
+    user turns. With no more turns than that, everything before the newest turn (a
+    summary of one turn replaces all of it; so does `keep_turns` 0)."""
     starts = [n for n, e in enumerate(conv.history.entries) if e.key and e.key.startswith("user-")]
-    if keep_turns > 0 and len(starts) > keep_turns:
-        return starts[-keep_turns]
+    keep = min(keep_turns, len(starts) - 1)
+    if keep > 0:
+        return starts[-keep]
     return len(conv.history.entries)
 
 

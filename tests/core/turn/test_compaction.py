@@ -253,7 +253,9 @@ async def test_crossing_the_threshold_compacts_before_the_next_turn():
     assert prompts == ["first", "second", cp.SUMMARY_PROMPT, "third"]
     assert conv.history.compactions[0].mode == "summary" and not cp.needs_compaction(conv)
     await bus.drain()
-    assert notices == ["the context was 90% full or more: 4 items compacted into 1 (summary)"]
+    # The first turn is summarised; the second, the newest, is kept as it was.
+    assert notices == ["the context was 90% full or more: 2 items compacted into 1 (summary)"]
+    assert [i["content"][0]["text"] for i in server.bodies()[-1]["input"][1:]] == ["second", "two", "third"]
     conv.last_usage = full
     conv.settings.auto_compact_percent = 0  # off
     assert not cp.needs_compaction(conv)
@@ -327,3 +329,49 @@ def test_a_hostile_compact_record_is_ignored_with_a_warning(tmp_path):
         f.write(json.dumps({"type": "compact", "replaced": 1, "items": ["not an item"]}) + "\n")
     loaded = load_session(meta.path)
     assert [i["content"] for i in loaded.history.items] == ["a"] and len(loaded.warnings) == 2
+
+
+# ---- the turns a summary keeps (issue 25: /compact replaced all 8 of 8 items) -------------------
+
+
+async def test_compact_of_two_turns_keeps_the_newest_and_the_next_request_carries_it():
+    summary = "The user asked about the look tool."
+    server = Server([*_tool_turn(1), *_tool_turn(2), simple_text_response(summary, "rs", "ms"),
+                     simple_text_response("fine", "r3", "m3")])
+    conv = _conversation(server, model="gpt-test", compaction="summary")
+    await conv.run_turn("question 1")
+    await conv.run_turn("question 2")
+    assert len(conv.history) == 8
+    done = await cp.compact(conv)  # as /compact does: the setting's default, 2 turns
+    assert len(done.replaced) == 4  # turn 1; turn 2 is the one the user is on
+    await conv.run_turn("question 3")
+    sent = server.bodies()[-1]["input"]
+    _valid(sent)
+    assert summary in sent[0]["content"][0]["text"]
+    assert [i.get("call_id") or i["content"][0]["text"] for i in sent[1:]] == [
+        "question 2", "call_2", "call_2", f"answer 2: {BIG}", "question 3"]
+
+
+async def test_compact_keeps_the_configured_number_of_turns_verbatim():
+    server = Server([*_tool_turn(1), *_tool_turn(2), *_tool_turn(3), *_tool_turn(4),
+                     simple_text_response("summary", "rs", "ms"), simple_text_response("fine", "r5", "m5")])
+    conv = _conversation(server, model="gpt-test", compaction="summary", compact_keep_turns=3)
+    for n in range(4):
+        await conv.run_turn(f"question {n + 1}")
+    kept = conv.history.items[4:]  # turns 2, 3 and 4, as they were
+    done = await cp.compact(conv)
+    assert len(done.replaced) == 4
+    assert conv.history.items[1:] == kept
+    await conv.run_turn("question 5")
+    sent = server.bodies()[-1]["input"]
+    users = [i["content"][0]["text"] for i in sent if i.get("role") == "user"]
+    assert users[1:] == ["question 2", "question 3", "question 4", "question 5"]
+
+
+async def test_compact_keep_turns_0_summarises_everything():
+    server = Server([*_tool_turn(1), *_tool_turn(2), simple_text_response("summary", "rs", "ms")])
+    conv = _conversation(server, model="gpt-test", compaction="summary", compact_keep_turns=0)
+    await conv.run_turn("question 1")
+    await conv.run_turn("question 2")
+    done = await cp.compact(conv)
+    assert len(done.replaced) == 8 and len(conv.history) == 1
