@@ -23,6 +23,9 @@ from textual.app import ComposeResult
 from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownFence
 
+from .ordered_lists import NumberedItem
+from .table_align import AlignedTable
+
 MARK = "↪ "  # starts a continued row: the line above did not end there
 MARK_STYLE = Style(dim=True)
 
@@ -84,7 +87,8 @@ class WrappingCodeBlock(CodeBlock):
 
 
 class WrappingRichMarkdown(RichMarkdown):
-    elements = {**RichMarkdown.elements, "fence": WrappingCodeBlock, "code_block": WrappingCodeBlock}
+    elements = {**RichMarkdown.elements, "fence": WrappingCodeBlock, "code_block": WrappingCodeBlock,
+                "list_item_open": NumberedItem}  # numbered as the committed widget numbers
 
 
 class WrappingFence(MarkdownFence):
@@ -110,6 +114,6 @@ class WrappingFence(MarkdownFence):
 
 
 class WrappingMarkdown(Markdown):
-    """Textual's Markdown widget with wrapping code blocks."""
+    """Textual's Markdown widget with wrapping code blocks and aligned table columns."""
 
-    BLOCKS = {**Markdown.BLOCKS, "fence": WrappingFence, "code_block": WrappingFence}
+    BLOCKS = {**Markdown.BLOCKS, "fence": WrappingFence, "code_block": WrappingFence, "table_open": AlignedTable}
