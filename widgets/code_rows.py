@@ -55,15 +55,17 @@ class CodeRows(Widget):
         self.code, self.lexer = code.rstrip("\n"), lexer
         self._key: tuple[int, str] | None = None
         self._rows: list[Row] = []
+        self._strips: dict[int, Strip] = {}  # drawn rows, while nothing is selected
         self._background = Style()
         self.refresh(layout=True)
 
     def _ensure(self, width: int) -> None:
-        theme = code_theme(self.app.current_theme.dark)
-        if self._key != (width, theme):
-            self._key = (width, theme)
-            text, self._background = highlighted(self.code, self.lexer, theme)
+        name = self.app.current_theme.name  # (its colours are under the code's: a new theme redraws)
+        if self._key != (width, name):
+            self._key = (width, name)
+            text, self._background = highlighted(self.code, self.lexer, code_theme(self.app.current_theme.dark))
             self._rows = code_rows(text, max(1, width - 2 * PAD))
+            self._strips = {}
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._ensure(width)
@@ -72,6 +74,14 @@ class CodeRows(Widget):
     def render_line(self, y: int) -> Strip:
         width = self.content_size.width
         self._ensure(width)
+        if self.text_selection is not None:
+            return self._draw(y, width)
+        strip = self._strips.get(y)
+        if strip is None:
+            strip = self._strips[y] = self._draw(y, width)
+        return strip
+
+    def _draw(self, y: int, width: int) -> Strip:
         if not PAD <= y < len(self._rows) + PAD:  # the padding above and below the code
             row = self._rows[0] if y < PAD or not self._rows else self._rows[-1]
             at = (0, 0) if y < PAD else (row.column + len(row.text.plain) - row.mark, row.line)
@@ -101,4 +111,5 @@ class CodeRows(Widget):
         return selection.extract(self.code), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
+        self._strips = {}
         self.refresh()
