@@ -20,11 +20,16 @@ from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import Markdown, Static
+from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownFence
 
+from .line_copy import CHROME, CHROME_META, CODE, WRAP
+from .ordered_lists import NumberedItem
+from .table_align import AlignedTable
+
 MARK = "↪ "  # starts a continued row: the line above did not end there
-MARK_STYLE = Style(dim=True)
+MARK_STYLE = Style(dim=True) + Style.from_meta({WRAP: True})  # (meta: a selection's copy leaves it out)
+ROW_META = Style.from_meta({CODE: True, CHROME: False})  # code, inside a padding that is chrome
 
 
 def wrap_line(line: Text, width: int) -> list[Text]:
@@ -40,7 +45,8 @@ def wrap_line(line: Text, width: int) -> list[Text]:
             room, used = width - len(MARK), 0
         used += cells
     rows = list(line.divide(offsets))
-    return [rows[0], *(Text(MARK, style=MARK_STYLE) + row for row in rows[1:])]
+    # The mark is a span, not the row's style: the row keeps its own (WrappedCode sets it).
+    return [rows[0], *(Text.assemble((MARK, MARK_STYLE)) + row for row in rows[1:])]
 
 
 class WrappedCode:
@@ -55,8 +61,8 @@ class WrappedCode:
         new_line = Segment.line()
         for line in self.code.split("\n", allow_blank=True):
             for row in wrap_line(line, width):
-                row.pad_right(width - row.cell_len)
-                row.style = self.style  # the block's background, under the tokens' colours
+                row.style = self.style + ROW_META  # the block's background, under the tokens' colours
+                row.append(" " * (width - row.cell_len), CHROME_META)  # (not the code's: not copied)
                 yield from row.render(console)
                 yield new_line
 
@@ -80,11 +86,12 @@ class WrappingCodeBlock(CodeBlock):
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         text, background = highlighted(str(self.text).rstrip(), self.lexer_name, self.theme)
-        yield Padding(WrappedCode(text, background), 1, style=background)
+        yield Padding(WrappedCode(text, background), 1, style=background + CHROME_META)
 
 
 class WrappingRichMarkdown(RichMarkdown):
-    elements = {**RichMarkdown.elements, "fence": WrappingCodeBlock, "code_block": WrappingCodeBlock}
+    elements = {**RichMarkdown.elements, "fence": WrappingCodeBlock, "code_block": WrappingCodeBlock,
+                "list_item_open": NumberedItem}  # numbered as the committed widget numbers
 
 
 class WrappingFence(MarkdownFence):
@@ -97,19 +104,19 @@ class WrappingFence(MarkdownFence):
     }
     """
 
-    def _rows(self) -> Padding:
-        text, background = highlighted(self.code.rstrip("\n"), self.lexer, code_theme(self.app.current_theme.dark))
-        return Padding(WrappedCode(text, background), 1, style=background)  # as the live block draws it
-
     def compose(self) -> ComposeResult:
-        yield Static(self._rows(), classes="code-rows")
+        from .code_rows import CodeRows  # (it draws with this module's wrap_line)
+
+        yield CodeRows(self.code, self.lexer)  # drawn as the live block is, selectable as the code
 
     def set_content(self, content: object) -> None:  # the theme changed, or the block grew
-        for rows in self.query(".code-rows").results(Static):
-            rows.update(self._rows())
+        from .code_rows import CodeRows
+
+        for rows in self.query(".code-rows").results(CodeRows):
+            rows.set_code(self.code, self.lexer)
 
 
 class WrappingMarkdown(Markdown):
-    """Textual's Markdown widget with wrapping code blocks."""
+    """Textual's Markdown widget with wrapping code blocks and aligned table columns."""
 
-    BLOCKS = {**Markdown.BLOCKS, "fence": WrappingFence, "code_block": WrappingFence}
+    BLOCKS = {**Markdown.BLOCKS, "fence": WrappingFence, "code_block": WrappingFence, "table_open": AlignedTable}

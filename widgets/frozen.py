@@ -27,11 +27,13 @@ from rich.markdown import Markdown as RichMarkdown
 from rich.style import Style
 from rich.theme import Theme as RichTheme
 from textual.geometry import Region, Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.theme import Theme
 from textual.widget import Widget
 
 from .code_wrap import WrappingRichMarkdown, code_theme
+from .line_copy import copied_text, pointer_bounds, selected
 from .segmenter import Segmenter
 from .sizing import LaidOutOnce
 
@@ -246,8 +248,19 @@ class PrerenderedBlocks(Widget):
         self._ensure(max(1, width))
         style = self.rich_style  # the widget's colours under the blocks' own styles
         if 0 <= y < len(self._lines):
-            return self._lines[y].crop_extend(0, width, style).apply_style(style)
+            line = self._lines[y]
+            selection = self.text_selection and pointer_bounds(self, self.text_selection)
+            if selection is not None and (span := selection.get_span(y)) is not None:
+                line = selected(line, span, self.screen.get_component_rich_style("screen--selection"), self.app.console)
+            return line.crop_extend(0, width, style).apply_style(style).apply_offsets(0, y)  # (offsets: selectable)
         return Strip.blank(width, style)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected lines as text: no margins, rules or marks, wrapped lines joined."""
+        return copied_text(self._lines, pointer_bounds(self, selection)), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
     def block_at(self, y: int) -> int | None:
         """The index of the block shown on line `y`."""

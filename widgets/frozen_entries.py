@@ -40,6 +40,7 @@ from rivulet.core.sanitize import sanitize
 from .entries import call_body, call_title, heading_of, output_text, reasoning_summary, shell_command, user_view
 from .frozen import markdown, render_lines
 from .hosted_view import citations_text, hosted_renderable
+from .line_copy import CHROME_META, copied_text, pointer_bounds
 from .messages import OpenRawItem
 
 KEEP_ENTRIES = 8  # history entries kept as widgets; older ones are frozen
@@ -52,7 +53,7 @@ def _bar(text: str, colour: str, style: Style | None = None) -> Text:
     out = Text()
     lines = text.splitlines() or [""]
     for n, line in enumerate(lines):
-        out.append("▌ ", style=Style(color=colour))
+        out.append("▌ ", style=Style(color=colour) + CHROME_META)  # not copied with a selection
         out.append(line, style=style)
         if n < len(lines) - 1:
             out.append("\n")
@@ -298,7 +299,7 @@ class FrozenEntries(Widget):
         if offset >= len(lines):
             return Strip.blank(width, style)
         line = lines[offset]
-        selection = self.text_selection
+        selection = self.text_selection and pointer_bounds(self, self.text_selection)
         if selection is not None and (span := selection.get_span(y)) is not None:
             start, end = span
             text = Text.assemble(*((seg.text, seg.style or "") for seg in line), end="")
@@ -308,9 +309,11 @@ class FrozenEntries(Widget):
         return line.crop_extend(0, width, style).apply_style(style).apply_offsets(0, y)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        """The selected text of the window (the mouse can only reach what is drawn)."""
-        text = "\n".join(line.text.rstrip() for i in range(self.lo, self.hi) for line in self._lines(i))
-        return selection.extract(text), "\n"
+        """The selected text of the window (the mouse can only reach what is drawn), as
+        text: no bars, margins or rules, wrapped lines joined (line_copy.py)."""
+        selection = pointer_bounds(self, selection)
+        texts = [copied_text(self._lines(i), selection, self._starts[i - self.lo]) for i in range(self.lo, self.hi)]
+        return "\n".join(text.strip("\n") for text in texts if text.strip()), "\n"  # each entry has its own margin
 
     def selection_updated(self, selection: Selection | None) -> None:
         self.refresh()
