@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import settings
+from helpers.mock_api import settings
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, until
 

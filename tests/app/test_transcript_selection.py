@@ -6,7 +6,7 @@ and code blocks are part of it (Textual left a code block's rows out of every co
 from __future__ import annotations
 
 import pytest
-from conftest import settings
+from helpers.mock_api import settings
 from helpers.tui import GatedServer, until
 from textual.selection import SELECT_ALL
 

@@ -4,7 +4,7 @@ through OSC 52: no borders, no wrap breaks, no continuation marks."""
 
 from __future__ import annotations
 
-from .conftest import RIVULET, chat_ready
+from .chat_app import RIVULET, chat_ready
 
 PARAGRAPH = ("This paragraph is long enough that it has to wrap at least once on an eighty column "
              "screen, and a second time too.")
