@@ -6,21 +6,24 @@ engine (Esc still interrupts it and gives the prompt back)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rivulet.core.tools.mcp_wiring import McpWiring
 
 if TYPE_CHECKING:
+    from rivulet.app.commands.context import CommandContext
     from rivulet.core.tools.mcp_client import McpTool
 
 __all__ = ["McpWiring", "show_mcp", "start_for_app", "wiring_for_app"]
 
 
-def wiring_for_app(app: Any) -> McpWiring:
+def wiring_for_app(app: CommandContext) -> McpWiring:
     """The app's servers; a bad table (the CLI checks it first) is a toast and no servers."""
     from rivulet.core.errors import ConfigError
     from rivulet.widgets.entries import MCP_SERVERS
 
+    if app.settings is None:  # (the engine is built from settings: they are known by then)
+        return McpWiring([])
     try:
         wiring = McpWiring.from_settings(app.settings)
         MCP_SERVERS.update(c.name for c in wiring.configs)  # titles of calls shown before a server is up
@@ -38,15 +41,19 @@ def remember_tools(tools: list[McpTool]) -> None:
         remember_mcp_tool(tool.name, tool.server, tool.display)
 
 
-def start_for_app(app: Any) -> None:
+def start_for_app(app: CommandContext) -> None:
     """Start the servers of `app.engine` in the background; toasts say how it went."""
+    if app.engine is None:
+        return
     app.engine.start(hint="more: ctrl+p, MCP servers", on_tools=remember_tools,
                      notify=lambda text, severity: app.notify(text, severity=severity, timeout=8))
 
 
-def show_mcp(app: Any) -> None:
+def show_mcp(app: CommandContext) -> None:
     """`/mcp`: the servers' view (once: a second call while it is open does nothing)."""
     from rivulet.widgets.mcp_panel import McpScreen
 
-    if not isinstance(app.screen, McpScreen):
+    if app.mcp is None:  # a replay, or tools given from outside: no servers were made
+        app.notify("No MCP servers in this chat (a replay has none)", severity="warning")
+    elif not isinstance(app.screen, McpScreen):
         app.push_screen(McpScreen(app.mcp.status))
