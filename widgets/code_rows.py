@@ -24,20 +24,20 @@ from .code_wrap import MARK, code_theme, highlighted, wrap_line
 PAD = 1  # the block's padding on every side, as the live block's `Padding(..., 1)`
 
 
-class Row(NamedTuple):
+class WrappedCodeRow(NamedTuple):
     text: Text  # the cells drawn, a continuation's mark included
     line: int  # the code's line it shows
     column: int  # where in that line its first character is
     mark: int  # characters of mark before it (0 on a line's first row)
 
 
-def code_rows(code: Text, width: int) -> list[Row]:
-    rows: list[Row] = []
+def code_rows(code: Text, width: int) -> list[WrappedCodeRow]:
+    rows: list[WrappedCodeRow] = []
     for number, line in enumerate(code.split("\n", allow_blank=True)):
         column = 0
         for n, row in enumerate(wrap_line(line, width)):
             mark = len(MARK) if n else 0
-            rows.append(Row(row, number, column, mark))
+            rows.append(WrappedCodeRow(row, number, column, mark))
             column += len(row.plain) - mark
     return rows
 
@@ -54,7 +54,7 @@ class CodeRows(Widget):
     def set_code(self, code: str, lexer: str) -> None:
         self.code, self.lexer = code.rstrip("\n"), lexer
         self._key: tuple[int, str] | None = None
-        self._rows: list[Row] = []
+        self._rows: list[WrappedCodeRow] = []
         self._strips: dict[int, Strip] = {}  # drawn rows, while nothing is selected
         self._background = Style()
         self.refresh(layout=True)

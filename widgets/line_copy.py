@@ -40,7 +40,7 @@ def _is_rule(text: str) -> bool:
     return bool(stripped) and all("\u2500" <= c <= "\u257f" or c == " " for c in stripped)
 
 
-class Row:
+class DrawnRow:
     """One drawn line as the copy sees it: its text without chrome, and what it is."""
 
     def __init__(self, line: Strip) -> None:
@@ -75,7 +75,7 @@ class Row:
         return len(self.text) - len(self.text.lstrip(" "))
 
 
-def _continues(above: Row, row: Row) -> bool:
+def _continues(above: DrawnRow, row: DrawnRow) -> bool:
     """Did the word wrap break here? (Greedy wrapping breaks only where the next word
     would not fit: if it would have, the line ended in the text itself.)"""
     if row.wrapped:
@@ -90,7 +90,7 @@ def _continues(above: Row, row: Row) -> bool:
 
 def copied_text(lines: Sequence[Strip], selection: Selection, top: int = 0) -> str:
     """The text a selection of `lines` copies (`lines[0]` is the selection's line `top`)."""
-    rows = [Row(line) for line in lines]
+    rows = [DrawnRow(line) for line in lines]
     picked: list[tuple[int, str]] = []  # (index, selected text)
     for y, row in enumerate(rows):
         span = selection.get_span(top + y)
