@@ -101,6 +101,10 @@ class SearchBar(Input):
         transcript = self.app.query_one("#transcript")
         if isinstance(match, tuple):
             frozen, index = match
+            # Away from the bottom first, as Home does: a scroll watcher that still saw a
+            # following view put the old entries' window back to the newest ones, and the
+            # view then showed entries after the match (1 run in 6 on a loaded machine).
+            transcript.release_anchor()
             top = frozen.virtual_region.y + frozen.line_of(index)
             transcript.scroll_to(y=top, animate=False, immediate=True)
         else:
