@@ -42,7 +42,7 @@ from .frozen import markdown, render_lines
 from .hosted_view import citations_text, hosted_renderable
 from .messages import OpenRawItem
 
-KEEP_ENTRIES = 8  # history entries kept as widgets; older ones are frozen
+KEEP_ENTRIES = 4  # history entries kept as widgets (a turn's worth); older ones are frozen
 WINDOW_MAX_LINES = 4000  # lines a pinned window keeps; beyond, the far end is dropped
 
 Item = dict[str, Any]
