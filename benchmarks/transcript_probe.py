@@ -117,7 +117,9 @@ def main() -> None:
     ap.add_argument("--chunk", type=int, default=20, help="items published between two turns of the event loop")
     ap.add_argument("--gap", type=float, default=0.002, help="seconds between two chunks")
     args = ap.parse_args()
-    os.environ["RIVULET_CONFIG"] = os.path.join(tempfile.mkdtemp(), "config.toml")
+    config = os.path.join(tempfile.mkdtemp(), "config.toml")
+    open(config, "w").close()  # RIVULET_CONFIG must name a file
+    os.environ["RIVULET_CONFIG"] = config
     for n in args.items:
         asyncio.run(items(n, args.chunk, args.gap))
     for t in args.turns:
