@@ -43,7 +43,7 @@ from .hosted_view import citations_text, hosted_renderable
 from .line_copy import CHROME_META, copied_text, pointer_bounds
 from .messages import OpenRawItem
 
-KEEP_ENTRIES = 8  # history entries kept as widgets; older ones are frozen
+KEEP_ENTRIES = 4  # history entries kept as widgets (a turn's worth); older ones are frozen
 WINDOW_MAX_LINES = 4000  # lines a pinned window keeps; beyond, the far end is dropped
 
 Item = dict[str, Any]

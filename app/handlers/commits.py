@@ -26,8 +26,13 @@ if TYPE_CHECKING:
     from rivulet.app.handlers.live_panes import LivePanes
 
 # In one batch, commits followed by at least this many more go straight to the frozen
-# block: a widget mount (and its Markdown) is the costly part of a commit.
-WIDGETS_PER_BATCH = 12
+# block: a widget mount (and its Markdown) is the costly part of a commit. No more than
+# the transcript keeps: more would be mounted only to be frozen at the batch's end.
+WIDGETS_PER_BATCH = KEEP_ENTRIES
+# Entry widgets beyond KEEP_ENTRIES before the oldest are frozen, so freezing is not on
+# every commit. Small: an answer's Markdown is ~90 widgets, and each layout pass (one
+# per commit batch, while the reader of the stream waits) visits every one of them.
+FREEZE_SLACK = 4
 
 
 class Commits:
@@ -117,9 +122,9 @@ class Commits:
 
     async def freeze_old_entries(self) -> None:
         """Keep the newest KEEP_ENTRIES entries as widgets; hand older ones to the frozen
-        block (in batches of ten, so it does not happen on every commit)."""
+        block (FREEZE_SLACK at a time, so it does not happen on every commit)."""
         entries = self.entry_widgets()
-        if len(entries) > KEEP_ENTRIES + 10:
+        if len(entries) > KEEP_ENTRIES + FREEZE_SLACK:
             await self.freeze(entries[: len(entries) - KEEP_ENTRIES])
 
     async def freeze(self, old: list[TranscriptEntry]) -> FrozenEntries:

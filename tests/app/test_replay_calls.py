@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from helpers.calls import fn_call, fn_call_response
 from helpers.paths import REAL
-from helpers.tui import until
+from helpers.tui import shown_entries, until
 
 from rivulet.app.replay import replay_app
+from rivulet.core import items as it
 from rivulet.core.turn.replay_tools import NOT_RUN, RECORDING_ENDS
-from rivulet.widgets.entries import ErrorEntry, ToolCallEntry
 from rivulet.widgets.status import StatusLine
 
 pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
@@ -24,8 +24,11 @@ async def _replay(path):
         await until(pilot, lambda: app.conversation and app.conversation.turns and status.state == "idle"
                     and status.note, "the end of the replay")
         await pilot.pause()
-        calls = [(c.item.get("name"), c.item.get("arguments"), c.output) for c in app.query(ToolCallEntry)]
-        errors = [e.message for e in app.query(ErrorEntry)]
+        # Every shown entry, widget or frozen line (older ones are frozen as a turn goes on).
+        shown = shown_entries(app)
+        calls = [(item.get("name"), item.get("arguments"), output) for _, item, output in shown
+                 if item.get("type") in it.CALL_OUTPUT_TYPES]  # what a ToolCallEntry shows
+        errors = [item.get("message") for _, item, _ in shown if item.get("type") == "error"]
         note = status.note
         assert status.window is None  # a file's name is no model: no "context left"
         history = [i.get("type") for i in app.conversation.history.items]

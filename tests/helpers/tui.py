@@ -70,3 +70,23 @@ def follow_up_payloads(text: str, rid: str = "r2") -> list[str]:
     from helpers.streams import completed, created, message, message_events
 
     return [created(rid), *message_events(f"m_{rid}", text), completed([message(f"m_{rid}", text)], rid)]
+
+
+def shown_entries(app: RivuletApp) -> list[tuple[str, dict[str, Any], dict[str, Any] | None]]:
+    """Every entry the transcript shows, oldest first, as (key, item, its call's output):
+    the frozen block's (drawn as lines) and then the entry widgets'. Which entries are
+    widgets is a cost decision (widgets/frozen_entries.py), not something a user sees."""
+    from rivulet.widgets.entries import TranscriptEntry
+
+    transcript = app._transcript
+    frozen = transcript.frozen
+    shown = list(frozen.entries) if frozen is not None else []
+    shown += [(w.item_id, w.item, getattr(w, "output", None))
+              for w in transcript.children if isinstance(w, TranscriptEntry)]
+    return shown
+
+
+def shown_kinds(app: RivuletApp) -> list[str]:
+    """The kind of each shown entry, oldest first: 'user', 'assistant' or the item type."""
+    return [item.get("role", "message") if item.get("type") == "message" else str(item.get("type"))
+            for _, item, _ in shown_entries(app)]
