@@ -4,13 +4,10 @@ into the running turn, after the tool outputs; an interrupt gives everything bac
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
+from helpers.calls import HeldTool
 from helpers.streams import call_events, completed, created, message, message_events
 from helpers.tui import GatedServer, follow_up_payloads, make_app, until
 
-from rivulet.core import items as it
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.entries import UserEntry
 from rivulet.widgets.queue_view import QueueView, row_text
@@ -25,21 +22,6 @@ def call_payloads(rid: str = "r1") -> list[str]:
     events = call_events("fc_1", "call_1", "look", '{"what": "logs"}')
     return [created(rid), *events, completed([], rid)]
 
-
-class HeldTool:
-    """A tool that runs until the test lets it finish."""
-
-    def __init__(self) -> None:
-        self.started = asyncio.Event()
-        self.release = asyncio.Event()
-
-    def specs(self) -> list[dict[str, Any]]:
-        return [{"type": "function", "name": "look", "parameters": {"type": "object", "properties": {}}}]
-
-    async def run(self, call: it.Item) -> it.Item:
-        self.started.set()
-        await self.release.wait()
-        return {"type": "function_call_output", "call_id": it.call_id(call), "output": "logs: quiet"}
 
 
 def user_texts(request: dict) -> list[str]:

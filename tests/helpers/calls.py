@@ -3,7 +3,9 @@ scripted approver, a Conversation with real tools over a fake server, and checks
 
 from __future__ import annotations
 
+import asyncio
 import json
+from typing import Any
 
 from helpers.mock_api import serving, settings
 from helpers.streams import body, completed, created, ev, message, message_events
@@ -95,3 +97,21 @@ def assert_valid_request(items: list[dict]) -> None:
 
 
 PATCH = "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** Update File: notes.md\n@@\n-old\n+new\n*** End Patch\n"
+
+
+class HeldTool:
+    """A tool named `look` that runs until the test releases it (the user queues or steers
+    meanwhile): `started` is set when it runs, `release` lets it return `output`."""
+
+    def __init__(self, output: str = "logs: quiet") -> None:
+        self.output = output
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+
+    def specs(self) -> list[dict[str, Any]]:
+        return [{"type": "function", "name": "look", "parameters": {"type": "object", "properties": {}}}]
+
+    async def run(self, call: it.Item) -> it.Item:
+        self.started.set()
+        await self.release.wait()
+        return {"type": "function_call_output", "call_id": it.call_id(call), "output": self.output}

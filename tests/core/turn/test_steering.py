@@ -8,30 +8,14 @@ import asyncio
 from typing import Any
 
 import pytest
-from helpers.calls import answer, fn_call, fn_call_response, sent_inputs
+from helpers.calls import HeldTool, answer, fn_call, fn_call_response, sent_inputs
 from helpers.mock_api import serving, settings
 
-from rivulet.core import items as it
 from rivulet.core.engine import Engine
 from rivulet.core.store.session import SessionWriter, load_session
 
 CALL = fn_call("fc_1", "call_1", "look", {"what": "the logs"})
 
-
-class HeldTool:
-    """A tool that runs until the test lets it finish (the user steers meanwhile)."""
-
-    def __init__(self) -> None:
-        self.started = asyncio.Event()
-        self.release = asyncio.Event()
-
-    def specs(self) -> list[dict[str, Any]]:
-        return [{"type": "function", "name": "look", "parameters": {"type": "object", "properties": {}}}]
-
-    async def run(self, call: it.Item) -> it.Item:
-        self.started.set()
-        await self.release.wait()
-        return {"type": "function_call_output", "call_id": it.call_id(call), "output": "logs: all quiet"}
 
 
 def _engine(tmp_path, *bodies: bytes, requests: list, tools: Any = None) -> tuple[Engine, Any]:
