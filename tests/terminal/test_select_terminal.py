@@ -22,6 +22,17 @@ def row_of(screen: str, text: str) -> int:
     return next(y for y, line in enumerate(screen.splitlines()) if text in line)
 
 
+def drag_and_copy(term, press: tuple[int, int], release: tuple[int, int]) -> str:
+    """Press at `press` (x, y), drag with button 0 held to the row above `release` and then
+    to it, let go, Ctrl+C: what the app copied (OSC 52) into tmux's buffer."""
+    (x0, y0), (x1, y1) = press, release
+    for report in (sgr(0, x0, y0), sgr(32, 10, y1 - 1), sgr(32, x1, y1), sgr(0, x1, y1, release=True)):
+        term.tmux("send-keys", "-t", "t", "-H", *report.split())
+    term.send("C-c")
+    term.wait(lambda s: term.tmux("list-buffers") != "", what="the copy (OSC 52) in tmux's buffer")
+    return term.tmux("show-buffer")
+
+
 def test_a_mouse_drag_across_entries_copies_clean_text(term, server):
     server.answer_with(lambda prompt: ANSWER)
     term.width = 80
@@ -32,13 +43,7 @@ def test_a_mouse_drag_across_entries_copies_clean_text(term, server):
     screen = term.wait(lambda s: "Done in" in s and "The end of the answer." in s, what="the answer")
     assert "↪" in screen  # the code line is wrapped on screen
     start, end = row_of(screen, "first question"), row_of(screen, "The end of the answer.")
-    term.tmux("send-keys", "-t", "t", "-H", *sgr(0, 3, start).split())  # press on the question
-    term.tmux("send-keys", "-t", "t", "-H", *sgr(32, 10, end - 1).split())  # drag (button 0 held)
-    term.tmux("send-keys", "-t", "t", "-H", *sgr(32, 30, end).split())
-    term.tmux("send-keys", "-t", "t", "-H", *sgr(0, 30, end, release=True).split())  # release
-    term.send("C-c")
-    term.wait(lambda s: term.tmux("list-buffers") != "", what="the copy (OSC 52) in tmux's buffer")
-    copied = term.tmux("show-buffer")
+    copied = drag_and_copy(term, (3, start), (30, end))  # pressed on the question
     lines = copied.splitlines()
     assert lines[0] == "first question" and lines[-1] == "The end of the answer."
     assert PARAGRAPH in lines and CODE in lines
@@ -54,19 +59,13 @@ def test_a_drag_from_an_old_entry_copies_clean_text(term, server):
     term.start([*RIVULET, "--base-url", server.base_url], cwd=term.home / "work")
     term.wait(chat_ready, what="the chat")
     term.tmux("set-option", "-g", "set-clipboard", "on")
-    for n in range(6):  # 12 entries: the first turns' are beyond the newest 8, in the line store
+    for n in range(6):  # 12 entries: the first turns' are beyond the newest widgets, in the line store
         term.send(f"question {n}", "Enter")
         term.wait(lambda s, n=n: "Done in" in s and (f"Short answer {n}." in s if n else "The end of" in s),
                   what=f"answer {n}")
     screen = term.screen()
     start, end = row_of(screen, "question 0"), row_of(screen, "Short answer 5.")
-    term.tmux("send-keys", "-t", "t", "-H", *sgr(0, 0, start).split())  # from the margin, as users do
-    term.tmux("send-keys", "-t", "t", "-H", *sgr(32, 10, end - 1).split())
-    term.tmux("send-keys", "-t", "t", "-H", *sgr(32, 40, end).split())
-    term.tmux("send-keys", "-t", "t", "-H", *sgr(0, 40, end, release=True).split())
-    term.send("C-c")
-    term.wait(lambda s: term.tmux("list-buffers") != "", what="the copy (OSC 52) in tmux's buffer")
-    copied = term.tmux("show-buffer")
+    copied = drag_and_copy(term, (0, start), (40, end))  # from the margin, as users do
     lines = copied.splitlines()
     assert lines[0] == "question 0" and lines[-1] == "Short answer 5."
     assert PARAGRAPH in lines and CODE in lines
