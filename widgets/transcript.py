@@ -26,6 +26,12 @@ class Transcript(LaidOutOnce, VerticalScroll):
         self.hint: Widget | None = None  # "new output below", shown while away from the bottom
         self._shift = 0  # lines added above the view, to scroll down by once laid out
         self._filling = False
+        # An old entry that find or Home put at the top of the view: (frozen block, index).
+        # Kept there through every layout until the user scrolls: a scroll made before the
+        # moved window was laid out can be clamped to the old, shorter content, or turned
+        # back into following the bottom by Textual's anchor check.
+        self._goal: tuple[FrozenEntries, int, str] | None = None
+        self._seeking = False
 
     def on_mount(self) -> None:
         self.anchor()
@@ -42,12 +48,51 @@ class Transcript(LaidOutOnce, VerticalScroll):
 
     def follow(self) -> None:
         """Back to the bottom, following again (sending a message does this)."""
+        self._goal = None
         if (frozen := self.frozen) is not None:
             frozen.unpin()
         self.scroll_end(animate=False, immediate=True)
         self._show_hint(False)
 
+    def show_old_entry(self, frozen: FrozenEntries, index: int) -> None:
+        """Old entry `index` of the frozen block at the top of the view, and kept there as
+        the screen settles, until the user scrolls (find, Home)."""
+        self.release_anchor()  # first: the scroll's own watcher must not see a following view
+        self._goal = (frozen, index, frozen.entries[index][0])
+        frozen.show(index)
+        self._seek()
+
+    def _seek(self) -> None:
+        """Scroll to the goal, as far as the content laid out so far allows."""
+        if self._goal is None:
+            return
+        frozen, index, key = self._goal
+        if frozen.parent is not self or index >= len(frozen.entries) or frozen.entries[index][0] != key:
+            self._goal = None  # the transcript was cleared or rebuilt meanwhile
+            return
+        self.release_anchor()
+        frozen.pin()
+        self._seeking = True
+        try:
+            self.scroll_to(y=self._top_of(frozen) + frozen.line_of(index), animate=False, immediate=True)
+        finally:
+            self._seeking = False
+        if self.following:  # clamped to the end of what is laid out so far: not a return
+            self.release_anchor()  # to following, the goal is further down
+
+    def _top_of(self, block: Widget) -> int:
+        """The first line of a child, from the heights the last layout left (see
+        FrozenEntries._height_below for why not `virtual_region`)."""
+        above = 0
+        for child in self.children:
+            if child is block:
+                return above + child.styles.margin.top
+            if child.display:
+                above += child.outer_size.height + child.styles.margin.top
+        return above
+
     def scroll_by_key(self, where: str) -> None:
+        self._goal = None
         page = max(1, self.scrollable_content_region.height - 2)
         targets = {"page_up": self.scroll_y - page, "page_down": self.scroll_y + page, "top": 0,
                    "line_up": self.scroll_y - LINE_STEP, "line_down": self.scroll_y + LINE_STEP}
@@ -55,9 +100,7 @@ class Transcript(LaidOutOnce, VerticalScroll):
             self.follow()
             return
         if where == "top" and (frozen := self.frozen) is not None and frozen.entries:
-            self.release_anchor()  # first: the scroll's own watcher must not see a following view
-            frozen.show(0)  # the very first entry, not the top of what is drawn
-            self.scroll_to(y=0, animate=False, immediate=True)
+            self.show_old_entry(frozen, 0)  # the very first entry, not the top of what is drawn
             return
         target = round(targets[where])  # scroll_y is a float; the frozen entries count whole lines
         frozen = self.frozen
@@ -80,6 +123,9 @@ class Transcript(LaidOutOnce, VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        if self._seeking:
+            return  # on the way to the goal: neither following nor filling yet
+        self._goal = None  # the user moved the view (wheel, scrollbar, keys): it is theirs
         if self.following:
             self._show_hint(False)
         self._fill()
@@ -105,6 +151,12 @@ class Transcript(LaidOutOnce, VerticalScroll):
         frozen = self.frozen
         if frozen is not None and frozen.moved:  # the window jumped (find, ctrl+home): its
             frozen.moved, self._shift = False, 0  # caller scrolls there, not by an old shift
+        if self._goal is not None:  # find or Home: the entry stays at the top, not shifted
+            self._shift = 0
+            self._seek()
+            if not self.following and new.height > old.height:
+                self._show_hint(True)
+            return
         if self._shift:  # lines were added above the view: it moves down with them
             shift, self._shift = self._shift, 0
             self._filling = True

@@ -118,3 +118,7 @@ def test_find_reaches_old_frozen_entries(term, server):
     term.type("walrus")
     screen = term.wait(lambda s: "question 03 about the walrus" in s and "1/1" in s, what="the old match in view")
     assert "answer 59" not in screen
+    # A narrower terminal re-wraps everything: the match stays in view.
+    term.resize(70, 30)
+    term.wait(lambda s: max(len(line.rstrip()) for line in s.splitlines()) <= 70
+              and "question 03 about the walrus" in s, what="the match still in view at 70 columns")
