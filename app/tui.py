@@ -36,6 +36,7 @@ from rivulet.app.handlers.notes import Notes
 from rivulet.app.handlers.queue import MessageQueue
 from rivulet.app.handlers.turn_status import TurnStatus
 from rivulet.app.paste_guard import install as install_paste_guard
+from rivulet.app.styles_cache_fix import install as install_styles_cache_fix
 from rivulet.app.tui_held_input import InputReleased, hold, released
 from rivulet.core.config_sources import Peek
 from rivulet.core.prompts.shell_context import ShellContext
@@ -96,6 +97,7 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
     ) -> None:
         super().__init__()
         install_paste_guard()  # pasted text never becomes key presses (app/paste_guard.py)
+        install_styles_cache_fix()  # removed widgets' lines are freed (app/styles_cache_fix.py)
         # The crash report may quote model or server text: plain, sanitised, redacted.
         self.error_console = Console(file=SafeStream(sys.stderr), markup=False, highlight=False)  # type: ignore[arg-type]
         # Starting until the engine is built (app/tui_start.py); without settings, `boot`

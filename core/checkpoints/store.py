@@ -129,6 +129,12 @@ class CheckpointStore:
         self.objects = Objects(self.dir / "objects")
         self.turns_dir = self.dir / "turns"
         self.journal = self.dir / "journal.json"
+        # Each turn's record read its checkpoints twice, every file parsed again (up to
+        # `keep`): 2 reads at turn 1, 200 from turn 100 on, a cost that grew through a long
+        # chat. Parsed records are kept by file name, valid while the file's (inode, mtime,
+        # size) stays: a rewrite is a rename of a new file (write_json), in this process or
+        # another (`rivulet undo`), so it is a new inode and read again.
+        self._parsed: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
 
     # ---- the directory ------------------------------------------------------------------
 
@@ -255,14 +261,31 @@ class CheckpointStore:
         out: list[Checkpoint] = []
         if not self.turns_dir.is_dir():
             return out
+        seen: set[str] = set()
         for p in sorted(self.turns_dir.glob("*.json")):
+            seen.add(p.name)
             try:
-                cp = Checkpoint.from_json(json.loads(p.read_bytes()))
+                cp = Checkpoint.from_json(self._record(p))  # a new object each time: callers change them
             except (OSError, ValueError, TypeError, KeyError):
                 continue
             if session is None or cp.session == session:
                 out.append(cp)
+        for gone in self._parsed.keys() - seen:
+            del self._parsed[gone]
         return out
+
+    def _record(self, path: Path) -> dict[str, Any]:
+        """One checkpoint file's JSON, parsed only if it changed since it was last read."""
+        st = path.stat()
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+        known = self._parsed.get(path.name)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        data = json.loads(path.read_bytes())
+        if not isinstance(data, dict):
+            raise ValueError("a checkpoint record is an object")
+        self._parsed[path.name] = (stamp, data)
+        return data
 
     def prune(self, state: dict[str, PathEntry] | None = None) -> list[int]:
         """Drop the oldest checkpoints past the count or size limit, then every object no
