@@ -42,10 +42,11 @@ class TurnCheckpoints:
         return found or self._run_id
 
     def warm(self) -> None:
-        """Start the first walk now, in a thread (the chat's start, exec's first request):
-        the first walk of a workspace reads and keeps every file, and the first tool of
-        the first turn would otherwise wait for it."""
-        if self._finishing is None and self.failed is None:
+        """Start the first walk now, in a thread (the engine calls it when the model starts
+        its first call of a tool): the first walk of a workspace reads and keeps every file,
+        and the first tool of the first turn would otherwise wait for it. Not once a turn's
+        walk is taken or under way."""
+        if self._finishing is None and self.failed is None and self._before is None:
             # A daemon: quitting never waits for it (a copy cut short leaves only a temporary file).
             self._finishing = threading.Thread(target=self._warm, name="rivulet-checkpoint-warm", daemon=True)
             self._finishing.start()

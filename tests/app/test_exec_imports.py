@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from helpers.streams import simple_text_response
 
 NOT_NEEDED = ("textual", "rich", "pydantic", "pydantic_settings", "click", "pygments", "mcp", "websockets",
-              "rivulet.core.tools.mcp_client")
+              "rivulet.core.tools.mcp_client", "pathspec", "rivulet.core.checkpoints.restore")
 
 PROBE = """
 import sys
