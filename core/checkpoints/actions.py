@@ -8,14 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rivulet.core.checkpoints.store import CheckpointLimits, CheckpointStore
+from rivulet.core.checkpoints.limits import MB, CheckpointLimits
 from rivulet.core.checkpoints.turns import TurnCheckpoints
 from rivulet.core.sanitize import sanitize
 
 if TYPE_CHECKING:  # restore is imported by an undo, not by every run that takes checkpoints
     from rivulet.core.checkpoints.restore import Plan, Result
+    from rivulet.core.checkpoints.store import CheckpointStore
 
-MB = 1024 * 1024
 
 
 def limits_of(settings: Any) -> CheckpointLimits:

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from rivulet.core.checkpoints.limits import MAX_ENTRIES as MAX_ENTRIES
+
 if TYPE_CHECKING:
     import pathspec  # imported by the first walk that meets a .gitignore: ~10 ms a start that walks nothing
 
 SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
-# A workspace with more names than this is not checkpointed (said, not half done).
-MAX_ENTRIES = 300_000
+# A workspace with more names than MAX_ENTRIES is not checkpointed (said, not half done).
 
 
 class PathEntry(NamedTuple):
