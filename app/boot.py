@@ -104,6 +104,8 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[S
 
 def cli_images(args: argparse.Namespace, settings: Settings) -> list[Attachment]:
     """`--image PATH`s as attachments (read now: a bad one is one line before anything starts)."""
+    if not getattr(args, "image", None):
+        return []
     from pathlib import Path
 
     from rivulet.app.attach.refs import AttachLimits, attach_image

@@ -128,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, help_text: str, fill: Callable[[argparse.ArgumentParser], None] | None = None,
                 ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text)
-        if fill is None:  # (a caller that adds its options at once: `rivulet mcp`)
+        if fill is None:  # (a caller that adds its options at once)
             _add_global_options(p, top=False)
             return p
         own = fill
