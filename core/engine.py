@@ -162,12 +162,14 @@ class Engine:
         exec's) never walks the workspace, and the first request does not wait for it."""
         from rivulet.core.items import is_call
 
-        def on_item(event: BusEvent) -> None:
-            if isinstance(event, ItemStarted) and is_call(event.item):
-                unsubscribe()
-                checkpoints.warm()
+        def a_call(event: BusEvent) -> bool:  # checked at publish: the other items cost no task switch
+            return isinstance(event, ItemStarted) and is_call(event.item)
 
-        unsubscribe = self.bus.subscribe(on_item, ItemStarted)
+        def on_call(event: BusEvent) -> None:
+            unsubscribe()
+            checkpoints.warm()
+
+        unsubscribe = self.bus.subscribe(on_call, ItemStarted, when=a_call)
 
     def _session_id(self) -> str | None:
         path = getattr(self.writer, "path", None)
