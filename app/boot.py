@@ -79,8 +79,7 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[S
     if flag:  # adds to the configured instructions (which come after AGENTS.md)
         joined = f"{settings.instructions}\n\n{flag}" if settings.instructions else flag
         settings = settings.model_copy(update={"instructions": joined})
-    from rivulet.core.tools.environ_scrub import scrub_own_environ
-    from rivulet.core.tools.shell import SECRET_ENV
+    from rivulet.core.tools.environ_scrub import SECRET_ENV, scrub_own_environ
 
     # Commands the model writes must not find the key in /proc/<our pid>/environ.
     scrub_own_environ([v for k, v in os.environ.items() if k in SECRET_ENV] +
@@ -105,6 +104,8 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[S
 
 def cli_images(args: argparse.Namespace, settings: Settings) -> list[Attachment]:
     """`--image PATH`s as attachments (read now: a bad one is one line before anything starts)."""
+    if not getattr(args, "image", None):
+        return []
     from pathlib import Path
 
     from rivulet.app.attach.refs import AttachLimits, attach_image

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from rivulet.app.mcp.cli import add_mcp_parser, split_command
@@ -85,6 +86,33 @@ class _Version(argparse.Action):
 PRINT_HELP = "on quit, write the conversation to the terminal's scrollback (the setting print_on_exit = true)"
 
 
+class _LazyParsers(dict[str, argparse.ArgumentParser]):
+    """The commands' parsers (argparse's map of them), each given its options when it is
+    first looked up: a run builds its own command's options only. Every `add_argument`
+    makes argparse a help formatter, which asks the terminal its size; all commands' took
+    ~5 ms of every start. Listing them (help, tests) fills them all."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fillers: dict[str, Callable[[argparse.ArgumentParser], None]] = {}
+
+    def __getitem__(self, name: str) -> argparse.ArgumentParser:
+        parser = super().__getitem__(name)
+        fill = self.fillers.pop(name, None)
+        if fill is not None:
+            fill(parser)
+        return parser
+
+    def __iter__(self) -> Iterator[str]:  # (dict() of it then looks each one up)
+        return iter(list(super().keys()))
+
+    def values(self) -> Any:
+        return [self[k] for k in list(super().keys())]
+
+    def items(self) -> Any:
+        return [(k, self[k]) for k in list(super().keys())]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rivulet", description="A terminal client for the OpenAI Responses API. "
                                      "Without a command: the chat.")
@@ -94,13 +122,37 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--plain", action="store_true", help=PLAIN_HELP)
     parser.add_argument("--print", action="store_true", dest="print_on_exit", help=PRINT_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parsers = _LazyParsers()
+    sub._name_parser_map = sub.choices = parsers  # argparse's lookup of a command's parser
 
-    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+    def command(name: str, help_text: str, fill: Callable[[argparse.ArgumentParser], None] | None = None,
+                ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text)
-        _add_global_options(p, top=False)
+        if fill is None:  # (a caller that adds its options at once)
+            _add_global_options(p, top=False)
+            return p
+        own = fill
+
+        def options(p: argparse.ArgumentParser) -> None:
+            _add_global_options(p, top=False)
+            own(p)
+
+        parsers.fillers[name] = options
         return p
 
-    ex = command("exec", "run one turn headless and print the answer")
+    command("exec", "run one turn headless and print the answer", _exec_options)
+    command("doctor", "probe a server: what it supports, its deviations, the settings to use", _doctor_options)
+    add_mcp_parser(command)
+    command("resume", "continue a saved session in the chat (a picker without an id)", _resume_options)
+    command("sessions", "list saved sessions: this directory's first", _sessions_options)
+    command("export", "write a session as Markdown or JSON", _export_options)
+    command("undo", "put back the files the last turn(s) changed (checkpoints; see /undo in the chat)",
+            _undo_options)
+    command("replay", "play a recorded stream (.sse or .jsonl) through the chat UI", _replay_options)
+    return parser
+
+
+def _exec_options(ex: argparse.ArgumentParser) -> None:
     ex.add_argument("prompt", help="the user message ('-' reads it from standard input)")
     ex.add_argument("--json", action="store_true", help="print one JSON object per line for every event")
     ex.add_argument("--ephemeral", action="store_true", help="save no session file for this run (for scripts; "
@@ -111,28 +163,37 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--patch-tool", choices=["auto", "custom", "function", "off"],
                     help="offer apply_patch as a freeform custom tool, a JSON function, or not at all "
                     "(auto: custom on OpenAI's API, function elsewhere)")
-    dr = command("doctor", "probe a server: what it supports, its deviations, the settings to use")
+
+
+def _doctor_options(dr: argparse.ArgumentParser) -> None:
     dr.add_argument("--json", action="store_true", help="print the report as one JSON object")
     dr.add_argument("--timeout", type=float, default=120.0, help="seconds allowed for each probe (default 120)")
     dr.add_argument("--refresh", action="store_true", help="probe again and replace what the capability cache "
                     "knows about this server")
     dr.add_argument("--report", action="store_true", help="print a Markdown report to paste into the server's "
                     "bug tracker (versions, probes, raw deviations, a minimal failing request; no secrets)")
-    add_mcp_parser(command)
-    rs = command("resume", "continue a saved session in the chat (a picker without an id)")
+
+
+def _resume_options(rs: argparse.ArgumentParser) -> None:
     rs.add_argument("id", nargs="?", help="session id (or a unique prefix of it), or the path of its file")
     rs.add_argument("--last", action="store_true", help="the most recent session started in this directory "
                     "that has a message")
     _add_turn_options(rs)
     rs.add_argument("--plain", action="store_true", default=argparse.SUPPRESS, help=PLAIN_HELP)
     rs.add_argument("--print", action="store_true", dest="print_on_exit", default=argparse.SUPPRESS, help=PRINT_HELP)
-    ss = command("sessions", "list saved sessions: this directory's first")
+
+
+def _sessions_options(ss: argparse.ArgumentParser) -> None:
     ss.add_argument("--all", action="store_true", help="every session, from every directory")
-    exp = command("export", "write a session as Markdown or JSON")
+
+
+def _export_options(exp: argparse.ArgumentParser) -> None:
     exp.add_argument("id", help="session id (or prefix), or the path of its file")
     exp.add_argument("--format", choices=["md", "json"], default="md", help="md (default) or json")
     exp.add_argument("-o", "--output", metavar="FILE", help="file to write (default: standard output)")
-    ud = command("undo", "put back the files the last turn(s) changed (checkpoints; see /undo in the chat)")
+
+
+def _undo_options(ud: argparse.ArgumentParser) -> None:
     ud.add_argument("--session", metavar="ID", help="whose turns (default: the session of the newest checkpoint "
                     "in this workspace)")
     ud.add_argument("--turns", type=int, default=1, metavar="N", help="how many turns to walk back (default 1)")
@@ -140,10 +201,11 @@ def build_parser() -> argparse.ArgumentParser:
     ud.add_argument("-y", "--yes", action="store_true", help="do it without asking (scripts)")
     ud.add_argument("--force", action="store_true", help="also put back files changed since the turn (listed)")
     ud.add_argument("--dry-run", action="store_true", help="show what would change, change nothing")
-    rp = command("replay", "play a recorded stream (.sse or .jsonl) through the chat UI")
+
+
+def _replay_options(rp: argparse.ArgumentParser) -> None:
     rp.add_argument("file", help="a recorded SSE body (.sse) or JSONL event file (.jsonl)")
     rp.add_argument("--speed", type=float, default=1.0, help="speed factor (2 = twice as fast; 0 = instant)")
-    return parser
 
 
 def main(argv: list[str] | None = None) -> None:

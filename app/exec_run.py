@@ -140,13 +140,18 @@ async def run_exec(args: argparse.Namespace) -> int:
 def _exec_hooks(args: argparse.Namespace, settings: Any, tools: Any, bus: Any) -> Any:
     """exec's hooks (ConfigError for a bad table): their notes on stderr (in the JSON stream
     with --json); the workspace's own, when not trusted, said once."""
+    from rivulet.core.hooks.spec import load_hooks
+
+    loaded = load_hooks(settings.hooks or None, tools.workspace, settings.trusted_workspaces)
+    if loaded.ignored and not args.json:
+        print(f"rivulet: warning: {sanitize(loaded.ignored)}", file=sys.stderr)
+    if not loaded.hooks:
+        return None  # no hook: none of their machinery is imported
     from rivulet.app.hook_lines import print_hook_note
     from rivulet.core.hooks.events import HookNote
-    from rivulet.core.hooks.wiring import make_hooks
+    from rivulet.core.hooks.wiring import hooks_of
 
-    hooks, ignored = make_hooks(settings, tools.workspace, bus, tools.secrets)
-    if ignored and not args.json:
-        print(f"rivulet: warning: {sanitize(ignored)}", file=sys.stderr)
+    hooks = hooks_of(loaded, settings, tools.workspace, bus, tools.secrets)
     if not args.json:
         bus.subscribe(partial(print_hook_note, quiet=args.quiet), HookNote)
     return hooks

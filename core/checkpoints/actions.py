@@ -6,15 +6,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rivulet.core.checkpoints import restore
-from rivulet.core.checkpoints.restore import NOT_UNDONE, Plan, Result
-from rivulet.core.checkpoints.store import CheckpointLimits, CheckpointStore
+from rivulet.core.checkpoints.limits import MB, CheckpointLimits
 from rivulet.core.checkpoints.turns import TurnCheckpoints
 from rivulet.core.sanitize import sanitize
 
-MB = 1024 * 1024
+if TYPE_CHECKING:  # restore is imported by an undo, not by every run that takes checkpoints
+    from rivulet.core.checkpoints.restore import Plan, Result
+    from rivulet.core.checkpoints.store import CheckpointStore
+
 
 
 def limits_of(settings: Any) -> CheckpointLimits:
@@ -28,6 +29,8 @@ def propose(store: CheckpointStore, session: str | None, direction: str, turns: 
             since: int | None = None) -> Plan | None:
     """The plan of an undo or redo of `turns` turns (or, with `since`, of a rewind to before
     that turn). None: there is nothing to undo or redo."""
+    from rivulet.core.checkpoints import restore
+
     with store.locked():
         if since is not None:
             assert session is not None
@@ -42,6 +45,8 @@ def propose(store: CheckpointStore, session: str | None, direction: str, turns: 
 def describe(p: Plan) -> list[str]:
     """The plan in plain lines (untrusted names sanitised): what changes, what is left
     alone and why, and every command whose effects outside the workspace stay."""
+    from rivulet.core.checkpoints.restore import NOT_UNDONE
+
     verb = "Undo" if p.direction == "undo" else "Redo"
     turns = ", ".join(str(t) for t in p.turns)
     files = len(p.ops)
@@ -60,6 +65,8 @@ def describe(p: Plan) -> list[str]:
 def carry_out(store: CheckpointStore, p: Plan, overwrite: bool = False,
               record: Callable[[dict[str, Any]], None] | None = None) -> Result:
     """Restore, all or nothing; then record it (the session file)."""
+    from rivulet.core.checkpoints import restore
+
     with store.locked():
         result = restore.apply(store, p, overwrite=overwrite)
     if record is not None:

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rivulet.core.checkpoints.limits import MB as MB
+from rivulet.core.checkpoints.limits import CheckpointLimits as CheckpointLimits
 from rivulet.core.checkpoints.objects import Objects
-from rivulet.core.checkpoints.walk import MAX_ENTRIES, PathEntry, Walk, walk
-
-MB = 1024 * 1024
+from rivulet.core.checkpoints.walk import PathEntry, Walk, walk
 
 
 def default_root() -> Path:
@@ -31,15 +31,6 @@ def default_root() -> Path:
 
     override = os.environ.get("RIVULET_CHECKPOINTS_DIR")
     return Path(override) if override else Path(user_data_dir("rivulet")) / "checkpoints"
-
-
-@dataclass
-class CheckpointLimits:
-    file_bytes: int = 8 * MB  # a larger file is not kept (its change cannot be undone; said)
-    turn_bytes: int = 256 * MB  # new bytes one walk may store; past it, files are not kept (said)
-    keep: int = 100  # checkpoints kept per workspace, newest first
-    total_bytes: int = 1024 * MB  # objects kept per workspace; the oldest checkpoints go first
-    max_entries: int = MAX_ENTRIES
 
 
 @dataclass

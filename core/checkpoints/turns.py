@@ -15,8 +15,11 @@ import secrets
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rivulet.core.checkpoints.store import Checkpoint, CheckpointLimits, CheckpointStore, WorkspaceSnapshot
+if TYPE_CHECKING:  # the store (its walk, hashing, platformdirs) is imported with the first walk
+    from rivulet.core.checkpoints.limits import CheckpointLimits
+    from rivulet.core.checkpoints.store import Checkpoint, CheckpointStore, WorkspaceSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +27,8 @@ log = logging.getLogger(__name__)
 class TurnCheckpoints:
     def __init__(self, workspace: Path, session: str | Callable[[], str | None], limits: CheckpointLimits | None = None,
                  root: Path | None = None, notice: Callable[[str], None] | None = None) -> None:
-        self.store = CheckpointStore(workspace, root, limits)
+        self._where = (workspace, root, limits)
+        self._store: CheckpointStore | None = None
         # The session's id; a callable when the session file is made with its first record.
         self._session = session
         self._run_id = "run-" + secrets.token_hex(4)  # a run that saves no session file
@@ -37,15 +41,27 @@ class TurnCheckpoints:
         self._loop: asyncio.AbstractEventLoop | None = None  # where the walk's notices go
 
     @property
+    def store(self) -> CheckpointStore:
+        """The workspace's store, made at the first use (on the event loop's thread: the
+        walks' threads find it made)."""
+        if self._store is None:
+            from rivulet.core.checkpoints.store import CheckpointStore
+
+            self._store = CheckpointStore(*self._where)
+        return self._store
+
+    @property
     def session(self) -> str:
         found = self._session() if callable(self._session) else self._session
         return found or self._run_id
 
     def warm(self) -> None:
-        """Start the first walk now, in a thread (the chat's start, exec's first request):
-        the first walk of a workspace reads and keeps every file, and the first tool of
-        the first turn would otherwise wait for it."""
-        if self._finishing is None and self.failed is None:
+        """Start the first walk now, in a thread (the engine calls it when the model starts
+        its first call of a tool): the first walk of a workspace reads and keeps every file,
+        and the first tool of the first turn would otherwise wait for it. Not once a turn's
+        walk is taken or under way."""
+        if self._finishing is None and self.failed is None and self._before is None:
+            _ = self.store  # made on this thread
             # A daemon: quitting never waits for it (a copy cut short leaves only a temporary file).
             self._finishing = threading.Thread(target=self._warm, name="rivulet-checkpoint-warm", daemon=True)
             self._finishing.start()
@@ -64,6 +80,7 @@ class TurnCheckpoints:
         if self._before is None and self.failed is None:
             if self._finishing is not None:  # the last turn's walk after comes first
                 await asyncio.to_thread(self.wait)
+            _ = self.store  # made on this thread
             try:
                 self._before = await asyncio.to_thread(self._take)
             except OSError as exc:

@@ -12,13 +12,15 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import pathspec
+from rivulet.core.checkpoints.limits import MAX_ENTRIES as MAX_ENTRIES
+
+if TYPE_CHECKING:
+    import pathspec  # imported by the first walk that meets a .gitignore: ~10 ms a start that walks nothing
 
 SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
-# A workspace with more names than this is not checkpointed (said, not half done).
-MAX_ENTRIES = 300_000
+# A workspace with more names than MAX_ENTRIES is not checkpointed (said, not half done).
 
 
 class PathEntry(NamedTuple):
@@ -146,6 +148,8 @@ def walk(root: Path, max_entries: int = MAX_ENTRIES, exclude: frozenset[str] = f
             try:
                 with open(os.path.join(abs_dir, ".gitignore"), "rb") as fh:
                     lines = fh.read(1024 * 1024).decode("utf-8", "replace").splitlines()
+                import pathspec
+
                 here.append(_Rules(rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
             except (OSError, ValueError):
                 pass

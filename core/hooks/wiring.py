@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rivulet.core.hooks.dispatch import Hooks
-from rivulet.core.hooks.spec import load_hooks
-from rivulet.core.tools.sandbox import Sandbox
+from rivulet.core.hooks.spec import LoadedHooks, load_hooks
 
 if TYPE_CHECKING:
     from rivulet.core.config import Settings
+    from rivulet.core.hooks.dispatch import Hooks
     from rivulet.core.turn.bus import EventBus
     from rivulet.core.turn.conversation import Conversation
 
@@ -21,9 +20,18 @@ def make_hooks(settings: Settings, workspace: Path, bus: EventBus | None,
     """The hooks, and why the workspace's own were ignored (or None). ConfigError on a
     bad [[hooks]] table."""
     loaded = load_hooks(settings.hooks or None, workspace, settings.trusted_workspaces)
-    mode = settings.hooks_sandbox or settings.sandbox
-    sandbox = Sandbox(mode, workspace, settings.sandbox_network)
-    return Hooks(loaded.hooks, workspace, bus, sandbox, secrets), loaded.ignored
+    return hooks_of(loaded, settings, workspace, bus, secrets), loaded.ignored
+
+
+def hooks_of(loaded: LoadedHooks, settings: Settings, workspace: Path, bus: EventBus | None,
+             secrets: tuple[str, ...] = ()) -> Hooks:
+    """The hooks that run `loaded`. exec calls it only when there is a hook: the runner and
+    the dispatcher are not imported by a run that has none."""
+    from rivulet.core.hooks.dispatch import Hooks
+    from rivulet.core.tools.sandbox import Sandbox
+
+    sandbox = Sandbox(settings.hooks_sandbox or settings.sandbox, workspace, settings.sandbox_network)
+    return Hooks(loaded.hooks, workspace, bus, sandbox, secrets)
 
 
 def attach(hooks: Hooks, conversation: Conversation) -> None:

@@ -10,7 +10,10 @@ shows, then overwrite each secret value in place. Linux only; elsewhere a no-op.
 
 from __future__ import annotations
 
-import ctypes
+# The variables that hold keys: never in a command's environment (core/tools/shell.py),
+# and blanked in our own start-up block.
+SECRET_ENV = ("OPENAI_API_KEY", "RIVULET_API_KEY", "OPENAI_ADMIN_KEY", "AZURE_OPENAI_API_KEY", "OPENROUTER_API_KEY",
+              "VLLM_API_KEY")
 
 
 def scrub_own_environ(values: list[str] | tuple[str, ...]) -> int:
@@ -18,6 +21,8 @@ def scrub_own_environ(values: list[str] | tuple[str, ...]) -> int:
     wanted = [v.encode() for v in values if v and len(v) >= 8]
     if not wanted:
         return 0
+    import ctypes  # only with a secret to blank (a run against a local server has none)
+
     try:
         with open("/proc/self/stat", "rb") as f:
             fields = f.read().rsplit(b")", 1)[1].split()

@@ -21,13 +21,8 @@ from rivulet.core.errors import ConfigError
 from rivulet.core.tools import hosted_approvals
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.tools.builtin import BuiltinTools
-from rivulet.core.tools.mcp_router import McpRouter
-from rivulet.core.tools.patch_apply import FileChange, apply_plan, confine, plan_patch
-from rivulet.core.tools.patch_format import PatchError, parse_patch
 from rivulet.core.tools.protected import DEFAULT_PROTECTED, protection_reason
-from rivulet.core.tools.protected_snapshot import Snapshot
 from rivulet.core.tools.sandbox import Sandbox, SandboxMode
-from rivulet.core.tools.shell import run_shell
 from rivulet.core.tools.turn_diff import TurnDiff, file_diff
 from rivulet.core.turn.bus import EventBus, Notice, ToolOutputDelta, TurnDiffUpdated
 from rivulet.core.turn.tool_api import StopTurn
@@ -36,6 +31,11 @@ if TYPE_CHECKING:  # (the MCP client and the hooks come with a configured server
     from rivulet.core.checkpoints.turns import TurnCheckpoints
     from rivulet.core.hooks.dispatch import Hooks
     from rivulet.core.tools.mcp_client import McpManager
+    from rivulet.core.tools.patch_apply import FileChange
+    from rivulet.core.tools.protected_snapshot import Snapshot
+
+# The code that runs a patch, a command or an MCP server's tool is imported with the first
+# such call (in each method below): a turn that only answers (most of exec's) never needs it.
 
 PATCH_DESCRIPTION = """Edit files with a patch. Paths are relative to the workspace. Format:
 *** Begin Patch
@@ -115,6 +115,8 @@ class AgentTools:
         self._sandbox_told = False
         # MCP servers' tools (started by `start_mcp`), run like ours; stdio servers in our sandbox.
         if mcp is not None:
+            from rivulet.core.tools.mcp_router import McpRouter
+
             mcp.use_sandbox(self.sandbox)
         self.mcp = McpRouter(mcp, output_limit=settings.output_limit, image_limit=settings.image_max_bytes,
                              secrets=settings.secrets) if mcp is not None else None
@@ -230,6 +232,9 @@ class AgentTools:
             return _output(call, f"error: the patch is {len(text):,} characters, more than the limit of "
                                  f"{self.settings.max_patch_chars:,} (setting max_patch_chars); no file was changed. "
                                  "Split it into smaller patches.")
+        from rivulet.core.tools.patch_apply import apply_plan, plan_patch
+        from rivulet.core.tools.patch_format import PatchError, parse_patch
+
         try:
             changes = plan_patch(parse_patch(text), self.workspace)
         except PatchError as exc:
@@ -264,6 +269,10 @@ class AgentTools:
             command = " ".join(_quote(str(a)) for a in command)
         if not isinstance(command, str) or not command.strip():
             return _output(call, "error: 'command' must be a non-empty string")
+        from rivulet.core.tools.patch_apply import confine
+        from rivulet.core.tools.patch_format import PatchError
+        from rivulet.core.tools.shell import run_shell
+
         try:
             cwd = confine(self.workspace, args["workdir"]) if args.get("workdir") not in (None, "", ".") \
                 else self.workspace

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rivulet.core.tools.environ_scrub import SECRET_ENV as SECRET_ENV  # (its home: imported without this module)
 from rivulet.core.tools.proctree import become_subreaper, children_of_me, kill_tree
 from rivulet.core.tools.sandbox import Sandbox
 from rivulet.core.tools.secret_mask import SecretMasker
@@ -62,8 +63,6 @@ class _Capped:
 
 # Never handed to a command the model wrote: it could print them into its output.
 # Every provider preset's key variable too (core/providers.py): a key for another profile is still a key.
-SECRET_ENV = ("OPENAI_API_KEY", "RIVULET_API_KEY", "OPENAI_ADMIN_KEY", "AZURE_OPENAI_API_KEY", "OPENROUTER_API_KEY",
-              "VLLM_API_KEY")
 
 
 def child_env(secrets: tuple[str, ...] = ()) -> dict[str, str]:

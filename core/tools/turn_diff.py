@@ -7,12 +7,13 @@ patches to one file show as one change, and a file changed back shows nothing.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 
 def file_diff(rel: str, before: str | None, after: str | None) -> str:
     """A unified diff of one file (None: the file does not exist on that side)."""
+    import difflib  # with the first patch: a turn that writes no file never needs it
+
     lines = list(difflib.unified_diff((before or "").splitlines(keepends=True),
                                       (after or "").splitlines(keepends=True),
                                       f"a/{rel}" if before is not None else "/dev/null",

@@ -209,15 +209,17 @@ Handler = Callable[[BusEvent], Awaitable[None] | None]
 
 
 class _Subscription:
-    def __init__(self, bus: EventBus, handler: Handler, types: tuple[type[BusEvent], ...] | None) -> None:
+    def __init__(self, bus: EventBus, handler: Handler, types: tuple[type[BusEvent], ...] | None,
+                 when: Callable[[BusEvent], bool] | None = None) -> None:
         self.bus = bus
         self.handler = handler
         self.types = types
+        self.when = when
         self.queue: asyncio.Queue[BusEvent | None] = asyncio.Queue()
         self.task = asyncio.get_running_loop().create_task(self._run(), name=f"bus:{handler!r}")
 
     def offer(self, event: BusEvent) -> None:
-        if self.types is None or isinstance(event, self.types):
+        if (self.types is None or isinstance(event, self.types)) and (self.when is None or self.when(event)):
             self.queue.put_nowait(event)
 
     async def _run(self) -> None:
@@ -247,10 +249,13 @@ class EventBus:
         self._subs: list[_Subscription] = []
         self.errors = 0  # subscriber exceptions seen, for tests and diagnostics
 
-    def subscribe(self, handler: Handler, *types: type[BusEvent]) -> Callable[[], None]:
-        """Call `handler` for every event (or only those of `types`). Returns an
-        unsubscribe function. Must be called inside a running event loop."""
-        sub = _Subscription(self, handler, types or None)
+    def subscribe(self, handler: Handler, *types: type[BusEvent],
+                  when: Callable[[BusEvent], bool] | None = None) -> Callable[[], None]:
+        """Call `handler` for every event (or only those of `types`, and only those `when`
+        says yes to: checked as the event is published, so the others cost no queueing and
+        no task switch). Returns an unsubscribe function. Must be called inside a running
+        event loop."""
+        sub = _Subscription(self, handler, types or None, when)
         self._subs.append(sub)
 
         def unsubscribe() -> None:

@@ -116,3 +116,14 @@ def test_every_option_of_every_command_has_help():
                 assert flag in text, f"{name} --help does not show {flag}"
         for flags, _ in GLOBAL_OPTIONS:  # every command takes the global options
             assert flags[0] in text, f"{name} --help does not show {flags[0]}"
+
+
+def test_a_command_builds_only_its_own_options():
+    """`rivulet exec` does not build the other commands' options (argparse makes a help
+    formatter per option: ~5 ms of every start); listing the commands builds them all."""
+    parser = build_parser()
+    assert parser.parse_args(["exec", "--json", "hi"]).json is True
+    choices = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    unbuilt = dict.__getitem__(choices, "doctor")  # (the stored parser, without filling it)
+    assert [a.dest for a in unbuilt._actions] == ["help"]
+    assert "--timeout" in _subcommands(parser)["doctor"].format_help()

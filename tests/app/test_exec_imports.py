@@ -1,6 +1,7 @@
 """`rivulet exec` imports what a turn needs and nothing else: no TUI, no settings library,
 no pydantic (the usual settings need none of its conversions), no command-line tool of
-httpx, no MCP SDK when no server is configured. Each of these cost tens of milliseconds of a start (benchmarks/exec_bench.py measures it)."""
+httpx, no MCP SDK when no server is configured; no code of a tool, a checkpoint walk or a
+hook in a turn that runs none. Each of these cost tens of milliseconds of a start (benchmarks/exec_bench.py measures it)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from helpers.streams import simple_text_response
 
 NOT_NEEDED = ("textual", "rich", "pydantic", "pydantic_settings", "click", "pygments", "mcp", "websockets",
-              "rivulet.core.tools.mcp_client")
+              "rivulet.core.tools.mcp_client",
+              # what only a tool call, a hook or an error needs (issue 22: each is a few ms of a start)
+              "pathspec", "rivulet.core.checkpoints.restore", "rivulet.core.checkpoints.store",
+              "rivulet.core.tools.shell", "rivulet.core.tools.patch_apply", "rivulet.core.hooks.dispatch",
+              "rivulet.core.hooks.runner", "ctypes", "difflib", "rivulet.app.attach.refs")
 
 PROBE = """
 import sys

@@ -104,3 +104,26 @@ async def test_set_model_and_effort_apply_from_the_next_request(tmp_path):
     sent = json.loads(requests[0].content)
     assert sent["model"] == "other-model" and sent["reasoning"]["effort"] == "high"
     await engine.aclose()
+
+
+async def test_the_first_walk_of_the_workspace_waits_for_the_first_call_of_a_tool(tmp_path):
+    """A turn that runs no tool never walks the workspace (exec's first request does not
+    wait for it); the first call the model starts begins the walk, before the tool runs."""
+    engine = _engine(tmp_path, answer("r1", "no tool"), fn_call_response("r2", SHELL), answer("r3", "done"))
+    checkpoints = engine.agent_tools.checkpoints
+    real_warm, warmed = checkpoints.warm, []
+
+    def warm():
+        warmed.append((tmp_path / "made-by-the-model").exists())  # has the tool run yet?
+        real_warm()
+
+    checkpoints.warm = warm
+    engine.bus.subscribe(lambda e: e.answer(Decision.YES), ApprovalRequested)
+    engine.start()
+    await engine.submit("just answer")
+    await engine.bus.drain()
+    assert warmed == [] and not checkpoints.store.dir.exists()  # no walk, nothing stored
+    await engine.submit("make a file")
+    await engine.aclose()
+    assert warmed == [False]  # once, before the tool ran
+    assert [c.path for c in checkpoints.wait().changes] == ["made-by-the-model"]  # its checkpoint as before

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures.thread  # noqa: F401  (asyncio.to_thread's, imported before the drop)
+import difflib  # noqa: F401  (what rivulet imports lazily, imported before the drop)
 import json
 import os
 import stat
@@ -17,12 +18,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pathspec  # noqa: F401
 import platformdirs  # noqa: F401  (what the store imports lazily: a folder nobody cannot enter)
 
 from rivulet.core.checkpoints import actions, restore  # noqa: F401  (imported before the drop)
 from rivulet.core.checkpoints.turns import TurnCheckpoints
 from rivulet.core.errors import RivuletError
 from rivulet.core.store import session  # noqa: F401
+from rivulet.core.tools import patch_apply, patch_format, shell  # noqa: F401  (imported with the first call)
 from rivulet.core.tools.approval import ApprovalPolicy, Decision
 from rivulet.core.tools.router import AgentTools, ToolSettings
 

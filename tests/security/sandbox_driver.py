@@ -67,7 +67,9 @@ def main() -> None:
     job = json.loads(sys.stdin.read())
     # What rivulet imports lazily, loaded now: after the drop it may be out of reach. (Each
     # is optional: the same tests are run against older checkouts, to see them fail there.)
-    for module in ("pyseccomp", "rivulet.core.tools.protected_guard", "rivulet.core.tools.protected_snapshot"):
+    for module in ("pyseccomp", "rivulet.core.tools.protected_guard", "rivulet.core.tools.protected_snapshot",
+                   "rivulet.core.tools.shell", "rivulet.core.tools.patch_apply", "rivulet.core.tools.patch_format",
+                   "rivulet.core.checkpoints.store", "pathspec", "difflib", "ctypes"):
         try:
             importlib.import_module(module)
         except ImportError:

@@ -22,6 +22,18 @@ async def test_typed_subscription_gets_only_its_types():
     assert [type(e) for e in got] == [ItemDelta]
 
 
+async def test_a_filtered_subscription_queues_only_what_its_filter_takes():
+    bus = EventBus()
+    got = []
+    bus.subscribe(got.append, ItemDelta, when=lambda e: e.delta.startswith("call"))
+    for text in ("hi", "call one", "there", "call two"):
+        bus.publish(ItemDelta("m", "output_text", text))
+    sub = bus._subs[0]
+    assert sub.queue.qsize() == 2  # the rest was never queued: no task switch for them
+    await bus.drain()
+    assert [e.delta for e in got] == ["call one", "call two"]
+
+
 async def test_a_raising_subscriber_is_isolated_and_keeps_receiving():
     bus = EventBus()
     calls, good = [], []
