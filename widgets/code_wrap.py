@@ -10,11 +10,14 @@ is committed.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import CodeBlock
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
+from rich.markdown import CodeBlock, Heading, HorizontalRule
 from rich.markdown import Markdown as RichMarkdown
 from rich.padding import Padding
+from rich.rule import Rule
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
@@ -89,9 +92,25 @@ class WrappingCodeBlock(CodeBlock):
         yield Padding(WrappedCode(text, background), 1, style=background + CHROME_META)
 
 
+class LeftHeading(Heading):
+    """Every heading starts where the text does (Rich centres an H1; issue 25 asked for
+    the left, as the committed answer showed it)."""
+
+    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
+
+
+class SolidRule(HorizontalRule):
+    """A thematic break as a solid line (Rich draws dashes), as the committed answer did."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Rule(style=console.get_style("markdown.hr", default="none"), characters="─")
+        yield Text()
+
+
 class WrappingRichMarkdown(RichMarkdown):
     elements = {**RichMarkdown.elements, "fence": WrappingCodeBlock, "code_block": WrappingCodeBlock,
-                "list_item_open": NumberedItem}  # numbered as the committed widget numbers
+                "list_item_open": NumberedItem,  # numbered as the committed widget numbers
+                "heading_open": LeftHeading, "hr": SolidRule}
 
 
 class WrappingFence(MarkdownFence):
