@@ -13,12 +13,14 @@ from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, make_app, until
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown
+from textual.selection import SELECT_ALL
+from textual.widgets import Markdown, TextArea
 
 from rivulet.app.tui import RivuletApp
 from rivulet.widgets.code_wrap import WrappingMarkdown
 from rivulet.widgets.entries import AssistantEntry
 from rivulet.widgets.frozen import FrozenMarkdown
+from rivulet.widgets.inspector import RawItemScreen
 from rivulet.widgets.live import LiveMessage
 from rivulet.widgets.segmenter import split_segments
 
@@ -150,3 +152,29 @@ async def test_a_resize_rewraps_and_a_theme_change_recolours_the_answer():
         after = [body.render_line(y) for y in range(wide)]
     assert [s.text for s in after] == [s.text for s in before]  # the same text ...
     assert [list(s) for s in after] != [list(s) for s in before]  # ... in the new theme's colours
+
+
+async def test_the_one_widget_answer_is_found_copied_and_clicked_for_its_raw_item():
+    text = CORPUS["code"]
+    app = make_app(GatedServer(answer_payloads(text)))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"go", "enter")
+        await until(pilot, lambda: app.query(AssistantEntry) and not app.live and app._status.state == "idle",
+                    "the committed answer")
+        entry = app.query_one(AssistantEntry)
+        body = entry.query_one(FrozenMarkdown)
+        # Find marks the entry.
+        await pilot.press("ctrl+f", *"comment long")
+        await until(pilot, lambda: entry.has_class("search-hit"), "the match marked")
+        await pilot.press("escape")
+        # A selection across it copies its text: the code whole, without the wrap mark.
+        app.screen.selections = {body: SELECT_ALL}
+        copied = app.screen.get_selected_text() or ""
+        assert "return x * 2  # a comment long enough that the row wraps at sixty columns for sure" in copied
+        assert "Opening words." in copied and "↪" not in copied
+        # A click on it opens the raw item, as committed.
+        app.screen.selections = {}
+        await pilot.click(FrozenMarkdown, offset=(3, 1))
+        await until(pilot, lambda: isinstance(app.screen, RawItemScreen) and app.screen.query(TextArea), "raw item")
+        raw = json.loads(app.screen.query_one(TextArea).text)
+    assert raw["content"][0]["text"] == text
