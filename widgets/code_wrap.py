@@ -10,11 +10,15 @@ is committed.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from markdown_it import MarkdownIt
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import CodeBlock
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
+from rich.markdown import CodeBlock, Heading, HorizontalRule
 from rich.markdown import Markdown as RichMarkdown
 from rich.padding import Padding
+from rich.rule import Rule
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
@@ -89,9 +93,43 @@ class WrappingCodeBlock(CodeBlock):
         yield Padding(WrappedCode(text, background), 1, style=background + CHROME_META)
 
 
+class LeftHeading(Heading):
+    """Every heading starts where the text does (Rich centres an H1; issue 25 asked for
+    the left, as the committed answer showed it)."""
+
+    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
+
+
+class SolidRule(HorizontalRule):
+    """A thematic break as a solid line (Rich draws dashes), as the committed answer did."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Rule(style=console.get_style("markdown.hr", default="none"), characters="─")
+        yield Text()
+
+
+# One Markdown parser for every render: Rich makes a new MarkdownIt per Markdown (its rules
+# compiled again, linkify's patterns too), 1.6 of the 2.5 ms a short entry cost, paid for
+# each old entry drawn while a flood of items scrolls by. Parsing keeps no state between calls.
+_PARSER = MarkdownIt().enable("strikethrough").enable("table")
+
+
 class WrappingRichMarkdown(RichMarkdown):
+    """Rich's Markdown with wrapping code, aligned numbers, left headings, solid rules."""
+
+    def __init__(self, markup: str, code_theme: str = "monokai", hyperlinks: bool = True) -> None:
+        # What RichMarkdown.__init__ sets (rich 15), with the shared parser.
+        self.markup = markup
+        self.parsed = _PARSER.parse(markup)
+        self.code_theme = self.inline_code_theme = code_theme
+        self.justify: JustifyMethod | None = None
+        self.style: str | Style = "none"
+        self.hyperlinks = hyperlinks
+        self.inline_code_lexer: str | None = None
+
     elements = {**RichMarkdown.elements, "fence": WrappingCodeBlock, "code_block": WrappingCodeBlock,
-                "list_item_open": NumberedItem}  # numbered as the committed widget numbers
+                "list_item_open": NumberedItem,  # numbered as the committed widget numbers
+                "heading_open": LeftHeading, "hr": SolidRule}
 
 
 class WrappingFence(MarkdownFence):

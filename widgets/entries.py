@@ -19,13 +19,12 @@ from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.patch_format import PatchError, PatchParser
 from rivulet.core.turn.attachments import describe_content, placeholder
 
-from .code_wrap import WrappingMarkdown
 from .entry_keys import FocusableEntry
 from .frozen import FrozenMarkdown
 from .hosted_view import citations_text, hosted_renderable
 from .messages import OpenRawItem
 from .patch_view import patch_text, render_patch
-from .segmenter import LIVE_SEGMENTS, split_segments
+from .segmenter import split_segments
 
 Item = dict[str, Any]
 
@@ -155,24 +154,30 @@ class UserEntry(TranscriptEntry):
 
 
 class AssistantEntry(TranscriptEntry):
-    """One full Markdown render of the committed text. A long message is cut where the
-    live pane cut it: its last segments are Markdown widgets, the ones before are
-    frozen lines (already rendered while it streamed, so the commit re-uses them)."""
+    """The committed answer as ONE widget of pre-rendered lines (`FrozenMarkdown`, Rich
+    Markdown rendered once per width and theme), as the live pane drew it. Textual's
+    Markdown widget made a widget per block (~90 for a long answer): its compose was
+    ~0.7 s of a turn, and each later layout pass walked them all, so the answer's last
+    deltas and "Done" waited behind it. (The live pane's finished segments are offered
+    to it (frozen.py `Handoff`), but the pane's text is a column narrower, so they are
+    rendered again at the entry's width.)"""
 
     def compose(self) -> ComposeResult:
         segments = split_segments(sanitize(it.message_text(self.item) or ""))
-        if len(segments) > LIVE_SEGMENTS:
-            yield FrozenMarkdown(segments[: -LIVE_SEGMENTS])
-            segments = segments[-LIVE_SEGMENTS:]
-        for segment in segments or [""]:
-            yield WrappingMarkdown(segment)
+        yield FrozenMarkdown(segments or [""], classes="answer")
         refs = citations_text(self.item)
         if refs is not None:  # the answer's url_citation sources, numbered, linked (hosted_view.py)
             yield Static(refs, classes="citations")
 
+    @property
+    def body(self) -> FrozenMarkdown:
+        return self.query_one(FrozenMarkdown)
+
 
 class ReasoningEntry(TranscriptEntry):
-    """Collapsed by default: the title is the summary's last heading."""
+    """Collapsed by default: the title is the summary's last heading. The summary is one
+    widget of pre-rendered lines too (a Markdown widget tree per Thought, even collapsed,
+    was composed and laid out with every turn)."""
 
     def compose(self) -> ComposeResult:
         summary = sanitize(reasoning_summary(self.item))
@@ -181,7 +186,7 @@ class ReasoningEntry(TranscriptEntry):
         if summary or raw:
             title = f"Thought: {heading}" if heading else "Thought"
             with Collapsible(title=Text(title), collapsed=True):  # type: ignore[arg-type]  # never markup
-                yield WrappingMarkdown(summary or raw)
+                yield FrozenMarkdown(split_segments(summary or raw) or [""])
         else:
             yield Static(Text("Reasoning (no summary)", style="italic"))
 

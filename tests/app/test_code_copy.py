@@ -9,6 +9,7 @@ from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, make_app, until
 
 from rivulet.widgets.composer import Composer
+from rivulet.widgets.entries import AssistantEntry
 
 LONG = "result = compute(" + ", ".join(f"argument_{n}" for n in range(16)) + ")"
 ANSWER = f"Here:\n\n```python\n{LONG}\nprint(result)\n```\n"
@@ -27,7 +28,7 @@ async def test_copy_of_a_wrapped_block_keeps_the_original_lines(monkeypatch):
         monkeypatch.setattr("rivulet.app.copying.copy_text", lambda app, text, what: copied.append(text))
         await pilot.press(*"go", "enter")
         await until(pilot, lambda: app.turn_worker is not None and not app.turn_worker.is_running, "the answer")
-        await until(pilot, lambda: app.query(".code-rows"), "the committed block")
+        await until(pilot, lambda: app.query(AssistantEntry) and not app.live, "the committed answer")
         await pilot.pause()
         assert "↪" in app.export_screenshot()  # wrapped on screen
         app.query_one(Composer).load_text("/copy 1")

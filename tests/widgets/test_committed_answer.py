@@ -1,0 +1,180 @@
+"""Issue 22: a committed answer is ONE widget of pre-rendered lines, not Textual's
+Markdown widget tree (a widget per block, each walked by every later layout pass, which
+held the last deltas and "Done" back). It shows what streamed, keeps every word the
+Markdown widget showed, and re-wraps on a resize and re-colours on a theme change."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from helpers.streams import completed, created, message, message_events
+from helpers.tui import GatedServer, make_app, until
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.selection import SELECT_ALL
+from textual.widgets import Markdown, TextArea
+
+from rivulet.app.tui import RivuletApp
+from rivulet.widgets.code_wrap import WrappingMarkdown
+from rivulet.widgets.entries import AssistantEntry
+from rivulet.widgets.frozen import FrozenMarkdown
+from rivulet.widgets.inspector import RawItemScreen
+from rivulet.widgets.live import LiveMessage
+from rivulet.widgets.segmenter import split_segments
+
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
+
+# What answers are made of: headings, lists (ordered, nested), a table aligned per column,
+# code that wraps, a quote, a rule, inline styles.
+CORPUS = {
+    "headings": "# Title\n\nBody text.\n\n## Sub heading\n\nMore *text* with `code` and **bold**.\n",
+    "lists": "Steps:\n\n1. Read the stream\n2. Commit on done\n\n- bullet a\n- bullet b\n  - nested item\n",
+    "table": "| name | count | mark |\n|:--|--:|:-:|\n| a | 1 | x |\n| bbbbbb | 22222 | yyyyy |\n\nAfter it.\n",
+    "code": "Code:\n\n```python\ndef f(x):\n    return x * 2  # a comment long enough that the row wraps "
+            "at sixty columns for sure\n```\n\nDone with it.\n",
+    "quote": "> quoted text\n> more of it\n\n---\n\nThe closing words.\n",
+}
+# Each starts and ends with a plain paragraph, where the answer is looked for on screen.
+CORPUS = {name: f"Opening words.\n\n{text}\nLast words.\n" for name, text in CORPUS.items()}
+LONG = "".join(f"## Part {n}\n\n{CORPUS['lists']}\n{CORPUS['table']}\n{CORPUS['code']}\n" for n in range(6))
+
+
+def screen_lines(app: App) -> list[str]:
+    return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+
+
+def answer_payloads(text: str) -> list[str]:
+    return [created(), *message_events("m", text, chunks=4), completed([message("m", text)])]
+
+
+async def test_a_committed_answer_is_one_widget():
+    app = make_app(GatedServer(answer_payloads(LONG)))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"go", "enter")
+        await until(pilot, lambda: app.query(AssistantEntry) and not app.live, "the committed answer", rounds=3000)
+        await pilot.pause()
+        entry = app.query_one(AssistantEntry)
+        assert [type(w) for w in entry.query("*")] == [FrozenMarkdown]  # 6 tables, 12 lists, 6 code blocks
+        assert not app.query(Markdown)
+        assert entry.query_one(FrozenMarkdown).text == LONG  # all of it, in order
+
+
+def live_then_committed(text: str) -> tuple[GatedServer, RivuletApp]:
+    payloads = answer_payloads(text)
+    done = next(i for i, p in enumerate(payloads) if json.loads(p)["type"] == "response.output_text.done")
+    server = GatedServer(payloads, gate_at={0: done})  # every delta sent, the item not done
+    return server, make_app(server)
+
+
+def body_lines(lines: list[str], first: str, last: str) -> list[str]:
+    """The answer's lines, from the one with `first` to the one with `last`, without the
+    live pane's left edge (the committed entry has none). The live pane is a column
+    narrower: a rule is kept as one mark, a code row continued after "↪" as one line."""
+    start = next(i for i, line in enumerate(lines) if first in line)
+    end = next(i for i, line in enumerate(lines) if last in line)
+    out: list[str] = []
+    for line in (line.lstrip(" ╏").rstrip() for line in lines[start:end + 1]):
+        if line.startswith("↪ ") and out:
+            out[-1] += line[2:]
+        else:
+            out.append("─" if line and set(line) == {"─"} else line)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+async def test_the_committed_answer_shows_what_streamed(name):
+    text, first, last = CORPUS[name], "Opening words.", "Last words."
+    server, app = live_then_committed(text)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await pilot.press(*"go", "enter")
+        await server.reached.wait()
+        await until(pilot, lambda: any(isinstance(p, LiveMessage) for p in app.live.values())
+                    and any(last in line for line in screen_lines(app)), "the live answer drawn", rounds=3000)
+        live = body_lines(screen_lines(app), first, last)
+        server.release()
+        await until(pilot, lambda: app.query(AssistantEntry) and not app.live
+                    and any(last in line for line in screen_lines(app)), "the committed answer", rounds=3000)
+        await pilot.pause()
+        committed = body_lines(screen_lines(app), first, last)
+    assert committed == live
+
+
+class Both(App[None]):
+    """One answer drawn the old way (Textual's Markdown widget) or the new (FrozenMarkdown)."""
+
+    CSS = "Markdown, FrozenMarkdown { margin: 0; padding: 0 1; height: auto; }"
+
+    def __init__(self, text: str, old: bool) -> None:
+        super().__init__()
+        self.text, self.old = text, old
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield WrappingMarkdown(self.text) if self.old else FrozenMarkdown(split_segments(self.text))
+
+
+BOX = re.compile(r"[─━│┃┌┐└┘├┤┬┴┼▌•▪↪]")
+
+
+async def words_shown(text: str, old: bool) -> list[str]:
+    app = Both(text, old)
+    async with app.run_test(size=(60, 50)) as pilot:
+        await until(pilot, lambda: any("Last words." in line for line in screen_lines(app)), "the answer")
+        await pilot.pause()
+        return BOX.sub(" ", "\n".join(screen_lines(app))).split()
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+async def test_every_word_the_markdown_widget_showed_is_shown_in_order(name):
+    """The look of a block may differ (a table is Rich's, as it streamed), its words not."""
+    assert await words_shown(CORPUS[name], old=False) == await words_shown(CORPUS[name], old=True)
+
+
+async def test_a_resize_rewraps_and_a_theme_change_recolours_the_answer():
+    app = make_app(GatedServer(answer_payloads(CORPUS["code"] + "A paragraph. " * 30 + "\n")))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"go", "enter")
+        await until(pilot, lambda: app.query(AssistantEntry) and not app.live, "the committed answer")
+        await pilot.pause()
+        body = app.query_one(AssistantEntry).query_one(FrozenMarkdown)
+        wide = body.virtual_size.height
+        before = [body.render_line(y) for y in range(wide)]
+        await pilot.resize_terminal(50, 40)
+        await until(pilot, lambda: body.content_size.width < 50 and body.virtual_size.height > wide, "re-wrapped")
+        assert all(body.render_line(y).cell_length <= body.content_size.width
+                   for y in range(body.virtual_size.height))
+        await pilot.resize_terminal(100, 40)
+        await until(pilot, lambda: body.virtual_size.height == wide, "wrapped back")
+        app.theme = "rivulet-light" if app.theme != "rivulet-light" else "rivulet-dark"
+        await pilot.pause()
+        after = [body.render_line(y) for y in range(wide)]
+    assert [s.text for s in after] == [s.text for s in before]  # the same text ...
+    assert [list(s) for s in after] != [list(s) for s in before]  # ... in the new theme's colours
+
+
+async def test_the_one_widget_answer_is_found_copied_and_clicked_for_its_raw_item():
+    text = CORPUS["code"]
+    app = make_app(GatedServer(answer_payloads(text)))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"go", "enter")
+        await until(pilot, lambda: app.query(AssistantEntry) and not app.live and app._status.state == "idle",
+                    "the committed answer")
+        entry = app.query_one(AssistantEntry)
+        body = entry.query_one(FrozenMarkdown)
+        # Find marks the entry.
+        await pilot.press("ctrl+f", *"comment long")
+        await until(pilot, lambda: entry.has_class("search-hit"), "the match marked")
+        await pilot.press("escape")
+        # A selection across it copies its text: the code whole, without the wrap mark.
+        app.screen.selections = {body: SELECT_ALL}
+        copied = app.screen.get_selected_text() or ""
+        assert "return x * 2  # a comment long enough that the row wraps at sixty columns for sure" in copied
+        assert "Opening words." in copied and "↪" not in copied
+        # A click on it opens the raw item, as committed.
+        app.screen.selections = {}
+        await pilot.click(FrozenMarkdown, offset=(3, 1))
+        await until(pilot, lambda: isinstance(app.screen, RawItemScreen) and app.screen.query(TextArea), "raw item")
+        raw = json.loads(app.screen.query_one(TextArea).text)
+    assert raw["content"][0]["text"] == text
