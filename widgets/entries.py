@@ -169,10 +169,6 @@ class AssistantEntry(TranscriptEntry):
         if refs is not None:  # the answer's url_citation sources, numbered, linked (hosted_view.py)
             yield Static(refs, classes="citations")
 
-    @property
-    def body(self) -> FrozenMarkdown:
-        return self.query_one(FrozenMarkdown)
-
 
 class ReasoningEntry(TranscriptEntry):
     """Collapsed by default: the title is the summary's last heading. The summary is one

@@ -105,6 +105,12 @@ def entry_renderable(item: Item, output: Item | None, theme: Theme) -> Renderabl
 Record = tuple[str, Item, "Item | None"]
 
 
+def laid_out_lines(widgets: list[Widget]) -> int:
+    """The lines these shown widgets take, margins included, as the last layout left them
+    (a widget not laid out yet counts 0)."""
+    return sum(w.outer_size.height + w.styles.margin.top for w in widgets if w.display)
+
+
 class FrozenEntries(Widget):
     """Old history entries: every one as data, a window of them as lines."""
 
@@ -209,8 +215,7 @@ class FrozenEntries(Widget):
         if not isinstance(parent, Widget):
             return 0
         siblings = list(parent.children)
-        after = siblings[siblings.index(self) + 1:] if self in siblings else []
-        return sum(w.outer_size.height + w.styles.margin.top for w in after if w.display)
+        return laid_out_lines(siblings[siblings.index(self) + 1:] if self in siblings else [])
 
     def _ensure(self, width: int) -> None:
         key = (width, self.app.current_theme.name)

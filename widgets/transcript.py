@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
 
-from .frozen_entries import FrozenEntries
+from .frozen_entries import FrozenEntries, laid_out_lines
 from .sizing import LaidOutOnce
 
 LINE_STEP = 3  # lines per ctrl+up / ctrl+down
@@ -83,13 +83,8 @@ class Transcript(LaidOutOnce, VerticalScroll):
     def _top_of(self, block: Widget) -> int:
         """The first line of a child, from the heights the last layout left (see
         FrozenEntries._height_below for why not `virtual_region`)."""
-        above = 0
-        for child in self.children:
-            if child is block:
-                return above + child.styles.margin.top
-            if child.display:
-                above += child.outer_size.height + child.styles.margin.top
-        return above
+        children = list(self.children)
+        return laid_out_lines(children[:children.index(block)]) + block.styles.margin.top
 
     def scroll_by_key(self, where: str) -> None:
         self._goal = None

@@ -5,6 +5,10 @@ left it at (CI: find showed entries a screen below the match, 1 run in ~20)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
 from helpers.mock_api import settings
 from helpers.tui import GatedServer, until
 
@@ -25,6 +29,16 @@ def wordy_session(turns: int) -> Session:
     return Session(SessionMeta("wordy", 0, "/", "m", "u"), history)
 
 
+@asynccontextmanager
+async def resumed() -> AsyncIterator[tuple[RivuletApp, Any]]:
+    """The chat on a resumed 120-turn session, its last answer on screen."""
+    app = RivuletApp(settings(), GatedServer([]).transport(), session=wordy_session(120), remember_theme=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: "Answer 0119" in "".join(s.text for s in app.screen._compositor.render_strips()),
+                    "the resumed session at its end")
+        yield app, pilot
+
+
 def top_rows(app: RivuletApp, rows: int = 2) -> str:
     """The transcript's first rows on screen."""
     strips = app.screen._compositor.render_strips()
@@ -33,10 +47,7 @@ def top_rows(app: RivuletApp, rows: int = 2) -> str:
 
 
 async def test_a_found_old_entry_stays_at_the_top_through_a_resize_until_the_user_scrolls():
-    app = RivuletApp(settings(), GatedServer([]).transport(), session=wordy_session(120), remember_theme=False)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: "Answer 0119" in "".join(s.text for s in app.screen._compositor.render_strips()),
-                    "the resumed session at its end")
+    async with resumed() as (app, pilot):
         await pilot.press("ctrl+f", *"question 0017")
         await until(pilot, lambda: "question 0017" in top_rows(app), "the match at the top")
         # Narrower, every answer above the match wraps to more lines: the match stays put.
@@ -60,10 +71,7 @@ async def test_a_found_old_entry_stays_at_the_top_through_a_resize_until_the_use
 
 
 async def test_home_keeps_the_first_entry_at_the_top_through_a_resize():
-    app = RivuletApp(settings(), GatedServer([]).transport(), session=wordy_session(120), remember_theme=False)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: "Answer 0119" in "".join(s.text for s in app.screen._compositor.render_strips()),
-                    "the resumed session at its end")
+    async with resumed() as (app, pilot):
         app.action_scroll_transcript("top")
         await until(pilot, lambda: "question 0000" in top_rows(app), "the first entry at the top")
         await pilot.resize_terminal(60, 30)
@@ -78,10 +86,7 @@ async def test_typing_fast_the_view_ends_on_the_last_keystrokes_match():
     entry."""
     from rivulet.widgets.search import SearchBar
 
-    app = RivuletApp(settings(), GatedServer([]).transport(), session=wordy_session(120), remember_theme=False)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: "Answer 0119" in "".join(s.text for s in app.screen._compositor.render_strips()),
-                    "the resumed session at its end")
+    async with resumed() as (app, pilot):
         await pilot.press("ctrl+f")
         bar = app.query_one(SearchBar)
         bar.value = "wrap"  # every answer: the newest, a widget, first
@@ -96,10 +101,7 @@ async def test_a_match_in_a_widget_entry_is_scrolled_to_at_once_not_after_a_refr
     """A deferred scroll could land after a newer keystroke's scroll (above)."""
     from rivulet.widgets.search import SearchBar
 
-    app = RivuletApp(settings(), GatedServer([]).transport(), session=wordy_session(120), remember_theme=False)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: "Answer 0119" in "".join(s.text for s in app.screen._compositor.render_strips()),
-                    "the resumed session at its end")
+    async with resumed() as (app, pilot):
         await pilot.press("ctrl+f", *"wrap")
         bar = app.query_one(SearchBar)
         await until(pilot, lambda: bar.border_subtitle == "120/120", "every answer matched")

@@ -23,6 +23,16 @@ def _turn(store: CheckpointStore, ws: Path, n: int) -> None:
         store.record("S1", n, before, after, [])
 
 
+def _store_after(tmp_path: Path, turns: int) -> tuple[CheckpointStore, Path]:
+    """A workspace's store with `turns` turns recorded; and the workspace."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    store = CheckpointStore(ws, tmp_path / "data")
+    for n in range(1, turns + 1):
+        _turn(store, ws, n)
+    return store, ws
+
+
 def _counting_loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     parsed = [0]
     real = json.loads
@@ -53,11 +63,7 @@ def test_a_late_turn_parses_no_more_checkpoint_files_than_an_early_one(tmp_path:
 
 
 def test_a_record_rewritten_elsewhere_is_read_again(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    mine = CheckpointStore(ws, tmp_path / "data")
-    for n in range(1, 4):
-        _turn(mine, ws, n)
+    mine, ws = _store_after(tmp_path, 3)
     assert [cp.status for cp in mine.checkpoints()] == ["applied"] * 3
     other = CheckpointStore(ws, tmp_path / "data")  # `rivulet undo` in another process
     cp = other.checkpoints()[1]
@@ -73,11 +79,7 @@ def test_a_record_rewritten_elsewhere_is_read_again(tmp_path: Path) -> None:
 
 
 def test_a_checkpoint_file_removed_is_gone_from_the_list(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    store = CheckpointStore(ws, tmp_path / "data")
-    for n in range(1, 4):
-        _turn(store, ws, n)
+    store, _ = _store_after(tmp_path, 3)
     first = sorted(store.turns_dir.glob("*.json"))[0]
     first.unlink()
     assert [cp.turn for cp in store.checkpoints()] == [2, 3]
