@@ -2,10 +2,9 @@
 row after a dim "↪ " mark, so nothing is cut at the right edge (issue 25), live and
 committed alike. Only the screen wraps: /copy and the session keep the original lines.
 
-One renderable (`WrappedCode`) draws both: Rich Markdown's code blocks (the live tail
-and the frozen lines, widgets/frozen.py) and the committed Markdown widget's fences.
-Both highlight with the same Rich Syntax theme, so a block keeps its colours when it
-is committed.
+One renderable (`WrappedCode`) draws Rich Markdown's code blocks, in the live tail and
+in the frozen lines (widgets/frozen.py) that a committed answer is made of, so a block
+keeps its rows and colours when it is committed.
 """
 
 from __future__ import annotations
@@ -23,13 +22,9 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownFence
 
 from .line_copy import CHROME, CHROME_META, CODE, WRAP
 from .ordered_lists import NumberedItem
-from .table_align import AlignedTable
 
 MARK = "↪ "  # starts a continued row: the line above did not end there
 MARK_STYLE = Style(dim=True) + Style.from_meta({WRAP: True})  # (meta: a selection's copy leaves it out)
@@ -95,13 +90,13 @@ class WrappingCodeBlock(CodeBlock):
 
 class LeftHeading(Heading):
     """Every heading starts where the text does (Rich centres an H1; issue 25 asked for
-    the left, as the committed answer showed it)."""
+    the left, as the committed answer showed it when it was Textual's Markdown widget)."""
 
     LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
 
 
 class SolidRule(HorizontalRule):
-    """A thematic break as a solid line (Rich draws dashes), as the committed answer did."""
+    """A thematic break as a solid line (Rich draws dashes), as the committed answer had it."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield Rule(style=console.get_style("markdown.hr", default="none"), characters="─")
@@ -128,33 +123,5 @@ class WrappingRichMarkdown(RichMarkdown):
         self.inline_code_lexer: str | None = None
 
     elements = {**RichMarkdown.elements, "fence": WrappingCodeBlock, "code_block": WrappingCodeBlock,
-                "list_item_open": NumberedItem,  # numbered as the committed widget numbers
+                "list_item_open": NumberedItem,  # "1." as the committed answer had it
                 "heading_open": LeftHeading, "hr": SolidRule}
-
-
-class WrappingFence(MarkdownFence):
-    """The committed Markdown widget's fence: as wide as the entry, its lines wrapped."""
-
-    DEFAULT_CSS = """
-    WrappingFence {
-        overflow: hidden hidden;
-        & > .code-rows { width: 1fr; height: auto; padding: 0; }
-    }
-    """
-
-    def compose(self) -> ComposeResult:
-        from .code_rows import CodeRows  # (it draws with this module's wrap_line)
-
-        yield CodeRows(self.code, self.lexer)  # drawn as the live block is, selectable as the code
-
-    def set_content(self, content: object) -> None:  # the theme changed, or the block grew
-        from .code_rows import CodeRows
-
-        for rows in self.query(".code-rows").results(CodeRows):
-            rows.set_code(self.code, self.lexer)
-
-
-class WrappingMarkdown(Markdown):
-    """Textual's Markdown widget with wrapping code blocks and aligned table columns."""
-
-    BLOCKS = {**Markdown.BLOCKS, "fence": WrappingFence, "code_block": WrappingFence, "table_open": AlignedTable}

@@ -1,7 +1,7 @@
 """Ordered lists numbered the same live and committed (issue 25: "1" became "1." on commit).
 
 The live tail and the frozen lines draw Markdown with Rich, whose numbers have no dot
-("1 Read"); the committed entry draws it with Textual's Markdown widget ("1. Read").
+("1 Read"); the committed entry drew it with Textual's Markdown widget ("1. Read").
 Rich's list item is given Textual's numbers here: the dot, and a column as wide as the
 last number's, right-aligned behind one space, so a committed answer keeps its layout.
 """
