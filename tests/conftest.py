@@ -1,6 +1,6 @@
-"""Fixtures for every test, the tiers' markers, and a patch of the test servers' accept().
-Helpers that tests import live in tests/helpers/ (paths, recorded, mock_api, config_files):
-a test never imports this module."""
+"""Fixtures for every test and the tiers' markers. Helpers that tests import live in
+tests/helpers/ (paths, recorded, mock_api, config_files, local_server: the one HTTP server
+of the tests): a test never imports this module."""
 
 from __future__ import annotations
 
@@ -11,26 +11,6 @@ import pytest
 from helpers.config_files import empty_config
 from helpers.paths import ROOT
 from helpers.tiers import PEER_FIXTURES, PEER_FOLDERS, PEERS, runs_the_app
-
-
-def _accept_with_a_timeout() -> None:
-    """Every test server's accept() waits at most a second. After select() says a client is
-    waiting, it may be gone before accept() (an app quitting mid-connect): a blocking
-    accept then keeps serve_forever, and the fixture's shutdown(), waiting for ever (seen
-    once in CI). serve_forever treats the timeout as "nothing this time" and goes on."""
-    import socketserver
-
-    activate = socketserver.TCPServer.server_activate
-
-    def server_activate(self: socketserver.TCPServer) -> None:
-        activate(self)
-        if self.socket.gettimeout() is None:
-            self.socket.settimeout(1.0)
-
-    socketserver.TCPServer.server_activate = server_activate  # type: ignore[method-assign]
-
-
-_accept_with_a_timeout()
 
 # The aimock fixture (a real Responses server) for every test that asks for it.
 pytest_plugins = ["helpers.aimock"]

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 from helpers.aimock import rivulet
+from helpers.local_server import LocalServer, Reply, Request
 
 
 def test_doctor_against_aimock_reports_what_it_supports(aimock):
@@ -32,28 +31,17 @@ def test_doctor_text_report_is_readable(aimock):
     assert "\x1b" not in proc.stdout
 
 
-class _HtmlErrors(BaseHTTPRequestHandler):
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("content-length") or 0))
-        page = b"<html><head><title>502 Bad Gateway</title></head><body>" + b"<p>nginx</p>" * 500 + b"</body></html>"
-        self.send_response(502)
-        self.send_header("content-type", "text/html")
-        self.send_header("content-length", str(len(page)))
-        self.end_headers()
-        self.wfile.write(page)
-
-    def log_message(self, *args):
-        pass
+def _html_errors(request: Request) -> Reply | None:
+    """Every POST a 502 page of nginx's; a GET (the WebSocket probe) is not served."""
+    if request.method != "POST":
+        return None
+    page = b"<html><head><title>502 Bad Gateway</title></head><body>" + b"<p>nginx</p>" * 500 + b"</body></html>"
+    return Reply(502, {"content-type": "text/html"}, page)
 
 
 def test_doctor_exits_non_zero_only_when_the_server_cannot_chat():
-    server = HTTPServer(("127.0.0.1", 0), _HtmlErrors)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        proc = rivulet("doctor", "--base-url", f"http://127.0.0.1:{server.server_port}/v1", "--timeout", "20",
-                       env={"RIVULET_MAX_RETRIES": "0"})
-    finally:
-        server.shutdown()
+    with LocalServer(_html_errors, protocol="HTTP/1.0") as server:  # (as http.server's default answered)
+        proc = rivulet("doctor", "--base-url", server.base_url, "--timeout", "20", env={"RIVULET_MAX_RETRIES": "0"})
     assert proc.returncode == 1
     assert "FAIL plain text" in proc.stdout
     # The HTML page is one line: its title.

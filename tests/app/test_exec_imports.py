@@ -8,9 +8,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from helpers.local_server import LocalServer, Reply, Request, sse_reply
 from helpers.streams import simple_text_response
 
 NOT_NEEDED = ("textual", "rich", "pydantic", "pydantic_settings", "click", "pygments", "mcp", "websockets",
@@ -31,30 +30,15 @@ print("LOADED", ",".join(m for m in {modules!r} if m in sys.modules), "EXIT", co
 """
 
 
-class _Answer(BaseHTTPRequestHandler):
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("content-length") or 0))
-        body = simple_text_response("Hello from the server")
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
+def _answer(request: Request) -> Reply | None:
+    return sse_reply(simple_text_response("Hello from the server")) if request.method == "POST" else None
 
 
 def test_an_exec_turn_imports_nothing_it_does_not_use(tmp_path):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Answer)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "RIVULET_"))}
     env.update({"RIVULET_CONFIG": os.devnull, "RIVULET_SESSIONS_DIR": str(tmp_path), "HOME": str(tmp_path)})
-    try:
-        proc = subprocess.run([sys.executable, "-c", PROBE.format(url=f"http://127.0.0.1:{server.server_port}/v1",
-                                                                  modules=NOT_NEEDED)],
+    with LocalServer(_answer) as server:
+        proc = subprocess.run([sys.executable, "-c", PROBE.format(url=server.base_url, modules=NOT_NEEDED)],
                               capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
-    finally:
-        server.shutdown()
     assert proc.stdout.strip() == "Hello from the server"
     assert "LOADED  EXIT 0" in proc.stderr, proc.stderr

@@ -212,9 +212,7 @@ async def test_a_cut_at_every_event_index_retries_to_the_uncut_history(tmp_path)
 # ---- end_turn: false, over real HTTP (neither aimock nor gpt-oss sends it) -----------
 
 def test_end_turn_false_continues_the_same_turn_over_http():
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
+    from helpers.canned_server import CannedServer
     from helpers.streams import completed, created, message, message_events
 
     from rivulet.core.protocol.recordings import sse_body
@@ -223,28 +221,9 @@ def test_end_turn_false_continues_the_same_turn_over_http():
                         completed([message("m1", "Part one.")], "r1", end_turn=False)]),
               sse_body([created("r2"), *message_events("m2", "Part two."),
                         completed([message("m2", "Part two.")], "r2", end_turn=True)])]
-    received: list[dict] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            received.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
-            payload = bodies[min(len(received), len(bodies)) - 1]
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("content-length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        proc = rivulet("exec", "tell me in two parts", "--json", "--base-url",
-                       f"http://127.0.0.1:{server.server_port}/v1")
-    finally:
-        server.shutdown()
+    with CannedServer(*bodies) as server:
+        proc = rivulet("exec", "tell me in two parts", "--json", "--base-url", server.base_url)
+    received = server.requests
     assert proc.returncode == 0, proc.stderr
     evs = events(proc)
     assert [e["type"] for e in evs].count("turn.started") == 1 and len(received) == 2

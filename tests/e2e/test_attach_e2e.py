@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
 from helpers.aimock import rivulet
 from helpers.config_files import empty_config
 from helpers.images import PNG
+from helpers.local_server import Reply, Request, StubServer
 from helpers.mock_api import settings
 from helpers.tui import until
 
@@ -25,43 +24,27 @@ from rivulet.widgets.composer import Composer
 from rivulet.widgets.entries import TranscriptEntry
 
 
-class Recorder:
+class Recorder(StubServer):
     """An HTTP proxy to `upstream` that keeps each JSON request body."""
 
     def __init__(self, upstream: str) -> None:
+        super().__init__(protocol="HTTP/1.0")  # (as http.server's default answered)
         self.upstream = upstream.rstrip("/")
         self.bodies: list[dict] = []
-        recorder = self
+        self.url = self.base_url
+        self.start()
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                recorder.bodies.append(json.loads(raw))
-                self._forward("POST", raw)
-
-            def do_GET(self):
-                self._forward("GET", None)
-
-            def _forward(self, method: str, raw: bytes | None) -> None:
-                path = self.path.removeprefix("/v1")
-                answer = httpx.request(method, recorder.upstream + path, content=raw, timeout=60,
-                                       headers={"content-type": "application/json"})
-                self.send_response(answer.status_code)
-                self.send_header("content-type", answer.headers.get("content-type", "application/json"))
-                self.send_header("content-length", str(len(answer.content)))
-                self.end_headers()
-                self.wfile.write(answer.content)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def reply(self, request: Request) -> Reply:
+        if request.method == "POST":
+            self.bodies.append(request.json())
+        answer = httpx.request(request.method, self.upstream + request.path.removeprefix("/v1"),
+                               content=request.body if request.method == "POST" else None, timeout=60,
+                               headers={"content-type": "application/json"})
+        return Reply(answer.status_code, {"content-type": answer.headers.get("content-type", "application/json")},
+                     answer.content)
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.stop()
 
 
 @pytest.fixture

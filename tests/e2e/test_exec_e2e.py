@@ -7,10 +7,9 @@ written by others; the fixtures it answers with are in fixtures/aimock/e2e.json.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from helpers.aimock import KEY, events, rivulet
+from helpers.local_server import LocalServer, Reply, Request, json_reply
 
 
 def test_plain_text(aimock):
@@ -106,29 +105,17 @@ def test_stream_cut_mid_response(aimock):
 # ---- without aimock: a local server that checks auth and echoes the key in its error ----
 
 
-class _EchoKey(BaseHTTPRequestHandler):
-    def do_POST(self):
-        auth = self.headers.get("Authorization", "")
-        body = json.dumps({"error": {"message": f"Incorrect API key provided: {auth.removeprefix('Bearer ')}",
-                                     "code": "invalid_api_key"}}).encode()
-        self.send_response(401)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
+def _echo_key(request: Request) -> Reply | None:
+    if request.method != "POST":
+        return None
+    auth = request.headers.get("Authorization", "")
+    return json_reply(401, {"error": {"message": f"Incorrect API key provided: {auth.removeprefix('Bearer ')}",
+                                      "code": "invalid_api_key"}})
 
 
 def test_the_key_is_sent_but_never_printed():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _EchoKey)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_port}/v1"
-        proc = rivulet("exec", "hi", "--json", "--base-url", url, env={"OPENAI_API_KEY": KEY})
-    finally:
-        server.shutdown()
+    with LocalServer(_echo_key) as server:
+        proc = rivulet("exec", "hi", "--json", "--base-url", server.base_url, env={"OPENAI_API_KEY": KEY})
     assert proc.returncode == 1
     assert "authentication_error" in proc.stderr and "[redacted]" in proc.stderr
     assert KEY not in proc.stderr and KEY not in proc.stdout

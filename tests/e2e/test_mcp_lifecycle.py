@@ -205,6 +205,8 @@ async def test_a_sandboxed_stdio_server_has_no_network_unless_its_config_says_so
     import socket
     import threading
 
+    # A raw listener, not helpers/local_server.py: what is tested is only whether a
+    # sandboxed process can connect at all; it says nothing back.
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)

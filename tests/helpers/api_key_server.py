@@ -5,94 +5,38 @@ answer). It serves `POST /openai/responses` (a short SSE answer) and `GET /opena
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
+from helpers.local_server import Reply, Request, StubServer, json_reply, sse_reply
 from helpers.streams import simple_text_response
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    protocol_version = "HTTP/1.1"
+class ApiKeyServer(StubServer):
+    path = "/openai"
 
-    def _refusal(self) -> tuple[int, str] | None:
-        url = urlsplit(self.path)
-        self.server.seen.append({"path": url.path, "query": parse_qs(url.query),
-                                 "headers": {k.lower(): v for k, v in self.headers.items()}})
-        if self.headers.get("authorization") is not None:
+    def __init__(self, key: str, version: str) -> None:
+        super().__init__()
+        self.key, self.version = key, version
+        self.seen: list[dict[str, Any]] = []  # every request: path, query, headers (names lower-cased)
+        self.bodies: list[dict[str, Any]] = []  # the JSON of each accepted POST
+
+    def _refusal(self, request: Request) -> tuple[int, str] | None:
+        self.seen.append({"path": request.route, "query": request.query,
+                          "headers": {k.lower(): v for k, v in request.headers.items()}})
+        if request.headers.get("authorization") is not None:
             return 401, "an Authorization header is not accepted here"
-        if self.headers.get("api-key") != self.server.key:
+        if request.headers.get("api-key") != self.key:
             return 401, "missing or wrong api-key header"
-        if parse_qs(url.query).get("api-version") != [self.server.version]:
+        if request.query.get("api-version") != [self.version]:
             return 400, "missing or wrong api-version"
         return None
 
-    def do_GET(self) -> None:
-        refused = self._refusal()
-        if refused is None and urlsplit(self.path).path == "/openai/models":
-            self._send(200, "application/json", json.dumps({"object": "list", "data": [{"id": "dep-1"}]}).encode())
-            return
-        self._error(*(refused or (404, "not found")))
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        body = self.rfile.read(length)
-        refused = self._refusal()
-        if refused is None and urlsplit(self.path).path == "/openai/responses":
-            self.server.bodies.append(json.loads(body or b"{}"))
-            self._send(200, "text/event-stream", simple_text_response("hello from the deployment"))
-            return
-        self._error(*(refused or (404, "not found")))
-
-    def _error(self, status: int, message: str) -> None:
-        self._send(status, "application/json", json.dumps({"error": {"message": message, "code": str(status)}}).encode())
-
-    def _send(self, status: int, kind: str, data: bytes) -> None:
-        self.send_response(status)
-        self.send_header("content-type", kind)
-        self.send_header("content-length", str(len(data)))
-        self.send_header("connection", "close")
-        self.end_headers()
-        try:
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        self.close_connection = True
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    key: str
-    version: str
-    seen: list[dict[str, Any]]
-    bodies: list[dict[str, Any]]
-
-
-class ApiKeyServer:
-    def __init__(self, key: str, version: str) -> None:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.key, self._server.version = key, version
-        self._server.seen, self._server.bodies = [], []
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_port}/openai"
-
-    @property
-    def seen(self) -> list[dict[str, Any]]:
-        return self._server.seen
-
-    def __enter__(self) -> ApiKeyServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    def reply(self, request: Request) -> Reply:
+        refused = self._refusal(request)
+        if refused is None and request.method == "GET" and request.route == "/openai/models":
+            return json_reply(200, {"object": "list", "data": [{"id": "dep-1"}]})
+        if refused is None and request.method == "POST" and request.route == "/openai/responses":
+            self.bodies.append(request.json())
+            return sse_reply(simple_text_response("hello from the deployment"), "length")
+        status, message = refused or (404, "not found")
+        return json_reply(status, {"error": {"message": message, "code": str(status)}})

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
+from helpers.local_server import Reply, Request, StubServer, json_reply, sse_reply
 from rivulet.app.demo_server import _Script
 
 
@@ -52,7 +51,7 @@ class _Kept:
                 ev["response"] = {**ev["response"], "status": "queued", "background": background}
         self.final = self.events[-1]["response"]
 
-    def snapshot(self, server: _Server) -> dict[str, Any]:
+    def snapshot(self, server: _State) -> dict[str, Any]:
         if self.status == "cancelled":
             return {**self.final, "status": "cancelled", "output": []}
         if server.running:  # still making it: what a poll sees meanwhile
@@ -61,85 +60,29 @@ class _Kept:
         return self.final
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    protocol_version = "HTTP/1.1"
-
-    def _record(self) -> tuple[str, dict[str, list[str]], dict[str, Any]]:
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        parts = urlsplit(self.path)
-        query = parse_qs(parts.query)
-        body = json.loads(raw) if raw else {}
-        with self.server.lock:
-            self.server.requests.append((self.command, parts.path, query, body))
-        return parts.path, query, body
-
-    def do_POST(self) -> None:
-        path, _query, body = self._record()
-        if path.endswith("/cancel"):
-            kept = self.server.kept.get(path.split("/")[-2])
-            if kept is None:
-                return self._json(404, {"error": {"message": "no such response", "type": "invalid_request_error"}})
-            kept.status = "cancelled"
-            self.server.released.set()
-            return self._json(200, kept.snapshot(self.server))
-        kept = _Kept(self.server.script(body), bool(body.get("background")))
-        self.server.kept[kept.rid] = kept
-        self._stream(kept, -1, self.server.cut_after, self.server.hold_after)
-
-    def do_GET(self) -> None:
-        path, query, _body = self._record()
-        rid = path.rstrip("/").split("/")[-1]
-        kept = self.server.kept.get(rid)
-        if kept is None or not self.server.resumable or not kept.background:
-            return self._json(404, {"error": {"message": f"Response with id '{rid}' not found.",
-                                              "type": "invalid_request_error"}})
-        if query.get("stream") == ["true"]:
-            after = int((query.get("starting_after") or ["-1"])[0])
-            cut, self.server.cut_again = self.server.cut_again, None  # once
-            return self._stream(kept, after - self.server.overlap, cut, None)
-        self._json(200, kept.snapshot(self.server))
-
-    def _stream(self, kept: _Kept, after: int, cut: int | None, hold: int | None) -> None:
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("connection", "close")
-        self.end_headers()
-        try:
-            for ev in kept.events:
-                if ev["sequence_number"] <= after:
-                    continue
-                self.wfile.write(f"event: {ev['type']}\ndata: {json.dumps(ev)}\n\n".encode())
-                self.wfile.flush()
-                if ev["sequence_number"] == cut:
-                    break  # the connection drops; the response runs on
-                if ev["sequence_number"] == hold:
-                    self.server.held.set()
-                    self.server.released.wait(120)
-                    if kept.status == "cancelled":
-                        break
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        self.close_connection = True
-
-    def _json(self, status: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+def _events(kept: _Kept, state: _State, after: int, cut: int | None, hold: int | None) -> Iterator[bytes]:
+    """The kept events after `after`, as SSE; the connection drops after `cut`, waits at `hold`."""
+    for ev in kept.events:
+        if ev["sequence_number"] <= after:
+            continue
+        yield f"event: {ev['type']}\ndata: {json.dumps(ev)}\n\n".encode()
+        if ev["sequence_number"] == cut:
+            return  # the connection drops; the response runs on
+        if ev["sequence_number"] == hold:
+            state.held.set()
+            state.released.wait(120)
+            if kept.status == "cancelled":
+                return
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+def _not_found(message: str) -> Reply:
+    return json_reply(404, {"error": {"message": message, "type": "invalid_request_error"}})
+
+
+class _State:
+    """What the server keeps, and the faults the test sets."""
 
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
         self.lock = threading.Lock()
         self.requests: list[tuple[str, str, dict[str, list[str]], dict[str, Any]]] = []
         self.kept: dict[str, _Kept] = {}
@@ -154,31 +97,44 @@ class _Server(ThreadingHTTPServer):
         self.released = threading.Event()
 
 
-class BackgroundServer:
+class BackgroundServer(StubServer):
     def __init__(self) -> None:
-        self._server = _Server()
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__()
+        self.server = _State()
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_port}/v1"
-
-    @property
-    def server(self) -> _Server:
-        return self._server
+    def reply(self, request: Request) -> Reply:
+        state, path, query = self.server, request.route, request.query
+        body = json.loads(request.body) if request.body else {}
+        with state.lock:
+            state.requests.append((request.method, path, query, body))
+        if request.method == "POST" and path.endswith("/cancel"):
+            kept = state.kept.get(path.split("/")[-2])
+            if kept is None:
+                return _not_found("no such response")
+            kept.status = "cancelled"
+            state.released.set()
+            return json_reply(200, kept.snapshot(state))
+        if request.method == "POST":
+            kept = _Kept(state.script(body), bool(body.get("background")))
+            state.kept[kept.rid] = kept
+            return sse_reply(_events(kept, state, -1, state.cut_after, state.hold_after), "close")
+        rid = path.rstrip("/").split("/")[-1]
+        kept = state.kept.get(rid)
+        if kept is None or not state.resumable or not kept.background:
+            return _not_found(f"Response with id '{rid}' not found.")
+        if query.get("stream") == ["true"]:
+            after = int((query.get("starting_after") or ["-1"])[0])
+            cut, state.cut_again = state.cut_again, None  # once
+            return sse_reply(_events(kept, state, after - state.overlap, cut, None), "close")
+        return json_reply(200, kept.snapshot(state))
 
     def requests(self, method: str | None = None) -> list[tuple[str, str, dict[str, list[str]], dict[str, Any]]]:
-        with self._server.lock:
-            return [r for r in self._server.requests if method is None or r[0] == method]
+        with self.server.lock:
+            return [r for r in self.server.requests if method is None or r[0] == method]
 
     def release(self) -> None:
-        self._server.released.set()
+        self.server.released.set()
 
-    def __enter__(self) -> BackgroundServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.released.set()
-        self._server.shutdown()
-        self._server.server_close()
+    def stop(self) -> None:
+        self.server.released.set()
+        super().stop()

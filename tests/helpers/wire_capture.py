@@ -19,63 +19,50 @@ import json
 import sys
 import threading
 from collections import defaultdict
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+if __name__ == "__main__":  # run as a script: helpers/ is found from tests/
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from helpers.local_server import Reply, Request, StubServer
+
+KEPT_HEADERS = ("content-type", "accept", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version")
 
 
 def _route(method: str, path: str) -> str:
     return f"{method} {path.split('?')[0].rstrip('/')}"
 
 
-class _Recorder(BaseHTTPRequestHandler):
-    server: _RecordingServer
-    protocol_version = "HTTP/1.1"
+class WireRecorder(StubServer):
+    """A proxy on 127.0.0.1:`port` to the server at `upstream` that writes each exchange to `out`."""
 
-    def do_GET(self) -> None:
-        self._pass()
+    def __init__(self, port: int, upstream: int, out: Path) -> None:
+        super().__init__(port=port)
+        self.upstream, self.out, self.lock = upstream, out, threading.Lock()
 
-    def do_POST(self) -> None:
-        self._pass()
-
-    def _pass(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        body = self.rfile.read(length) if length else b""
-        headers = {k: v for k, v in self.headers.items() if k.lower() in ("content-type", "accept", "upgrade",
-                                                                           "connection", "sec-websocket-key",
-                                                                           "sec-websocket-version")}
-        upstream = http.client.HTTPConnection("127.0.0.1", self.server.upstream, timeout=600)
-        upstream.request(self.command, self.path, body=body or None, headers=headers)
+    def reply(self, request: Request) -> Reply:
+        headers = {k: v for k, v in request.headers.items() if k.lower() in KEPT_HEADERS}
+        upstream = http.client.HTTPConnection("127.0.0.1", self.upstream, timeout=600)
+        upstream.request(request.method, request.path, body=request.body or None, headers=headers)
         answer = upstream.getresponse()
-        self.send_response(answer.status)
         kind = answer.getheader("content-type") or ""
-        self.send_header("content-type", kind)
-        self.send_header("connection", "close")
-        self.end_headers()
+        return Reply(answer.status, {"content-type": kind}, self._relay(request, answer, upstream, kind), "close")
+
+    def _relay(self, request: Request, answer: http.client.HTTPResponse, upstream: http.client.HTTPConnection,
+               kind: str) -> Iterator[bytes]:
+        """The answer passed on as it comes, and the exchange written when it ends."""
         got = bytearray()
         while chunk := answer.read1(65536):
             got += chunk
-            self.wfile.write(chunk)
-            self.wfile.flush()
+            yield chunk
         upstream.close()
-        self.close_connection = True
         try:
-            request: Any = json.loads(body) if body else None
+            recorded: Any = json.loads(request.body) if request.body else None
         except ValueError:
-            request = body.decode(errors="replace")
-        self.server.write({"method": self.command, "path": self.path, "request": request,
-                           "status": answer.status, "content_type": kind, "body": got.decode()})
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-class _RecordingServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, port: int, upstream: int, out: Path) -> None:
-        super().__init__(("127.0.0.1", port), _Recorder)
-        self.upstream, self.out, self.lock = upstream, out, threading.Lock()
+            recorded = request.body.decode(errors="replace")
+        self.write({"method": request.method, "path": request.path, "request": recorded,
+                    "status": answer.status, "content_type": kind, "body": got.decode()})
 
     def write(self, exchange: dict[str, Any]) -> None:
         with self.lock, self.out.open("a", encoding="utf-8") as f:
@@ -90,79 +77,32 @@ def _key(request: Any) -> str:
     return json.dumps(request.get("input") if isinstance(request, dict) else request, sort_keys=True)
 
 
-class _Replayer(BaseHTTPRequestHandler):
-    server: _ReplayServer
-    protocol_version = "HTTP/1.1"
-
-    def do_GET(self) -> None:
-        self._answer(None)
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        self._answer(json.loads(self.rfile.read(length) or b"null"))
-
-    def _answer(self, request: Any) -> None:
-        route = _route(self.command, self.path)
-        with self.server.lock:
-            queue = self.server.queues.get(route) or []
-            same = [e for e in queue if request is None or _key(e["request"]) == _key(request)]
-            recorded = same[0] if same else None
-            if recorded is not None:
-                queue.remove(recorded)
-            self.server.requests.append({"route": route, "request": request, "found": recorded is not None})
-        if recorded is None:
-            status, kind, data = 404, "application/json", b'{"error":{"message":"not in the recording"}}'
-        else:
-            status, kind, data = recorded["status"], recorded["content_type"], recorded["body"].encode()
-        self.send_response(status)
-        self.send_header("content-type", kind)
-        self.send_header("content-length", str(len(data)))
-        self.send_header("connection", "close")
-        self.end_headers()
-        try:
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        self.close_connection = True
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-class _ReplayServer(ThreadingHTTPServer):
-    daemon_threads = True
-    queues: dict[str, list[dict[str, Any]]]
-    requests: list[dict[str, Any]]
-    lock: threading.Lock
-
-
-class WireReplay:
+class WireReplay(StubServer):
     def __init__(self, path: Path) -> None:
+        super().__init__()
         self.exchanges = load(path)
-        self._server = _ReplayServer(("127.0.0.1", 0), _Replayer)
         queues: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for exchange in self.exchanges:
             queues[_route(exchange["method"], exchange["path"])].append(exchange)
-        self._server.queues, self._server.requests, self._server.lock = dict(queues), [], threading.Lock()
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self.queues = dict(queues)
+        self.requests: list[dict[str, Any]] = []  # each: its route, its JSON body, whether it was recorded
+        self.lock = threading.Lock()
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_port}/v1"
-
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        return self._server.requests
-
-    def __enter__(self) -> WireReplay:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    def reply(self, request: Request) -> Reply:
+        route = _route(request.method, request.path)
+        body = json.loads(request.body or b"null") if request.method == "POST" else None
+        with self.lock:
+            queue = self.queues.get(route) or []
+            same = [e for e in queue if body is None or _key(e["request"]) == _key(body)]
+            recorded = same[0] if same else None
+            if recorded is not None:
+                queue.remove(recorded)
+            self.requests.append({"route": route, "request": body, "found": recorded is not None})
+        if recorded is None:
+            return Reply(404, {"content-type": "application/json"}, b'{"error":{"message":"not in the recording"}}')
+        return Reply(recorded["status"], {"content-type": recorded["content_type"]}, recorded["body"].encode())
 
 
 if __name__ == "__main__":
     listen, upstream, out = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
-    _RecordingServer(listen, upstream, out).serve_forever()
+    WireRecorder(listen, upstream, out).local.serve_forever()

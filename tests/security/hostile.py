@@ -4,18 +4,17 @@ ways to look at what reached the screen and the terminal."""
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from helpers.local_server import Reply, Request, StubServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,50 +59,24 @@ def screen_output(app: Any) -> tuple[str, str]:
     return console.file.getvalue(), console.export_text(styles=False)
 
 
-class HostileServer:
+class HostileServer(StubServer):
     """A local Responses server: `respond(request_json, headers)` returns
-    (status, content-type, body bytes) for each POST."""
+    (status, content-type, body bytes) for each POST, and for each GET with an empty
+    request (a WebSocket upgrade attempt lands there). It answers in HTTP/1.0, as it
+    always did: the websockets client refuses that status line (it wants HTTP/1.1), so
+    a test of the WebSocket transport meets the fallback it was written for."""
 
     def __init__(self, respond: Callable[[dict, dict], tuple[int, str, bytes]]) -> None:
-        outer = self
+        super().__init__(protocol="HTTP/1.0")
+        self.respond = respond
         self.requests: list[dict] = []
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:  # a WebSocket upgrade attempt lands here
-                status, ctype, body = respond({}, dict(self.headers))
-                self._send(status, ctype, body)
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                data = json.loads(self.rfile.read(length) or b"{}")
-                outer.requests.append(data)
-                status, ctype, body = respond(data, dict(self.headers))
-                self._send(status, ctype, body)
-
-            def _send(self, status: int, ctype: str, body: bytes) -> None:
-                self.send_response(status)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self) -> HostileServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def reply(self, request: Request) -> Reply:
+        data = request.json() if request.method == "POST" else {}
+        if request.method == "POST":
+            self.requests.append(data)
+        status, ctype, body = self.respond(data, dict(request.headers))
+        return Reply(status, {"content-type": ctype}, body)
 
 
 def rivulet_env(tmp: Path, **extra: str) -> dict[str, str]:

@@ -5,24 +5,12 @@ from __future__ import annotations
 
 import socket
 import ssl
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
+from helpers.local_server import LocalServer, Reply
 
 from rivulet.core.protocol.http_client import LazyTlsTransport, new_client
-
-
-class _Ok(BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("content-length", "2")
-        self.end_headers()
-        self.wfile.write(b"ok")
-
-    def log_message(self, *args):
-        pass
 
 
 def _context(transport: httpx.AsyncHTTPTransport) -> ssl.SSLContext:
@@ -30,11 +18,10 @@ def _context(transport: httpx.AsyncHTTPTransport) -> ssl.SSLContext:
 
 
 async def test_plain_http_makes_no_tls_context_and_one_that_could_would_trust_nothing():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Ok)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = LocalServer(lambda request: Reply(200, {}, b"ok")).start()
     client = new_client(httpx.Timeout(5.0))
     try:
-        response = await client.get(f"http://127.0.0.1:{server.server_port}/")
+        response = await client.get(server.url("/"))
         assert response.text == "ok"
         transport = client._transport
         assert isinstance(transport, LazyTlsTransport)
@@ -44,7 +31,7 @@ async def test_plain_http_makes_no_tls_context_and_one_that_could_would_trust_no
         assert plain.cert_store_stats()["x509_ca"] == 0  # fails closed, should it ever start TLS
     finally:
         await client.aclose()
-        server.shutdown()
+        server.stop()
 
 
 async def test_https_gets_httpx_default_verified_context():
