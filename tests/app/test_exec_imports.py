@@ -18,7 +18,9 @@ NOT_NEEDED = ("textual", "rich", "pydantic", "pydantic_settings", "click", "pygm
               # what only a tool call, a hook or an error needs (issue 22: each is a few ms of a start)
               "pathspec", "rivulet.core.checkpoints.restore", "rivulet.core.checkpoints.store",
               "rivulet.core.tools.shell", "rivulet.core.tools.patch_apply", "rivulet.core.hooks.dispatch",
-              "rivulet.core.hooks.runner", "ctypes", "difflib", "rivulet.app.attach.refs")
+              "rivulet.core.hooks.runner", "ctypes", "difflib", "rivulet.app.attach.refs",
+              # httpx's default transport (httpcore's pool on anyio): ~64 ms; core/protocol/h11_transport.py
+              "httpcore", "anyio")
 
 PROBE = """
 import sys
