@@ -26,6 +26,7 @@ import h11
 import httpx
 
 READ_SIZE = 64 * 1024  # what httpcore reads at a time
+HEAD_MAX = 100 * 1024  # the largest response head h11 may buffer: httpcore's limit (h11's own is 16 KiB)
 DEFAULT_PORTS = {b"http": 80, b"https": 443}
 Key = tuple[bytes, bytes, int]
 
@@ -35,7 +36,7 @@ class _Connection:
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
-        self.h11 = h11.Connection(h11.CLIENT)
+        self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=HEAD_MAX)
 
     def idle_and_open(self) -> bool:
         # A server that closed a kept-alive connection has its EOF read by the loop by now.
@@ -74,7 +75,9 @@ class H11Transport(httpx.AsyncBaseTransport):
             head = await _next_event(conn, request, timeouts.get("read"))
             while isinstance(head, h11.InformationalResponse):  # 100 Continue and the like
                 head = await _next_event(conn, request, timeouts.get("read"))
-            assert isinstance(head, h11.Response)
+            if not isinstance(head, h11.Response):
+                raise httpx.RemoteProtocolError(f"unexpected {type(head).__name__} before the response",
+                                                request=request)
         except BaseException:
             conn.close()
             raise
