@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from rivulet.core.config_sources import DEFAULT_BASE_URL, is_loopback, safe_url
 from rivulet.core.errors import ConfigError, RivuletError
@@ -42,8 +43,7 @@ class BootError(Exception):
         self.message, self.code = message, code
 
 
-@dataclass
-class Ready:
+class Ready(msgspec.Struct, dict=True):
     """What the chat app adopts once `prepare` has run."""
 
     settings: Settings
@@ -53,7 +53,7 @@ class Ready:
     session: Session | None = None
     writer: ChatWriter | None = None
     prompts: PromptHistory | None = None
-    images: list[Attachment] = field(default_factory=list)
+    images: list[Attachment] = msgspec.field(default_factory=list)
     cancelled: bool = False  # the resume picker was closed: nothing to run
     notices: Notices | None = None  # where the transport's fallback notice goes (the engine binds it)
     args: argparse.Namespace | None = None  # the command line, for /profile's reload

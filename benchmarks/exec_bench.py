@@ -15,7 +15,8 @@ floor: this file run as `--floor-client URL`, the standard library only (http.cl
 json): it reads the stream, parses every event, keeps each finished item and prints the
 last message, which is what `rivulet exec` prints.
 
-Run: .venv/bin/python benchmarks/exec_bench.py [--runs N] [--items N] [--before PATH] [--codex PATH]
+Run: .venv/bin/python benchmarks/exec_bench.py [--runs N] [--items N] [--before PATH] [--also NAME=PATH]
+     [--codex PATH]
 Not a test and not in CI: the numbers depend on the machine and its load.
 """
 
@@ -289,6 +290,8 @@ def main() -> int:
     ap.add_argument("--item-runs", type=int, default=3, help="runs of the many-items response per peer")
     ap.add_argument("--items", type=int, default=10_000, help="output items in the large response (0: skip)")
     ap.add_argument("--before", type=Path, help="another rivulet executable to compare (e.g. main's)")
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH",
+                    help="more rivulet executables, each a peer of its own (e.g. a non-editable install)")
     ap.add_argument("--codex", type=Path, default=DEFAULT_CODEX, help="the Codex CLI binary")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                     help="an environment variable for the rivulet peers (e.g. RIVULET_SAVE_SESSIONS=false)")
@@ -312,6 +315,8 @@ def main() -> int:
         peers: list[Peer] = [Rivulet("rivulet", RIVULET, tmp, server.base_url, extra_env)]
         if args.before:
             peers.append(Rivulet("before", args.before, tmp, server.base_url, extra_env))
+        for name, path in (pair.split("=", 1) for pair in args.also):
+            peers.append(Rivulet(name, Path(path), tmp, server.base_url, extra_env))
         if args.codex.is_file() and os.access(args.codex, os.X_OK):
             peers.append(Codex(args.codex, tmp, server.base_url))
         else:

@@ -17,10 +17,11 @@ import json
 import os
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+import msgspec
 
 from rivulet.core.config_sources import safe_url, sessions_dir
 from rivulet.core.store.write_file import write_private
@@ -52,14 +53,13 @@ def fingerprint(model_ids: Iterable[str]) -> str:
     return hashlib.sha256("\n".join(sorted(set(model_ids))).encode()).hexdigest()[:16]
 
 
-@dataclass
-class ServerCapabilities:
+class ServerCapabilities(msgspec.Struct, dict=True):
     url: str  # safe_url of the base URL: no userinfo, no query
     fingerprint: str
     probed_at: float
-    settings: dict[str, Any] = field(default_factory=dict)  # setting -> value (APPLIES only)
-    reasons: dict[str, str] = field(default_factory=dict)  # setting -> the probe result behind it
-    probes: list[dict[str, Any]] = field(default_factory=list)  # name, ok, detail (cut)
+    settings: dict[str, Any] = msgspec.field(default_factory=dict)  # setting -> value (APPLIES only)
+    reasons: dict[str, str] = msgspec.field(default_factory=dict)  # setting -> the probe result behind it
+    probes: list[dict[str, Any]] = msgspec.field(default_factory=list)  # name, ok, detail (cut)
     version: str = ""  # rivulet's, when probed
 
     @property
@@ -129,7 +129,7 @@ def store(entry: ServerCapabilities, path: Path | None = None) -> None:
     path = path or cache_path()
     kept = [e for e in load(path).values() if e.url != entry.url]
     kept = sorted([*kept, entry], key=lambda e: e.probed_at, reverse=True)[:MAX_SERVERS]
-    text = json.dumps({"servers": [asdict(e) for e in kept]}, ensure_ascii=True, indent=1)
+    text = json.dumps({"servers": [msgspec.structs.asdict(e) for e in kept]}, ensure_ascii=True, indent=1)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     write_private(path, text)
 

@@ -16,11 +16,12 @@ import copy
 import json
 import os
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from types import UnionType
 from typing import Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
 from urllib.parse import urlsplit
+
+import msgspec
 
 from rivulet.core.config_fields import AliasChoices, Check, Field, FieldSpec, SecretStr, Unsure, checker, constrained
 from rivulet.core.config_sources import (
@@ -288,7 +289,7 @@ def _fields() -> dict[str, FieldSpec]:
         spec = Settings.__dict__.get(name)
         if not isinstance(spec, FieldSpec):
             spec = FieldSpec(default=spec)
-        out[name] = replace(spec, annotation=annotation)
+        out[name] = msgspec.structs.replace(spec, annotation=annotation)
     return out
 
 

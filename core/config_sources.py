@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+import msgspec
 
 from rivulet.core.errors import ConfigError, one_line
 
@@ -46,17 +47,21 @@ SETTING_NAMES = frozenset({
 
 
 def sessions_dir() -> Path:
-    from platformdirs import user_data_dir
-
     override = os.environ.get("RIVULET_SESSIONS_DIR")
-    return Path(override) if override else Path(user_data_dir("rivulet")) / "sessions"
+    if override:
+        return Path(override)
+    from platformdirs import user_data_dir  # ~3 ms of a start: imported when it is asked
+
+    return Path(user_data_dir("rivulet")) / "sessions"
 
 
 def config_path() -> Path:
+    override = os.environ.get("RIVULET_CONFIG")
+    if override:
+        return Path(override)
     from platformdirs import user_config_dir
 
-    override = os.environ.get("RIVULET_CONFIG")
-    return Path(override) if override else Path(user_config_dir("rivulet")) / "config.toml"
+    return Path(user_config_dir("rivulet")) / "config.toml"
 
 
 # A config file is a few kilobytes; anything near this is a mistake (or /dev/zero).
@@ -138,8 +143,7 @@ def deep_update(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-@dataclass
-class Layers:
+class Layers(msgspec.Struct, dict=True):
     """Every source stacked: defaults < provider preset < file < profile < environment <
     -c < flags. `values` is what Settings validates; `origin` says, per setting, where
     its value came from as the user wrote it (for error lines); `explicit` is what the
@@ -203,14 +207,13 @@ def stack(flags: dict[str, Any], env: dict[str, Any], env_labels: dict[str, str]
     return Layers(values, origin, explicit, name)
 
 
-@dataclass(frozen=True)
-class Peek:
+class Peek(msgspec.Struct, frozen=True, dict=True):
     """What the chat's first frame shows, before the settings are validated."""
 
     base_url: str = DEFAULT_BASE_URL
     model: str = DEFAULT_MODEL
     theme: str = DEFAULT_THEME
-    keymap: dict[str, str] = field(default_factory=dict)
+    keymap: dict[str, str] = msgspec.field(default_factory=dict)
     has_key: bool = False
     mcp_servers: Any = None  # the file's [mcp_servers] table, checked before the chat draws
     profile: str | None = None  # the profile picked (-p, $RIVULET_PROFILE, `profile = ...`)

@@ -254,7 +254,7 @@ class Engine:
     async def switch_settings(self, settings: Settings) -> None:
         """Other settings (a /profile switch) from the next request on: a transport made
         for them, the patch tool they resolve to; history, tools and servers stay."""
-        import dataclasses
+        import msgspec
 
         from rivulet.core.config import effective_patch_tool
 
@@ -266,7 +266,7 @@ class Engine:
         if settings.model != model:
             conversation.set_model(settings.model)  # the old model's encrypted reasoning is no longer sent
         if self.agent_tools is not None:
-            self.agent_tools.settings = dataclasses.replace(self.agent_tools.settings,
+            self.agent_tools.settings = msgspec.structs.replace(self.agent_tools.settings,
                                                             patch_tool=effective_patch_tool(settings))
         await old.aclose()
 

@@ -11,9 +11,10 @@ a link is offered only for an http(s) URL that `safe_link` accepts.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
+
+import msgspec
 
 Item = dict[str, Any]
 HOSTED_TYPES = frozenset({"web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call",
@@ -23,19 +24,17 @@ CODE_MAX = 20_000  # characters of code shown (the inspector has it all)
 OUTPUT_MAX = 4_000
 
 
-@dataclass
-class HostedView:
+class HostedView(msgspec.Struct, dict=True):
     """One hosted item, as lines: a title, the code it ran (if any), what came back,
     and the links among it (label, URL) for the terminal to open."""
 
     title: str
     code: str | None = None
-    lines: list[str] = field(default_factory=list)
-    links: list[tuple[str, str]] = field(default_factory=list)
+    lines: list[str] = msgspec.field(default_factory=list)
+    links: list[tuple[str, str]] = msgspec.field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Citation:
+class Citation(msgspec.Struct, frozen=True, dict=True):
     number: int
     title: str
     url: str  # as sent (shown); `link` is what a terminal may open

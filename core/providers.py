@@ -11,19 +11,19 @@ requests) works. No pydantic here: `config_sources.peek` reads it before the fir
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 # OpenRouter's attribution: the app's name (X-Title). Its HTTP-Referer is a site URL, which
 # rivulet has none of: a user with one adds it with `headers`.
 ATTRIBUTION = {"X-Title": "rivulet"}
 
 
-@dataclass(frozen=True)
-class Preset:
+class Preset(msgspec.Struct, frozen=True, dict=True):
     name: str
     about: str  # one line, for /status, doctor --report and the README
-    settings: dict[str, Any] = field(default_factory=dict)  # beneath the user's own values
+    settings: dict[str, Any] = msgspec.field(default_factory=dict)  # beneath the user's own values
     example: str = ""  # the one-line profile that reaches it
     needs_base_url: bool = False  # no default address (Azure's is per resource)
 

@@ -3,14 +3,13 @@ no checkpoint (a turn without tools) sets them without importing the store and i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 MB = 1024 * 1024
 MAX_ENTRIES = 300_000  # names one walk keeps; a workspace with more has no checkpoint (said)
 
 
-@dataclass
-class CheckpointLimits:
+class CheckpointLimits(msgspec.Struct, dict=True):
     file_bytes: int = 8 * MB  # a larger file is not kept (its change cannot be undone; said)
     turn_bytes: int = 256 * MB  # new bytes one walk may store; past it, files are not kept (said)
     keep: int = 100  # checkpoints kept per workspace, newest first

@@ -3,19 +3,18 @@ something to say (its output, capped) or failed (one line)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import ClassVar
 
 from rivulet.core.turn.bus import BusEvent
 
 
-@dataclass(slots=True)
 class HookNote(BusEvent):
     event: str  # the hook event (after_patch, ...)
     label: str  # the hook's command, short
     text: str  # its output, capped, or why it failed; untrusted: sanitise before showing
     failed: bool = False
     blocked: bool = False  # a before_tool hook kept the call from running
-    type: str = field(init=False, default="hook.note")
+    type: ClassVar[str] = "hook.note"
 
     def line(self) -> str:
         """The note as plain text, as every front end shows it (sanitise it first)."""

@@ -9,9 +9,10 @@ ConfigErrors naming the hook.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from rivulet.core.errors import ConfigError
 
@@ -21,8 +22,7 @@ DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 3600.0
 
 
-@dataclass(frozen=True)
-class HookSpec:
+class HookSpec(msgspec.Struct, frozen=True, dict=True):
     event: str
     command: tuple[str, ...]  # argv; an item "{files}" becomes one item per file
     timeout: float = DEFAULT_TIMEOUT
@@ -71,8 +71,7 @@ def is_trusted(workspace: Path, trusted: list[str] | tuple[str, ...]) -> bool:
     return any(os.path.realpath(os.path.expanduser(t)) == real for t in trusted if t)
 
 
-@dataclass
-class LoadedHooks:
+class LoadedHooks(msgspec.Struct, dict=True):
     hooks: list[HookSpec]
     ignored: str | None = None  # why the workspace's own hooks were not loaded
 

@@ -10,8 +10,6 @@ what the transport learned of the one response it is reading.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import msgspec
 
 from rivulet.core.protocol.events import Completed, Created, Failure, ResponseEvent, ResponseProgress
@@ -22,8 +20,7 @@ from rivulet.core.protocol.wire import DECODE, parse_slow
 FINAL_STATUSES = frozenset({"completed", "failed", "cancelled", "incomplete"})
 
 
-@dataclass
-class StreamCursor:
+class StreamCursor(msgspec.Struct, dict=True):
     """The response being read: its id (from response.created or response.queued) and
     the last sequence number seen; `resumed` counts the GETs that continued it."""
 

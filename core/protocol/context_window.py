@@ -12,7 +12,8 @@ of known models (models.py), else unknown. `/status` says which of these it was.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from rivulet.core.config import Settings
 from rivulet.core.protocol.models import ModelInfo, known_context_window
@@ -20,8 +21,7 @@ from rivulet.core.protocol.models import ModelInfo, known_context_window
 SETTING, SERVER, TABLE, UNKNOWN = "setting", "server", "table", "unknown"
 
 
-@dataclass(frozen=True)
-class Window:
+class Window(msgspec.Struct, frozen=True, dict=True):
     tokens: int | None
     source: str  # SETTING, SERVER, TABLE or UNKNOWN
     listed_as: str | None = None  # the server's id of the model, when the server said

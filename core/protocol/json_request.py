@@ -14,6 +14,7 @@ from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import LimitExceeded, MalformedEventError, RivuletError, error_from_body, one_line
 from rivulet.core.protocol.byte_caps import ACCEPT_ENCODING, ERROR_BODY_MAX, message_max_bytes, read_capped, read_within
 from rivulet.core.protocol.endpoint import endpoint
+from rivulet.core.protocol.http_client import new_client
 
 
 class JsonRequestError(RivuletError):
@@ -28,7 +29,7 @@ async def request_json(settings: Settings, method: str, path: str, *, what: str,
     url = endpoint(settings.base_url, path, settings.query)
     where = safe_url(url)
     own = client is None
-    client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=settings.connect_timeout))
+    client = client or new_client(httpx.Timeout(timeout, connect=settings.connect_timeout))
     headers = {**settings.auth_headers(), "Accept": "application/json", "Accept-Encoding": ACCEPT_ENCODING}
     try:
         # Streamed and capped: neither a gzip bomb nor an endless body is read whole.

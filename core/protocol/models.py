@@ -10,10 +10,10 @@ beats the table of known models below, and the `context_window` setting beats bo
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import msgspec
 
 from rivulet.core.config import Settings
 from rivulet.core.config_sources import safe_url
@@ -26,16 +26,14 @@ class ModelsError(RivuletError):
     kind = "models_error"
 
 
-@dataclass(frozen=True)
-class ModelInfo:
+class ModelInfo(msgspec.Struct, frozen=True, dict=True):
     id: str
     context_window: int | None = None  # as the server reported it
     owned_by: str | None = None
 
 
-@dataclass
-class ModelList:
-    models: list[ModelInfo] = field(default_factory=list)
+class ModelList(msgspec.Struct, dict=True):
+    models: list[ModelInfo] = msgspec.field(default_factory=list)
     source: str = "server"  # "server" or "config"
     error: str | None = None  # why the server's list was not used (one line)
 

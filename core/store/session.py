@@ -21,7 +21,6 @@ import os
 import secrets
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +70,7 @@ def private_dir(path: Path) -> Path:
     return path
 
 
-@dataclass
-class SessionMeta:
+class SessionMeta(msgspec.Struct, dict=True):
     id: str
     created: float
     cwd: str
@@ -90,8 +88,7 @@ class SessionMeta:
         return head
 
 
-@dataclass
-class Turn:
+class Turn(msgspec.Struct, dict=True):
     turn_id: int
     prompt: str
     started: float
@@ -99,12 +96,11 @@ class Turn:
     ended: float | None = None
 
 
-@dataclass
-class Session:
+class Session(msgspec.Struct, dict=True):
     meta: SessionMeta
     history: History
-    turns: list[Turn] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    turns: list[Turn] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
     # A background response the last run left running at quit (core/turn/background_turns.py).
     background: dict[str, Any] | None = None
 

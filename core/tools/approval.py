@@ -24,9 +24,10 @@ scripted one in tests."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
+
+import msgspec
 
 Policy = Literal["ask", "auto-edit", "auto", "never-ask"]
 
@@ -38,8 +39,7 @@ class Decision(StrEnum):
     STOP = "stop"  # no, and the turn stops
 
 
-@dataclass
-class ApprovalRequest:
+class ApprovalRequest(msgspec.Struct, dict=True):
     kind: Literal["shell", "patch", "mcp"]
     call_id: str
     title: str  # the command, or the files a patch changes
@@ -47,9 +47,9 @@ class ApprovalRequest:
     reason: str | None = None  # the model's justification, when it gives one
     workdir: str | None = None  # a command's directory, relative to the workspace
     timeout: float | None = None  # a command's time limit in seconds
-    files: list[str] = field(default_factory=list)  # a patch's files, each as "A path (+3 -0)"
+    files: list[str] = msgspec.field(default_factory=list)  # a patch's files, each as "A path (+3 -0)"
     # Why this must be asked even where the policy would not ask (a protected path).
-    protected: list[str] = field(default_factory=list)
+    protected: list[str] = msgspec.field(default_factory=list)
     # Where a command runs, for the question ("sandbox workspace-write", "no sandbox").
     sandbox: str | None = None
     sandboxed: bool = False  # it really runs inside the bubblewrap sandbox
@@ -85,14 +85,13 @@ async def deny_all(request: ApprovalRequest) -> Decision:
     return Decision.NO
 
 
-@dataclass
-class ApprovalPolicy:
+class ApprovalPolicy(msgspec.Struct, dict=True):
     policy: Policy = "ask"
     approver: Approver = deny_all
     # What "yes for this session" has allowed: every patch, or these exact commands.
     allow_patches: bool = False
-    allowed_commands: set[tuple[object, ...]] = field(default_factory=set)  # ApprovalRequest.always_key
-    allowed_mcp_tools: set[tuple[object, ...]] = field(default_factory=set)  # the exact server and tool
+    allowed_commands: set[tuple[object, ...]] = msgspec.field(default_factory=set)  # ApprovalRequest.always_key
+    allowed_mcp_tools: set[tuple[object, ...]] = msgspec.field(default_factory=set)  # the exact server and tool
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         if self.policy == "never-ask":

@@ -11,18 +11,16 @@ dropped (`answer` returns False).
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from rivulet.core.tools.approval import ApprovalRequest, Decision
 from rivulet.core.turn.bus import BusEvent, EventBus
 
 
-@dataclass(slots=True)
 class ApprovalRequested(BusEvent):
     request: ApprovalRequest
-    decision: asyncio.Future[Decision] = field(repr=False)
-    type: str = field(init=False, default="approval.requested")
+    decision: asyncio.Future[Decision]
+    type: ClassVar[str] = "approval.requested"
 
     def answer(self, decision: Decision) -> bool:
         """Resolve the question; False when it is no longer asked (interrupted, answered)."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
 
 from rivulet.core import items as it
 from rivulet.core.config import Settings, effective_patch_tool
@@ -82,8 +83,7 @@ TEXT: /[^\r\n]+/
 PatchTool = Literal["custom", "function", "off"]
 
 
-@dataclass
-class ToolSettings:
+class ToolSettings(msgspec.Struct, dict=True):
     workspace: Path
     patch_tool: PatchTool = "custom"
     shell: bool = True

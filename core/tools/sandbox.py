@@ -26,9 +26,10 @@ import os
 import shutil
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+import msgspec
 
 from rivulet.core.tools import seccomp_filter
 
@@ -54,11 +55,10 @@ _SOCKET_ENV = ("SSH_AUTH_SOCK", "DOCKER_HOST", "DBUS_SESSION_BUS_ADDRESS", "DBUS
                "GPG_AGENT_INFO", "PULSE_SERVER")
 
 
-@dataclass
-class Probe:
+class Probe(msgspec.Struct, dict=True):
     ok: bool
     reason: str = ""  # why bwrap cannot run here
-    extra: list[str] = field(default_factory=list)  # e.g. --disable-userns where this bwrap has it
+    extra: list[str] = msgspec.field(default_factory=list)  # e.g. --disable-userns where this bwrap has it
 
 
 _probe: Probe | None = None
@@ -135,8 +135,7 @@ def _git_dirs(workspace: Path) -> list[Path]:
     return out
 
 
-@dataclass
-class Sandbox:
+class Sandbox(msgspec.Struct, dict=True):
     mode: SandboxMode
     workspace: Path
     network: bool = False

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import base64
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from rivulet.core import items as it
 from rivulet.core.errors import RivuletError
@@ -35,8 +36,7 @@ class AttachmentError(RivuletError):
     kind = "attachment_error"
 
 
-@dataclass(frozen=True)
-class Attachment:
+class Attachment(msgspec.Struct, frozen=True, dict=True):
     path: str  # as the model and the user see it: relative to the workspace when inside it
     kind: str  # "file" or "image"
     size: int  # bytes on disk
@@ -135,8 +135,7 @@ def user_message(prompt: str, attachments: list[Attachment] | tuple[Attachment, 
 # ---- reading a recorded message back ---------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Piece:
+class Piece(msgspec.Struct, frozen=True, dict=True):
     kind: str  # "text" (the prompt), "file", "image"
     text: str = ""  # the prompt's or the file's text
     path: str | None = None

@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+import msgspec
 
 from rivulet.core.errors import RivuletError
 
@@ -22,63 +23,60 @@ log = logging.getLogger(__name__)
 # ---- UI-level events -------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class BusEvent:
-    type: str = field(init=False, default="event")
+# The events are msgspec Structs, not dataclasses: a `@dataclass` compiles its __init__,
+# __repr__ and __eq__ at import (~0.5 ms each, 19 classes here: issue 22's exec start),
+# where a Struct class is made in C. Same behaviour: positional and keyword fields,
+# defaults, equality by fields, unhashable, no other attributes. `type` is a class
+# constant, never a field.
+class BusEvent(msgspec.Struct):
+    type: ClassVar[str] = "event"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
-        for name in self.__dataclass_fields__:
-            if name != "type":
-                value = getattr(self, name)
-                out[name] = value.to_json() if isinstance(value, RivuletError) else value
+        for name in self.__struct_fields__:
+            value = getattr(self, name)
+            out[name] = value.to_json() if isinstance(value, RivuletError) else value
         return out
 
 
-@dataclass(slots=True)
 class TurnStarted(BusEvent):
     turn_id: int
     prompt: str
-    type: str = field(init=False, default="turn.started")
+    type: ClassVar[str] = "turn.started"
 
 
-@dataclass(slots=True)
 class ResponseStarted(BusEvent):
     """A sampling request was sent (the first of a turn, a follow-up, or a retry)."""
 
     turn_id: int
     request: int
     attempt: int
-    type: str = field(init=False, default="response.started")
+    type: ClassVar[str] = "response.started"
 
 
-@dataclass(slots=True)
 class ItemStarted(BusEvent):
     item: dict[str, Any]
     item_id: str
-    type: str = field(init=False, default="item.started")
+    type: ClassVar[str] = "item.started"
 
 
-@dataclass(slots=True)
 class ItemDelta(BusEvent):
     item_id: str
     kind: str
     delta: str
     index: int | None = None
-    type: str = field(init=False, default="item.delta")
+    type: ClassVar[str] = "item.delta"
 
 
-@dataclass(slots=True)
 class ItemPart(BusEvent):
     """A new content / reasoning summary part starts in a live item."""
 
     item_id: str
     kind: str
     index: int | None = None
-    type: str = field(init=False, default="item.part")
+    type: ClassVar[str] = "item.part"
 
 
-@dataclass(slots=True)
 class ItemProgressed(BusEvent):
     item_id: str | None
     event: str
@@ -86,7 +84,7 @@ class ItemProgressed(BusEvent):
     # whole by exec --json (to_json gives its size).
     image_b64: str | None = None
     image_index: int | None = None
-    type: str = field(init=False, default="item.progress")
+    type: ClassVar[str] = "item.progress"
 
     def to_json(self) -> dict[str, Any]:
         out = BusEvent.to_json(self)
@@ -95,26 +93,23 @@ class ItemProgressed(BusEvent):
         return out
 
 
-@dataclass(slots=True)
 class ItemCompleted(BusEvent):
     """An item was committed to history: `item` is exactly what the server sent."""
 
     item: dict[str, Any]
     item_id: str
     backfilled: bool = False
-    type: str = field(init=False, default="item.completed")
+    type: ClassVar[str] = "item.completed"
 
 
-@dataclass(slots=True)
 class ItemDiscarded(BusEvent):
     """A live item that will never be committed (stream cut, interrupt)."""
 
     item_id: str
     reason: str
-    type: str = field(init=False, default="item.discarded")
+    type: ClassVar[str] = "item.discarded"
 
 
-@dataclass(slots=True)
 class TurnInterrupted(BusEvent):
     """The user interrupted the turn. `taken_back` is the prompt when the server had
     committed nothing, so the turn was undone (history no longer has it); else None,
@@ -122,19 +117,17 @@ class TurnInterrupted(BusEvent):
 
     turn_id: int
     taken_back: str | None
-    type: str = field(init=False, default="turn.interrupted")
+    type: ClassVar[str] = "turn.interrupted"
 
 
-@dataclass(slots=True)
 class ItemLiveEnded(BusEvent):
     """A later item was added while this one streamed (llama.cpp): its live pane
     stops growing; the item stays open until its Item Done commits it."""
 
     item_id: str
-    type: str = field(init=False, default="item.live_ended")
+    type: ClassVar[str] = "item.live_ended"
 
 
-@dataclass(slots=True)
 class ProtocolDeviation(BusEvent):
     """The server broke the protocol in a way the client tolerated (see
     `state_machine`): `rule` names it, `detail` says what happened."""
@@ -142,32 +135,28 @@ class ProtocolDeviation(BusEvent):
     rule: str
     detail: str
     event: str
-    type: str = field(init=False, default="protocol.deviation")
+    type: ClassVar[str] = "protocol.deviation"
 
 
-@dataclass(slots=True)
 class UsageUpdated(BusEvent):
     response_id: str | None
     usage: dict[str, Any] | None
-    type: str = field(init=False, default="usage")
+    type: ClassVar[str] = "usage"
 
 
-@dataclass(slots=True)
 class Retrying(BusEvent):
     attempt: int
     max_attempts: int
     delay: float
     error: RivuletError
-    type: str = field(init=False, default="retrying")
+    type: ClassVar[str] = "retrying"
 
 
-@dataclass(slots=True)
 class ErrorOccurred(BusEvent):
     error: RivuletError
-    type: str = field(init=False, default="error")
+    type: ClassVar[str] = "error"
 
 
-@dataclass(slots=True)
 class TurnCompleted(BusEvent):
     turn_id: int
     usage: dict[str, Any] | None
@@ -175,34 +164,31 @@ class TurnCompleted(BusEvent):
     stopped: str | None = None  # why the user stopped the turn early, if they did
     no_answer: str | None = None  # the last response was reasoning only (core/turn/no_answer.py)
     cost: dict[str, Any] | None = None  # tokens, dollars and speed (core/turn/turn_cost.py)
-    type: str = field(init=False, default="turn.completed")
+    type: ClassVar[str] = "turn.completed"
 
 
-@dataclass(slots=True)
 class ToolOutputDelta(BusEvent):
     """Output of a running tool (a shell command's stdout/stderr), for display only:
     the model gets the captured output in the call's output item."""
 
     call_id: str
     text: str
-    type: str = field(init=False, default="tool.output")
+    type: ClassVar[str] = "tool.output"
 
 
-@dataclass(slots=True)
 class TurnDiffUpdated(BusEvent):
     """Everything this turn changed in the workspace so far, as one unified diff."""
 
     diff: str
     files: int
-    type: str = field(init=False, default="turn.diff")
+    type: ClassVar[str] = "turn.diff"
 
 
-@dataclass(slots=True)
 class Notice(BusEvent):
     """Something the user should know that is not an error (e.g. a transport fallback)."""
 
     text: str
-    type: str = field(init=False, default="notice")
+    type: ClassVar[str] = "notice"
 
 
 Handler = Callable[[BusEvent], Awaitable[None] | None]

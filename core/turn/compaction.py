@@ -70,9 +70,11 @@ def needs_compaction(conv: Conversation, window: int | None = None) -> bool:
     judged by the last response's usage against the model's window (`window`: what
     the server reported for the model; else as `conv.windows` chooses it)."""
     percent = conv.settings.auto_compact_percent
-    size = context_window(conv.settings, reported=window) if window else conv.windows.choose(conv.settings).tokens
     used = tokens_in_context(conv.last_usage)
-    if not percent or not size or used is None:
+    if not percent or used is None:  # a first turn knows no usage: no window looked up (fnmatch's ~40
+        return False                 # patterns compiled) before its request is sent
+    size = context_window(conv.settings, reported=window) if window else conv.windows.choose(conv.settings).tokens
+    if not size:
         return False
     return used * 100 >= percent * size
 

@@ -17,9 +17,10 @@ import time
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from contextlib import aclosing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+
+import msgspec
 
 from rivulet.core import items as it
 from rivulet.core.config import Settings
@@ -108,8 +109,7 @@ def _incomplete_message(reason: str, in_reasoning: bool = False) -> str:
     return f"the answer was cut short: {why}; what it wrote is kept"
 
 
-@dataclass
-class TurnResult:
+class TurnResult(msgspec.Struct, dict=True):
     turn_id: int
     last_message: str | None
     usage: dict[str, Any] | None
@@ -125,8 +125,7 @@ TURN_ABORTED = ("<turn_aborted>\nThe user interrupted the previous turn. Any com
                 "</turn_aborted>")
 
 
-@dataclass
-class RetryPolicy:
+class RetryPolicy(msgspec.Struct, dict=True):
     max_retries: int = 4
     base_delay: float = 0.5
     max_delay: float = 30.0

@@ -12,16 +12,16 @@ import copy
 import logging
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from rivulet.core import items as it
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(slots=True)
-class HistoryEntry:
+class HistoryEntry(msgspec.Struct):
     item: it.Item
     segment: str | None = None  # the request that produced it; None for the client's own items
     key: str | None = None  # the state machine's item key (id, else output index)
@@ -29,8 +29,7 @@ class HistoryEntry:
     time: float = 0.0  # when it was committed (seconds since the epoch)
 
 
-@dataclass
-class Compaction:
+class Compaction(msgspec.Struct, dict=True):
     """Older history replaced by something smaller (see core/compaction.py). The
     replaced entries stay here, so the inspector can show what was compacted."""
 
@@ -46,8 +45,7 @@ class Compaction:
         return f"compact-{self.number}"
 
 
-@dataclass
-class Branch:
+class Branch(msgspec.Struct, dict=True):
     """What a rewind cut off (edit and resend): still readable, no longer sent."""
 
     at: int  # the history length it was cut back to
@@ -63,18 +61,17 @@ class Branch:
 Observer = Callable[[str, Any], None]
 
 
-@dataclass
-class History:
-    entries: list[HistoryEntry] = field(default_factory=list)
+class History(msgspec.Struct, dict=True):
+    entries: list[HistoryEntry] = msgspec.field(default_factory=list)
     _seq: int = 0
     # Told of every change as it happens, before anyone else hears of it (the session
     # file must hold an item before the UI shows it as committed).
-    observers: list[Observer] = field(default_factory=list)
+    observers: list[Observer] = msgspec.field(default_factory=list)
     # Which model made which items: (first entry index, model), in order. Reasoning
     # items carry `encrypted_content` only their own model can read (see to_input).
-    models: list[tuple[int, str]] = field(default_factory=list)
-    compactions: list[Compaction] = field(default_factory=list)
-    branches: list[Branch] = field(default_factory=list)
+    models: list[tuple[int, str]] = msgspec.field(default_factory=list)
+    compactions: list[Compaction] = msgspec.field(default_factory=list)
+    branches: list[Branch] = msgspec.field(default_factory=list)
 
     def _tell(self, change: str, data: Any) -> None:
         for observer in self.observers:

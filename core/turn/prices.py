@@ -10,7 +10,8 @@ tokens are billed as output tokens and are already counted in `output_tokens`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 PRICES_DATE = "2025-11-20"
 
@@ -35,8 +36,7 @@ SHIPPED: dict[str, tuple[float, float, float]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Price:
+class Price(msgspec.Struct, frozen=True):
     """Dollars per million tokens; `source` says where the numbers came from."""
 
     input: float

@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 DEFAULT_MAX_BYTES = 32 * 1024
 FILENAMES = ("AGENTS.override.md", "AGENTS.md")  # the first one a directory has is used
 
 
-@dataclass(frozen=True)
-class InstructionFile:
+class InstructionFile(msgspec.Struct, frozen=True, dict=True):
     path: Path
     size: int  # bytes on disk
     used: int  # bytes sent (less than `size` when cut)
@@ -38,14 +38,13 @@ class InstructionFile:
         return self.used < self.size
 
 
-@dataclass
-class ProjectInstructions:
+class ProjectInstructions(msgspec.Struct, dict=True):
     root: Path | None  # the project root, or None when the workspace is not in a repository
-    files: list[InstructionFile] = field(default_factory=list)
+    files: list[InstructionFile] = msgspec.field(default_factory=list)
     project_text: str = ""  # the AGENTS.md part alone
     text: str | None = None  # what goes into the request's `instructions` (None: nothing)
-    warnings: list[str] = field(default_factory=list)
-    refused: list[str] = field(default_factory=list)  # files not read, and why (one line each)
+    warnings: list[str] = msgspec.field(default_factory=list)
+    refused: list[str] = msgspec.field(default_factory=list)  # files not read, and why (one line each)
 
     @property
     def total_bytes(self) -> int:

@@ -50,8 +50,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterable
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from rivulet.core import items as it
 from rivulet.core.errors import LimitExceeded, MalformedEventError, ProtocolError, RivuletError, StreamError
@@ -75,8 +76,7 @@ log = logging.getLogger(__name__)
 Transient = Delta | PartAdded | PartDone | DeltaDone
 
 
-@dataclass(frozen=True, slots=True)
-class Deviation:
+class Deviation(msgspec.Struct, frozen=True):
     """A tolerated departure from the protocol: `rule` names it (stable, for filtering),
     `detail` says what happened in one line, `event` is the wire event type."""
 
@@ -88,8 +88,7 @@ class Deviation:
         return {"rule": self.rule, "detail": self.detail, "event": self.event}
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True):
     """Caps on what one response may make us hold. Going past one is a clear,
     non-retryable error; what was committed before it stays."""
 
@@ -121,22 +120,20 @@ class SamplingSink:
     async def completed(self, event: Completed, order: list[str]) -> None: ...
 
 
-@dataclass
-class SamplingResult:
+class SamplingResult(msgspec.Struct, dict=True):
     response_id: str | None
     usage: dict[str, Any] | None
     end_turn: bool | None
     needs_follow_up: bool
     last_message: str | None
-    committed: list[it.Item] = field(default_factory=list)
-    pending_calls: list[it.Item] = field(default_factory=list)
+    committed: list[it.Item] = msgspec.field(default_factory=list)
+    pending_calls: list[it.Item] = msgspec.field(default_factory=list)
     # Why the server cut the response short (response.incomplete), else None.
     incomplete: str | None = None
-    deviations: list[Deviation] = field(default_factory=list)
+    deviations: list[Deviation] = msgspec.field(default_factory=list)
 
 
-@dataclass(slots=True)
-class _Open:
+class _Open(msgspec.Struct):
     key: str
     item: it.Item
     output_index: int | None

@@ -8,8 +8,9 @@ Shown in the turn's status note, /status and /cost, and sent in `exec --json`'s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from rivulet.core.turn.prices import price_for
 
@@ -31,15 +32,14 @@ def split_usage(usage: Mapping[str, Any] | None) -> dict[str, int]:
     }
 
 
-@dataclass
-class TurnClock:
+class TurnClock(msgspec.Struct, dict=True):
     """The turn's timing, fed by the turn loop: each response's start, its first delta
     and its end (monotonic seconds)."""
 
     started: float
     first_token: float | None = None
     streaming: float = 0.0  # seconds from each response's first delta to its end, summed
-    llama: dict[str, float] = field(default_factory=dict)  # llama.cpp's timings of the last response
+    llama: dict[str, float] = msgspec.field(default_factory=dict)  # llama.cpp's timings of the last response
 
     def response(self, first_delta: float | None, ended: float, timings: Mapping[str, Any] | None) -> None:
         if first_delta is not None:

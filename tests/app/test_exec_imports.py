@@ -1,7 +1,8 @@
 """`rivulet exec` imports what a turn needs and nothing else: no TUI, no settings library,
 no pydantic (the usual settings need none of its conversions), no command-line tool of
 httpx, no MCP SDK when no server is configured; no code of a tool, a checkpoint walk or a
-hook in a turn that runs none. Each of these cost tens of milliseconds of a start (benchmarks/exec_bench.py measures it)."""
+hook in a turn that runs none, and no class of ours made by @dataclass. Each of these cost
+milliseconds of a start (benchmarks/exec_bench.py measures it)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,11 @@ NOT_NEEDED = ("textual", "rich", "pydantic", "pydantic_settings", "click", "pygm
               # what only a tool call, a hook or an error needs (issue 22: each is a few ms of a start)
               "pathspec", "rivulet.core.checkpoints.restore", "rivulet.core.checkpoints.store",
               "rivulet.core.tools.shell", "rivulet.core.tools.patch_apply", "rivulet.core.hooks.dispatch",
-              "rivulet.core.hooks.runner", "ctypes", "difflib", "rivulet.app.attach.refs")
+              "rivulet.core.hooks.runner", "ctypes", "difflib", "rivulet.app.attach.refs",
+              # httpx's default transport (httpcore's pool on anyio): ~64 ms; core/protocol/h11_transport.py
+              "httpcore", "anyio",
+              # the default config and sessions folders, when both are given (as here)
+              "platformdirs")
 
 PROBE = """
 import sys
@@ -27,6 +32,10 @@ try:
 except SystemExit as exit:
     code = exit.code
 print("LOADED", ",".join(m for m in {modules!r} if m in sys.modules), "EXIT", code, file=sys.stderr)
+made = sorted(f"{{name}}.{{k}}" for name, mod in list(sys.modules.items()) if name.startswith("rivulet.")
+              for k, v in vars(mod).items()
+              if isinstance(v, type) and v.__module__ == name and "__dataclass_fields__" in v.__dict__)
+print("DATACLASSES", ",".join(made), file=sys.stderr)
 """
 
 
@@ -42,3 +51,6 @@ def test_an_exec_turn_imports_nothing_it_does_not_use(tmp_path):
                               capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert proc.stdout.strip() == "Hello from the server"
     assert "LOADED  EXIT 0" in proc.stderr, proc.stderr
+    # A @dataclass compiles its methods at import (~0.7 ms, a frozen one ~1.3): the classes a
+    # turn imports are msgspec Structs (made in C) or plain classes.
+    assert "DATACLASSES \n" in proc.stderr, proc.stderr
