@@ -34,6 +34,7 @@ import io
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -403,7 +404,9 @@ class Bench:
                 return
             self.quiet(p)
             deltas = lb.markdown_deltas(self.args.soak_deltas)
+            spy = SoakSpy(self.args.soak_profile, p.pid, turns, self.args.soak_profile_native)
             for n in range(1, turns + 1):
+                spy.before(n)
                 marks: dict[str, Any] = {}
 
                 def ended(marks: dict[str, Any] = marks) -> None:  # server thread, before response.completed
@@ -421,6 +424,7 @@ class Bench:
                 time.sleep(0.25)  # what the end of a turn does after "Done" is the turn's too
                 rows.append({"cpu": lb.cpu_seconds(p.pid) - c0, "wall": time.monotonic() - t0,
                              "rss": lb.memory_mb(p.pid)[1], "done": None if seen is None else seen - w[0]})
+                spy.after(n)
                 if n % 20 == 0:
                     self.log(f"  turn {n}: {rows[-1]['cpu']:.2f} CPU s, RSS {rows[-1]['rss']:.0f} MB, "
                              f"Done +{fmt_ms(rows[-1]['done'])}")
@@ -444,6 +448,35 @@ class Bench:
             self.add(f"soak {len(rows)} turns", "response.completed to \"Done\" on screen",
                      f"median {fmt_ms(median(done))}, p90 {fmt_ms(lb.pct(done, 0.9))}, max {fmt_ms(max(done))}",
                      f"{len(done)} turns (target median <= 50 ms)")
+
+
+class SoakSpy:
+    """`--soak-profile PREFIX`: py-spy (from PyPI, in the venv) over the soak's first tenth
+    and over its last tenth, as PREFIX-first.txt and PREFIX-last.txt (collapsed stacks), so
+    the two can be diffed by function."""
+
+    def __init__(self, prefix: str | None, pid: int, turns: int, native: bool = False) -> None:
+        self.prefix, self.pid, self.native = prefix, pid, native
+        k = max(1, turns // 10)
+        self.spans = {1: ("first", k), turns - k + 1: ("last", turns)}
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.until = 0
+
+    def before(self, n: int) -> None:
+        if self.prefix and n in self.spans:
+            name, self.until = self.spans[n]
+            self.proc = subprocess.Popen([str(lb.VENV_BIN / "py-spy"), "record", "--pid", str(self.pid),
+                                          "--rate", "250", "--format", "raw", "--subprocesses",
+                                          "--output", f"{self.prefix}-{name}.txt",
+                                          *(["--native"] if self.native else [])],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(0.5)  # attached before the turn starts
+
+    def after(self, n: int) -> None:
+        if self.proc is not None and n == self.until:
+            self.proc.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+            self.proc.wait(60)
+            self.proc = None
 
 
 def write_session(path: Path, turns: int, cwd: str) -> str:
@@ -496,6 +529,9 @@ def main() -> None:
                     "is the baseline)")
     ap.add_argument("--turns", type=int, default=240, help="soak turns")
     ap.add_argument("--soak-rate", type=float, default=2000.0, help="soak: deltas per second")
+    ap.add_argument("--soak-profile", default=None, metavar="PREFIX",
+                    help="soak: py-spy over the first and the last tenth, to PREFIX-first.txt / -last.txt")
+    ap.add_argument("--soak-profile-native", action="store_true", help="soak: py-spy --native (C frames: gc)")
     ap.add_argument("--soak-deltas", type=int, default=400, help="soak: Markdown deltas per answer")
     args = ap.parse_args()
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731

@@ -241,7 +241,7 @@ class CheckpointStore:
         cp = Checkpoint(seq, session, turn, time.time(), changes, skipped, commands)
         self.objects.sync({e.digest for c in changes for e in (c.before, c.after) if e is not None and e.digest})
         self.save(cp)
-        self.prune(after.walk.entries)
+        self.prune(after.walk.entries, [*cps, cp])  # the list just read: not listed and stat'ed again
         return cp
 
     def save(self, cp: Checkpoint) -> None:
@@ -278,10 +278,11 @@ class CheckpointStore:
         self._parsed[path.name] = (stamp, data)
         return data
 
-    def prune(self, state: dict[str, PathEntry] | None = None) -> list[int]:
+    def prune(self, state: dict[str, PathEntry] | None = None, cps: list[Checkpoint] | None = None) -> list[int]:
         """Drop the oldest checkpoints past the count or size limit, then every object no
-        checkpoint and no state names. Call it locked. Returns the dropped checkpoints."""
-        cps = self.checkpoints()
+        checkpoint and no state names. Call it locked. Returns the dropped checkpoints.
+        `cps`: every checkpoint, oldest first, when the caller has just read them."""
+        cps = self.checkpoints() if cps is None else cps
         state = self._state() if state is None else state
         dropped: list[int] = []
         # An object's size is its file's size, which every entry holds: no object is stat'ed.

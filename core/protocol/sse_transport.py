@@ -34,6 +34,9 @@ from rivulet.core.protocol.wire import DECODE, TextDeltaWire
 
 log = logging.getLogger(__name__)
 JSON_MAX = 4 * 1024 * 1024  # a whole response object (GET /responses/{id}): its output, not a stream
+# The request body holds the whole history, so its encoding grows with the chat: httpx's
+# json.dumps took 9 ms a request at 240 turns of a soak, msgspec 1 ms (UTF-8 kept as is).
+ENCODE_BODY = msgspec.json.Encoder().encode
 
 
 class SseTransport:
@@ -139,12 +142,16 @@ class SseTransport:
             "Cache-Control": "no-store",
             "Accept-Encoding": ACCEPT_ENCODING,  # only what byte_caps inflates, a bounded piece at a time
         }
+        body = None
+        if request is not None:
+            body = ENCODE_BODY(request)
+            headers["Content-Type"] = "application/json"
         where = safe_url(url)
         decoder = SseDecoder(max_event_bytes=message_max_bytes(self.settings))
         try:
             # The watchdog also covers the wait for response headers (read timeout is off).
             async with (IdleWatchdog(self.settings.idle_timeout, where) as watchdog,
-                        self._client.stream(method, url, json=request, params=params,
+                        self._client.stream(method, url, content=body, params=params,
                                             headers=headers) as response):
                 await _raise_for_status(response)
                 async for chunk in body_pieces(response):

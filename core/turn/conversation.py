@@ -495,5 +495,15 @@ class Conversation:
 
     def _unanswered(self, items: Iterable[it.Item]) -> list[it.Item]:
         """The client-side calls among `items` that have no output in history yet."""
-        answered = {it.call_id(i) for i in self.history.items if it.is_output(i)}
-        return [i for i in items if it.is_call(i) and it.call_id(i) not in answered]
+        calls = [i for i in items if it.is_call(i)]
+        # An output is committed after its call, so history is read back from its end only
+        # as far as the oldest of these calls (it is there), not whole at every response.
+        waiting = {id(call) for call in calls}
+        answered: set[str | None] = set()
+        for entry in reversed(self.history.entries):
+            if not waiting:
+                break
+            if it.is_output(entry.item):
+                answered.add(it.call_id(entry.item))
+            waiting.discard(id(entry.item))
+        return [i for i in calls if it.call_id(i) not in answered]

@@ -181,7 +181,9 @@ class History(msgspec.Struct, dict=True):
         all (switching back sends them again). `upto`: only the first entries."""
         entries = self.entries[:upto]
         items = [e.item for e in entries]
-        if model is not None and self.models:
+        # Only after a model switch can an entry be another model's reasoning: asking each
+        # entry's model (`model_at`) was a third of building a 240-turn chat's request.
+        if model is not None and any(made_by != model for _, made_by in self.models):
             items = [e.item for n, e in enumerate(entries) if not _foreign_reasoning(e.item, self.model_at(n), model)]
         return [_as_input(item, store) for item in normalize(items)]
 

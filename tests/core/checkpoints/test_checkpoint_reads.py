@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rivulet.core.checkpoints import store as store_module
-from rivulet.core.checkpoints.store import CheckpointStore
+from rivulet.core.checkpoints.store import Checkpoint, CheckpointLimits, CheckpointStore
 
 
 def _turn(store: CheckpointStore, ws: Path, n: int) -> None:
@@ -83,3 +83,26 @@ def test_a_checkpoint_file_removed_is_gone_from_the_list(tmp_path: Path) -> None
     first = sorted(store.turns_dir.glob("*.json"))[0]
     first.unlink()
     assert [cp.turn for cp in store.checkpoints()] == [2, 3]
+
+
+def test_a_turns_record_lists_the_kept_checkpoints_once_and_still_prunes(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record and its pruning each listed and stat'ed every kept checkpoint (100 from
+    turn 100 on); pruning now takes the list the record just read."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    store = CheckpointStore(ws, tmp_path / "data", CheckpointLimits(keep=3))
+    listed = [0]
+    real = CheckpointStore.checkpoints
+
+    def checkpoints(self: CheckpointStore, session: str | None = None) -> list[Checkpoint]:
+        listed[0] += 1
+        return real(self, session)
+
+    monkeypatch.setattr(CheckpointStore, "checkpoints", checkpoints)
+    for n in range(1, 7):
+        listed[0] = 0
+        _turn(store, ws, n)
+        assert listed[0] == 1, f"turn {n} listed its checkpoints {listed[0]} times"
+    assert [cp.turn for cp in real(store)] == [4, 5, 6]  # the oldest past `keep` are gone
+    assert len(list(store.turns_dir.glob("*.json"))) == 3
