@@ -1,6 +1,7 @@
 """The chat under a flood of items (issue 22): a typed key is drawn before the flood's
 next batch is handled, and the entries a flood pushes past the view are not rendered,
-yet scrolling up and find still reach every one of them."""
+yet scrolling up and find still reach every one of them; a flood mounts only its newest
+commit as a widget."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from textual.screen import Screen
 from rivulet.app import bus_bridge
 from rivulet.app.tui import RivuletApp
 from rivulet.core.turn import bus as b
-from rivulet.widgets.entries import TranscriptEntry
+from rivulet.widgets.entries import ToolCallEntry, TranscriptEntry
 
 
 def message(n: int) -> dict:
@@ -101,3 +102,50 @@ async def test_a_flood_renders_what_can_be_seen_and_keeps_the_rest_reachable(mon
         # Find reaches an entry that was never drawn.
         await pilot.press("ctrl+f", *"Item 0123")
         await until(pilot, lambda: "Item 0123: an answer." in screen_text(app), "the found entry")
+
+
+async def test_a_flood_mounts_only_its_newest_commit(monkeypatch):
+    """Each flood batch mounted its newest four commits, which the next batch froze at once.
+    Now the newest alone is a widget: the answer or the call a flood ends with, reachable
+    from the keyboard, and the call's running tool streams its output into it."""
+    monkeypatch.setattr(bus_bridge, "SLICE", 3600.0)  # one batch (a slow machine would cut it)
+    app = RivuletApp(settings(), GatedServer([]).transport(), remember_theme=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        mounted: list[str] = []
+        mount = app._transcript.mount
+
+        def counted(*widgets, **kwargs):
+            mounted.extend(getattr(w, "item_id", type(w).__name__) for w in widgets)
+            return mount(*widgets, **kwargs)
+
+        app._transcript.mount = counted  # type: ignore[method-assign]
+        publish_items(app, 0, 30)
+        call = {"id": "fc1", "type": "function_call", "call_id": "call-1", "name": "lookup", "arguments": "{}"}
+        app.bus.publish(b.ItemCompleted(call, "fc1"))
+        await until(pilot, lambda: len(shown_keys(app)) == 31, "every item")
+        await pilot.pause()
+        assert mounted == ["FrozenEntries", "fc1"], mounted  # was the frozen block and 4 entries
+        assert shown_keys(app) == [f"m{n}" for n in range(30)] + ["fc1"]  # in order
+        calls = list(app._transcript.query(ToolCallEntry))
+        assert [c.item_id for c in calls] == ["fc1"]
+        app.bus.publish(b.ToolOutputDelta("call-1", "streamed output line"))
+        await until(pilot, lambda: "streamed output line" in calls[0]._live_output, "the live output")
+        # The next flood freezes it and mounts only its own newest.
+        mounted.clear()
+        publish_items(app, 30, 20)
+        await until(pilot, lambda: len(shown_keys(app)) == 51, "every item")
+        assert mounted == ["m49"], mounted
+        assert shown_keys(app) == [f"m{n}" for n in range(30)] + ["fc1"] + [f"m{n}" for n in range(30, 50)]
+
+
+async def test_a_few_commits_in_a_batch_are_all_widgets(monkeypatch):
+    """Below a flood, a batch's commits are widgets as before (a turn's worth)."""
+    monkeypatch.setattr(bus_bridge, "SLICE", 3600.0)
+    app = RivuletApp(settings(), GatedServer([]).transport(), remember_theme=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        publish_items(app, 0, 3)
+        await until(pilot, lambda: len(shown_keys(app)) == 3, "every item")
+        await pilot.pause()
+        assert [w.item_id for w in app._transcript.children if isinstance(w, TranscriptEntry)] == ["m0", "m1", "m2"]
