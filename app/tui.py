@@ -37,7 +37,7 @@ from rivulet.app.handlers.queue import MessageQueue
 from rivulet.app.handlers.turn_status import TurnStatus
 from rivulet.app.paste_guard import install as install_paste_guard
 from rivulet.app.styles_cache_fix import install as install_styles_cache_fix
-from rivulet.app.tui_held_input import InputReleased, hold, released
+from rivulet.app.tui_held_input import InputReleased, hold, noting_input, released
 from rivulet.core.config_sources import Peek
 from rivulet.core.prompts.shell_context import ShellContext
 from rivulet.core.safe_log import SafeStream
@@ -127,8 +127,7 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         for family in (self.live_panes, self.commits, self.turn_status, self.notes, Approvals(self.chat), self.queue):
             self.bridge.route(family.routes())
         self.bridge.route_at_once(self.turn_status.at_once())  # "Done" not queued behind commits
-        self.bridge.watch_batches(self.live_panes)
-        self.bridge.watch_batches(self.commits)
+        self.bridge.watch_batches(self.live_panes, self.commits)
         self.live = self.live_panes.live
         self.ctrl_c = CtrlC(self)
 
@@ -157,8 +156,9 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         tui_start.mount(self)
 
     async def on_event(self, event: events.Event) -> None:
-        if not await hold(self, event):
-            await super().on_event(event)
+        with noting_input(self, event):  # a key is drawn before a flood's next batch
+            if not await hold(self, event):
+                await super().on_event(event)
 
     async def on_input_released(self, _: InputReleased) -> None:
         held, self.held_input = self.held_input or [], None

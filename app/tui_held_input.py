@@ -5,6 +5,8 @@ that waits, every later one waits too, so they keep their order."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from textual import events
@@ -16,6 +18,17 @@ if TYPE_CHECKING:
 
 class InputReleased(Message):
     """The chat has started: the keys held since the first frame can be handled."""
+
+
+@contextmanager
+def noting_input(app: RivuletApp, event: events.Event) -> Iterator[None]:
+    """Around the app's handling of `event`: a key or paste from the terminal (not one
+    bubbling back up), once handed to its widget, holds the bus's next batches until it
+    is drawn (app/bus_bridge.py)."""
+    fresh = isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded
+    yield
+    if fresh:
+        app.bridge.input_arrived(app.focused or app.screen)
 
 
 async def hold(app: RivuletApp, event: events.Event) -> bool:

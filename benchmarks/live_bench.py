@@ -27,6 +27,7 @@ import os
 import pty
 import re
 import select
+import shlex
 import signal
 import statistics
 import struct
@@ -970,6 +971,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="shorter runs (about a minute)")
     ap.add_argument("--codex", type=Path, default=DEFAULT_CODEX, help="the Codex CLI binary")
     ap.add_argument("--only", default="rivulet,floor,codex", help="peers to run, comma-separated")
+    ap.add_argument("--rivulet", default="", help="the rivulet command (default: this checkout's .venv/bin/rivulet), "
+                    "e.g. /work/main/.venv/bin/rivulet to compare builds side by side")
     ap.add_argument("--profile", help="run only rivulet's 200/s turn under cProfile, writing this file")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                     help="an environment variable for rivulet only (to try a lever, e.g. TEXTUAL_FPS=30)")
@@ -1008,7 +1011,7 @@ def main() -> None:
             (sub / "ws").mkdir(parents=True)
             (sub / "home").mkdir()
             if name == "rivulet":
-                peers.append(Rivulet(sub, server.base_url))
+                peers.append(Rivulet(sub, server.base_url, prefix=shlex.split(args.rivulet) if args.rivulet else None))
             elif name == "floor":
                 peers.append(Floor(server.base_url))
             elif args.codex.is_file() and os.access(args.codex, os.X_OK):

@@ -34,6 +34,7 @@ import io
 import json
 import os
 import re
+import shlex
 import signal
 import statistics
 import subprocess
@@ -213,12 +214,14 @@ class Bench:
         self.peers = set(args.peers.split(","))
         self.codex_bin = args.codex if args.codex.is_file() and os.access(args.codex, os.X_OK) else None
         self.probes = list(lb.PROBES)
+        # --rivulet: another build side by side (main's venv), or this one under py-spy
+        self.rivulet_cmd = shlex.split(args.rivulet) if args.rivulet else [str(lb.VENV_BIN / "rivulet")]
 
     def rivulet(self, name: str, extra: list[str] | None = None) -> lb.Rivulet:
         sub = self.tmp / name
         (sub / "ws").mkdir(parents=True, exist_ok=True)
         (sub / "home").mkdir(exist_ok=True)
-        return lb.Rivulet(sub, self.server.base_url, extra)
+        return lb.Rivulet(sub, self.server.base_url, extra, prefix=self.rivulet_cmd)
 
     def codex(self, name: str) -> lb.Codex | None:
         if self.codex_bin is None or "codex" not in self.peers:
@@ -243,7 +246,7 @@ class Bench:
                                        dict(lb.BASE_ENV), self.tmp, timeout)
             if "rivulet" in self.peers:
                 peer = self.rivulet(f"exec-{n}")
-                r["exec"] = run_timed([str(lb.VENV_BIN / "rivulet"), "--workspace", str(peer.tmp / "ws"), "exec",
+                r["exec"] = run_timed([*self.rivulet_cmd, "--workspace", str(peer.tmp / "ws"), "exec",
                                        f"{ITEMS_MARK} {n}"], peer.env(), peer.tmp / "ws", timeout)
                 r["chat"] = self.chat_items(self.rivulet(f"chat-{n}"), n, timeout)
             cx = self.codex(f"codex-{n}")
@@ -522,6 +525,8 @@ def main() -> None:
     ap.add_argument("--only", default="items,typing,resume,soak", help="sections, comma-separated")
     ap.add_argument("--peers", default="rivulet,floor,codex", help="peers, comma-separated")
     ap.add_argument("--codex", type=Path, default=lb.DEFAULT_CODEX, help="the Codex CLI binary")
+    ap.add_argument("--rivulet", default="", help="the rivulet command (default: this checkout's "
+                    ".venv/bin/rivulet), e.g. /work/main/.venv/bin/rivulet")
     ap.add_argument("--items", default="1000,2000,10000", help="items per response, comma-separated")
     ap.add_argument("--item-timeout-ms", type=float, default=15.0, help="allowed wall ms per item (min 60 s)")
     ap.add_argument("--typing-items", type=int, default=2000)

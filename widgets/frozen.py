@@ -108,7 +108,41 @@ _handoff = Handoff()
 _tails = itertools.count()  # each MarkdownTail's number, its segments' owner in `_handoff`
 
 
+def _theme_key(theme: Theme) -> tuple[Any, ...]:
+    return (theme.name, theme.dark, theme.primary, theme.accent, theme.secondary, theme.panel, theme.surface,
+            theme.background)
+
+
+# Made once per theme and width, not per render: building the styles and a Console was
+# ~40 % of rendering a short entry (0.55 ms), paid for every entry a flood shows.
+_themes: dict[tuple[Any, ...], tuple[RichTheme, str]] = {}
+_consoles: OrderedDict[tuple[int, tuple[Any, ...]], Console] = OrderedDict()
+_CONSOLES_KEPT = 8  # widths x themes in use at once (a resize makes a new one)
+
+
 def _rich_theme(theme: Theme) -> tuple[RichTheme, str]:
+    key = _theme_key(theme)
+    found = _themes.get(key)
+    if found is None:
+        if len(_themes) >= _CONSOLES_KEPT:
+            _themes.clear()
+        found = _themes[key] = _make_rich_theme(theme)
+    return found
+
+
+def _console(width: int, theme: Theme) -> Console:
+    key = (width, _theme_key(theme))
+    console = _consoles.get(key)
+    if console is None:
+        console = Console(width=width, color_system="truecolor", force_terminal=True, theme=_rich_theme(theme)[0],
+                          legacy_windows=False, markup=False, emoji=False, highlight=False)
+        _consoles[key] = console
+        while len(_consoles) > _CONSOLES_KEPT:
+            _consoles.popitem(last=False)
+    return console
+
+
+def _make_rich_theme(theme: Theme) -> tuple[RichTheme, str]:
     """Rich Markdown styles that follow the app theme (and a Pygments theme for code)."""
     primary, accent = theme.primary, theme.accent or theme.primary
     secondary = theme.secondary or primary
@@ -137,9 +171,7 @@ def _rich_theme(theme: Theme) -> tuple[RichTheme, str]:
 
 def render_lines(renderable: RenderableType, width: int, theme: Theme) -> list[Strip]:
     """A Rich renderable as lines of `width` cells, styled from the app theme."""
-    rich_theme, _ = _rich_theme(theme)
-    console = Console(width=width, color_system="truecolor", force_terminal=True, theme=rich_theme,
-                      legacy_windows=False, markup=False, emoji=False, highlight=False)
+    console = _console(width, theme)
     lines = console.render_lines(renderable, console.options.update_width(width), pad=False, new_lines=False)
     return [Strip(line) for line in lines]
 

@@ -44,6 +44,7 @@ from .line_copy import CHROME_META, copied_text, pointer_bounds
 from .messages import OpenRawItem
 
 KEEP_ENTRIES = 4  # history entries kept as widgets (a turn's worth); older ones are frozen
+FLOOD_ENTRIES = 8  # entries added between two layouts that make a flood (no margin drawn)
 WINDOW_MAX_LINES = 4000  # lines a pinned window keeps; beyond, the far end is dropped
 
 Item = dict[str, Any]
@@ -130,6 +131,8 @@ class FrozenEntries(Widget):
         self._cache: dict[int, list[Strip]] = {}  # index -> its lines, only inside the window
         self._starts: list[int] = []  # first line of each window entry
         self._total = 0  # lines in the window
+        self._fresh = 0  # entries added since the tail window was last laid out
+        self._flooded = False  # so many came that only what can be seen is drawn
 
     # ---- data ----------------------------------------------------------------------
 
@@ -140,6 +143,7 @@ class FrozenEntries(Widget):
     def add_all(self, entries: list[tuple[str, Item, Item | None]]) -> None:
         """Appends, then one refresh (a resume adds thousands: a refresh each was ~2 s of
         a 5,000-turn resume under load, each one asking the compositor for the region)."""
+        self._fresh += len(entries)
         for key, item, output in entries:
             if it.is_call(item) and (call := it.call_id(item)):
                 self._calls[call] = len(self.entries)
@@ -198,7 +202,12 @@ class FrozenEntries(Widget):
         a third of the frozen block's cost while 2,000 items streamed."""
         below = self._height_below()
         view = self._view_height()
-        want = max(0, view + view // 2 - max(0, below))
+        # In a flood the whole window is new at each layout: the margin would be rendered
+        # only to be pushed out by the next batch. Then only what can be seen is drawn.
+        if self._fresh:  # (asked again in the same layout, the answer stays)
+            self._flooded, self._fresh = self._fresh >= FLOOD_ENTRIES, 0
+        margin = 0 if self._flooded else view // 2
+        want = max(0, view + margin - max(0, below))
         self.hi = lo = len(self.entries)
         lines = 0
         while lo > 0 and lines < want:

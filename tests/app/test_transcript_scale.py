@@ -17,7 +17,7 @@ from textual.selection import Selection
 from textual.widgets import TextArea
 
 from rivulet.app import bus_bridge
-from rivulet.app.handlers.commits import WIDGETS_PER_BATCH
+from rivulet.app.handlers.commits import FLOOD_WIDGETS
 from rivulet.app.resume import RESUME_WIDGETS
 from rivulet.app.tui import RivuletApp
 from rivulet.core import items as it
@@ -112,9 +112,10 @@ async def test_a_batch_of_commits_is_a_few_mounts_and_no_layout_until_it_is_done
     small = await batch_cost(monkeypatch, 20)
     large = await batch_cost(monkeypatch, 400)
     # One batch, laid out once after it (none while it is handled, where each mount was
-    # a layout pass); the newest few become widgets and the frozen block is made once,
-    # the rest is data.
-    assert large == small == (1, WIDGETS_PER_BATCH + 1, 0), f"20 items: {small}, 400 items: {large}"
+    # a layout pass); a flood's newest commit becomes a widget (it was the newest
+    # KEEP_ENTRIES before branch flood: mounted only to be frozen by the next batch) and
+    # the frozen block is made once, the rest is data.
+    assert large == small == (1, FLOOD_WIDGETS + 1, 0), f"20 items: {small}, 400 items: {large}"
 
 
 async def test_a_batch_cut_into_slices_keeps_every_item_in_order(monkeypatch):

@@ -390,7 +390,7 @@ async def test_a_long_session_resumes_with_old_entries_frozen_and_still_clickabl
 
 
 async def test_entries_beyond_the_limit_are_frozen_as_they_commit(tmp_path):
-    from rivulet.app.handlers.commits import WIDGETS_PER_BATCH
+    from rivulet.app.handlers.commits import FLOOD_WIDGETS
     from rivulet.core.turn import bus as b
     from rivulet.widgets.entries import TranscriptEntry
     from rivulet.widgets.frozen_entries import KEEP_ENTRIES, FrozenEntries
@@ -403,7 +403,7 @@ async def test_entries_beyond_the_limit_are_frozen_as_they_commit(tmp_path):
                     sum(1 for _ in app._transcript.query(TranscriptEntry)) + len(app._transcript.query_one(FrozenEntries).entries)
                     == KEEP_ENTRIES + 25, "every entry shown, old ones frozen")
         widgets = list(app._transcript.query(TranscriptEntry))
-        assert len(widgets) == WIDGETS_PER_BATCH
+        assert len(widgets) == FLOOD_WIDGETS  # a flood: only the newest is mounted
         frozen = app._transcript.query_one(FrozenEntries)
         # In order: the frozen block holds the oldest, the widgets the newest.
         assert [k for k, _, _ in frozen.entries] + [w.item_id for w in widgets] == \
