@@ -148,9 +148,8 @@ def run_tui(args: argparse.Namespace) -> int:
     else:
         app = RivuletApp.booting(view, partial(prepare, args), demo=args.demo or view.needs_demo)
     from rivulet.app.gc_pacing import GcPacing
-    from rivulet.core.turn.bus import TurnCompleted
 
-    app.bridge.route_at_once({TurnCompleted: GcPacing().turn_ended})  # after "Done" is painted
+    GcPacing().install(app.bridge)  # at the first request sent
     try:
         app.run()
     finally:

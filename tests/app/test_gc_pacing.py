@@ -1,4 +1,4 @@
-"""The collector's pacing (app/gc_pacing.py): at the first turn's end, start-up's garbage
+"""The collector's pacing (app/gc_pacing.py): at the first request sent, start-up's garbage
 is collected and what is alive frozen, once; what is made after it is still collected."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import weakref
 import pytest
 
 from rivulet.app.gc_pacing import GcPacing
+from rivulet.core.turn.bus import ResponseStarted
 
 
 @pytest.fixture
@@ -22,19 +23,34 @@ class Node:
         self.me = self  # a cycle: only the collector frees it
 
 
-def test_the_first_turn_end_collects_then_freezes_and_later_cycles_are_still_collected(restored_gc):
+def test_the_first_request_collects_then_freezes_and_later_cycles_are_still_collected(restored_gc):
     alive = Node()
     garbage = weakref.ref(Node())  # start-up's garbage: freed, not frozen
     pacing = GcPacing()
-    pacing.turn_ended()
+    pacing.start_up_over()
     assert garbage() is None
     frozen = gc.get_freeze_count()
     assert frozen > 0
     assert all(o is not alive for o in gc.get_objects())  # what lives left the collector's lists
-    pacing.turn_ended()  # later turns change nothing
+    pacing.start_up_over()  # later turns change nothing
     assert gc.get_freeze_count() == frozen
     later = Node()
     ref = weakref.ref(later)
     del later
     gc.collect()
     assert ref() is None
+
+
+def test_it_settles_when_the_first_request_is_sent_not_at_the_turns_end(restored_gc):
+    routes: dict[type, object] = {}
+
+    class Bridge:
+        def route_at_once(self, handlers):
+            routes.update(handlers)
+
+    GcPacing().install(Bridge())
+    # A flood of items in the first response must not walk start-up's heap in every full
+    # collection: the freeze comes before the response, not after the turn.
+    assert list(routes) == [ResponseStarted]
+    routes[ResponseStarted](ResponseStarted(1, 1, 1))
+    assert gc.get_freeze_count() > 0
