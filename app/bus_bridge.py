@@ -90,9 +90,7 @@ class BusBridge:
         for now in self._at_once.get(type(event), ()):
             now(event)
         self._inbox.append(event)
-        if not self._posted and not self._draining and not self.held:  # else the drain or the
-            self._posted = True  # release posts
-            self.target.post_message(BusBatch())
+        self._post_batch()  # else the drain or the release posts
 
     def input_arrived(self, handler: MessagePump) -> None:
         """A key or a paste, just posted to `handler` (the focused widget): no batch runs
@@ -116,7 +114,12 @@ class BusBridge:
         if hold != self._hold or not self.held:
             return  # a newer key holds on, or this hold is over
         self.held = False
-        if self._inbox and not self._posted and not self._draining:
+        self._post_batch()
+
+    def _post_batch(self) -> None:
+        """One BusBatch in Textual's queue for what waits, unless one is there already, a
+        drain is under way (it posts at its end) or a key holds the batches back."""
+        if self._inbox and not (self._posted or self._draining or self.held):
             self._posted = True
             self.target.post_message(BusBatch())
 
@@ -129,9 +132,7 @@ class BusBridge:
             await self._drain()
         finally:
             self._draining = False
-            if self._inbox and not self._posted and not self.held:  # behind the keys that came meanwhile
-                self._posted = True
-                self.target.post_message(BusBatch())
+            self._post_batch()  # behind the keys that came meanwhile
 
     async def _drain(self) -> None:
         events, self._inbox = self._inbox, []

@@ -11,10 +11,10 @@ allocation that set them off).
 So when the first request of the session is on its way (start-up is over; the user has
 sent a prompt), one full collection frees what start-up left as garbage, then
 `gc.freeze()` moves what is left to the permanent generation, which collections skip from
-then on. It costs ~60 ms once, spent while the first request waits for its first byte.
-It used to wait for the first turn's end: a flood of items in the first response then
-walked the start-up heap in every full pass (10,000 items: 4.2 -> 2.6 s of the chat's CPU). Freezing without
-that collection kept start-up's garbage for good (+33 MB at turn 20 of a soak). Later
+then on. It costs ~60 ms once, before the first request leaves. It used to wait for the
+first turn's end: a flood of items in the first response then walked the start-up heap in
+every full pass (10,000 items: 4.2 -> 2.6 s of the chat's CPU). Freezing without that
+collection kept start-up's garbage for good (+33 MB at turn 20 of a soak). Later
 objects are never frozen: widgets removed later (old entries, live panes) are cycles the
 collector must still find.
 
@@ -23,20 +23,19 @@ Process-wide, so only the real chat turns it on (`app/launch.py`), not apps in t
 from __future__ import annotations
 
 import gc
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from rivulet.core.turn.bus import ResponseStarted
 
-
-class RoutesAtOnce(Protocol):
-    def route_at_once(self, handlers: Any) -> None: ...
+if TYPE_CHECKING:
+    from rivulet.app.bus_bridge import BusBridge
 
 
 class GcPacing:
     def __init__(self) -> None:
         self.frozen = False
 
-    def install(self, bridge: RoutesAtOnce) -> None:
+    def install(self, bridge: BusBridge) -> None:
         bridge.route_at_once({ResponseStarted: self.start_up_over})
 
     def start_up_over(self, _: Any = None) -> None:
