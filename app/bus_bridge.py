@@ -69,6 +69,11 @@ class BusBridge:
         self.held = False  # a key is on its way to the screen: batches wait (`input_arrived`)
         self._hold = 0  # which hold the pending callbacks belong to (a newer key restarts it)
 
+    @property
+    def quiet(self) -> bool:
+        """Every event published so far has been handled, and no key holds the batches."""
+        return not (self._inbox or self._posted or self._draining or self.held)
+
     def route(self, handlers: Mapping[type, Handler]) -> None:
         """Add handlers by event type; several for one type run in the order added."""
         for event_type, handler in handlers.items():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from helpers.mock_api import settings
 from helpers.streams import completed, created, message, message_events
-from helpers.tui import GatedServer, make_app, until
+from helpers.tui import GatedServer, make_app, settled, until
 
 from rivulet.app.tui import RivuletApp
 from rivulet.widgets.live import LiveMessage
@@ -32,7 +32,7 @@ async def test_ticks_run_only_while_a_turn_streams():
         await until(pilot, lambda: any(isinstance(p, LiveMessage) for p in app.live.values()), "the live pane")
         assert running(app.frame_timer) and running(app.second_timer)
         server.release()
-        await until(pilot, lambda: app._status.state == "idle" and not app.live, "the turn's end")
+        await until(pilot, lambda: settled(app) and not app.live, "the turn's end")
         await until(pilot, lambda: not running(app.frame_timer), "the frame tick to stop")
         await until(pilot, lambda: not running(app.second_timer), "the status tick to stop", rounds=300)
         assert "second line" in app.last_answer()

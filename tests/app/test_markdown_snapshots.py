@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from helpers.streams import completed, created, message, message_events
-from helpers.tui import GatedServer, make_app, until
+from helpers.tui import GatedServer, make_app, settled, until
 
 from rivulet.widgets.entries import AssistantEntry
 
@@ -23,7 +23,7 @@ def test_a_committed_table_and_list(snap_compare):
 
     async def run_before(pilot):
         await pilot.press(*"Show me", "enter")
-        await until(pilot, lambda: app.query(AssistantEntry) and not app.live and app._status.state == "idle",
+        await until(pilot, lambda: app.query(AssistantEntry) and not app.live and settled(app),
                     "the committed answer")
         await pilot.pause()
 

@@ -13,7 +13,7 @@ import pytest
 from e2e.mcp_helpers import SERVER, alive, descendants, marks
 from helpers.mock_api import settings
 from helpers.streams import completed, created, ev, message, message_events
-from helpers.tui import GatedServer, until
+from helpers.tui import GatedServer, settled, until
 
 from rivulet.app.commands.registry import app_commands
 from rivulet.app.tui import RivuletApp
@@ -70,7 +70,7 @@ async def test_a_call_is_asked_about_its_result_shown_and_the_servers_stopped_on
         running = descendants() - before
         assert running  # the test server (the broken one has exited)
         await pilot.press("y")
-        await until(pilot, lambda: app._status.state == "idle" and len(server.requests) == 2, "the turn")
+        await until(pilot, lambda: settled(app) and len(server.requests) == 2, "the turn")
         entry = app._transcript.query(ToolCallEntry).first()
         shown = _text(entry)
         assert "test · echo" in shown and "→ echo: [b]hi[/b]" in shown
@@ -117,7 +117,7 @@ async def test_esc_cancels_a_running_mcp_call_on_the_server(tmp_path):
         await pilot.press("escape")
         await until(pilot, lambda: "hang cancelled" in marks(marks_file), "the cancellation on the server",
                     rounds=3000)
-        await until(pilot, lambda: app._status.state == "idle", "the interrupted turn")
+        await until(pilot, lambda: settled(app), "the interrupted turn")
         assert "Interrupted" in (app._status.note or "")
         assert len(server.requests) == 1  # no follow-up: the turn stopped
         history = app.conversation.history.items
@@ -147,5 +147,5 @@ async def test_a_slow_server_does_not_block_the_ui_and_esc_gives_the_message_bac
         gate.touch()
         await until(pilot, lambda: app.mcp.status()[0]["state"] == "ready", "the server ready", rounds=6000)
         await pilot.press("enter")
-        await until(pilot, lambda: len(server.requests) == 1 and app._status.state == "idle", "the turn")
+        await until(pilot, lambda: len(server.requests) == 1 and settled(app), "the turn")
         assert "slow__echo" in {t["name"] for t in server.requests[0]["tools"]}

@@ -71,7 +71,7 @@ def test_prompt_history_keeps_the_newest(tmp_path):
 async def _turn_with_focus(monkeypatch, focused: bool) -> list[str]:
     """Run one turn with the terminal focused or not; what the app wrote to it."""
     from helpers.streams import completed, created, message, message_events
-    from helpers.tui import GatedServer, make_app, until
+    from helpers.tui import GatedServer, make_app, settled, until
 
     server = GatedServer([created(), *message_events("m1", "hi"), completed([message("m1", "hi")])],
                          gate_at={0: 1})
@@ -86,7 +86,7 @@ async def _turn_with_focus(monkeypatch, focused: bool) -> list[str]:
         await server.reached.wait()
         app.app_focus = focused  # set after the keys: a key press means the terminal has focus
         server.release()
-        await until(pilot, lambda: app._status.state == "idle" and app.conversation.turns == 1, "the turn's end")
+        await until(pilot, lambda: settled(app) and app.conversation.turns == 1, "the turn's end")
         await pilot.pause()
         monkeypatch.undo()
     return [w for w in written if w.startswith("\x1b]")]

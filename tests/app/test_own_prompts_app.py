@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from helpers.config_files import empty_config
 from helpers.mock_api import settings
-from helpers.tui import GatedServer, follow_up_payloads, until
+from helpers.tui import GatedServer, follow_up_payloads, settled, until
 
 from rivulet.app.tui import RivuletApp
 from rivulet.core.tools.router import ToolSettings
@@ -44,7 +44,7 @@ async def test_a_saved_prompt_sends_its_text_with_the_arguments(tmp_path):
     app, server, _ = chat(tmp_path, "Reviewed.")
     async with app.run_test(size=(110, 40)) as pilot:
         await pilot.press(*"/review core/x.py fast", "enter")
-        await until(pilot, lambda: server.requests and app._status.state == "idle", "the turn")
+        await until(pilot, lambda: server.requests and settled(app), "the turn")
         assert last_user_text(server.requests[0]) == "Review core/x.py carefully. (core/x.py fast)"
 
 
@@ -67,7 +67,7 @@ async def test_init_asks_the_model_for_agents_md(tmp_path):
     app, server, _ = chat(tmp_path, "Let me look.")
     async with app.run_test(size=(110, 40)) as pilot:
         await pilot.press(*"/init", "enter")
-        await until(pilot, lambda: server.requests and app._status.state == "idle", "the turn")
+        await until(pilot, lambda: server.requests and settled(app), "the turn")
         assert "Write an AGENTS.md file" in last_user_text(server.requests[0])
 
 
@@ -79,7 +79,7 @@ async def test_bang_runs_the_command_shows_it_and_sends_it_next(tmp_path):
         await until(pilot, lambda: "forty-two" in notes(app), "the command's output")
         assert "$ cat data.txt" in notes(app) and not server.requests  # nothing sent yet
         await pilot.press(*"what is it?", "enter")
-        await until(pilot, lambda: server.requests and app._status.state == "idle", "the turn")
+        await until(pilot, lambda: server.requests and settled(app), "the turn")
         sent = last_user_text(server.requests[0])
         assert "$ cat data.txt" in sent and "forty-two" in sent and sent.endswith("what is it?")
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 from helpers.streams import call, call_events, completed, created, message, message_events, reasoning, reasoning_events
-from helpers.tui import GatedServer, make_app, until
+from helpers.tui import GatedServer, make_app, settled, until
 
 from rivulet.widgets.live import LiveMessage
 
@@ -76,7 +76,7 @@ def test_after_a_tool_call(snap_compare):
 
     async def run_before(pilot):
         await pilot.press(*"Weather in Paris?", "enter")
-        await until(pilot, lambda: len(server.requests) == 2 and app._status.state == "idle" and not app.live,
+        await until(pilot, lambda: len(server.requests) == 2 and settled(app) and not app.live,
                     "the follow-up to finish")
         await pilot.pause()
 

@@ -9,7 +9,7 @@ import pytest
 from helpers.calls import PATCH, custom_call, custom_call_events, fn_call
 from helpers.mock_api import settings
 from helpers.streams import completed, created, ev, message, message_events
-from helpers.tui import GatedServer, until
+from helpers.tui import GatedServer, settled, until
 
 from rivulet.app.tui import RivuletApp
 from rivulet.core.tools.router import ToolSettings
@@ -54,7 +54,7 @@ async def test_a_patch_streams_live_then_asks_then_applies(tmp_path):
                     and "+new" in "".join(str(w.render()) for w in app.screen.query("#approval-detail Static")),
                     "the approval question with its diff")
         await pilot.press("y")
-        await until(pilot, lambda: app._status.state == "idle" and len(server.requests) == 2, "the follow-up")
+        await until(pilot, lambda: settled(app) and len(server.requests) == 2, "the follow-up")
         assert (ws / "hello.txt").read_text() == "hello\n" and (ws / "notes.md").read_text() == "new\n"
         entry = app.query_one(ToolCallEntry)
         assert "Success" in str(entry.query_one(".tool-output").render())
@@ -77,7 +77,7 @@ async def test_no_and_stop_from_the_dialog(tmp_path):
         await pilot.press(*"patch please", "enter")
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval question")
         await pilot.press("s")
-        await until(pilot, lambda: app._status.state == "idle", "the turn to stop")
+        await until(pilot, lambda: settled(app), "the turn to stop")
         assert len(server.requests) == 1 and (tmp_path / "notes.md").read_text() == "old\n"
         assert app._status.note.startswith("Stopped:")
 
@@ -102,7 +102,7 @@ async def test_a_running_command_streams_and_escape_kills_it(tmp_path):
         assert history[-2]["output"].startswith("aborted")
         await until(pilot, lambda: app.query(NoteEntry), "the note")
         await pilot.press(*"again", "enter")
-        await until(pilot, lambda: len(server.requests) == 2 and app._status.state == "idle", "the next turn")
+        await until(pilot, lambda: len(server.requests) == 2 and settled(app), "the next turn")
         sent = server.requests[1]["input"]
         calls = [i for i in sent if i["type"] == "function_call"]
         outputs = [i for i in sent if i["type"] == "function_call_output"]
@@ -126,7 +126,7 @@ async def test_escape_while_the_approval_dialog_is_open(tmp_path):
         output = app.conversation.history.items[-2]
         assert output["type"] == "custom_tool_call_output" and output["output"].startswith("aborted")
         await pilot.press(*"next", "enter")  # the app is usable, and the next request is valid
-        await until(pilot, lambda: len(server.requests) == 2 and app._status.state == "idle", "the next turn")
+        await until(pilot, lambda: len(server.requests) == 2 and settled(app), "the next turn")
         sent = server.requests[1]["input"]
         assert [i["type"] for i in sent].count("custom_tool_call_output") == 1
 
@@ -157,7 +157,7 @@ async def test_hostile_text_in_patches_commands_and_outputs_never_reaches_the_te
                     "the command question")
         screens.append(app.export_screenshot())
         await pilot.press("y")
-        await until(pilot, lambda: app._status.state == "idle" and len(server.requests) == 3, "the turn")
+        await until(pilot, lambda: settled(app) and len(server.requests) == 3, "the turn")
         screens.append(app.export_screenshot())
         await pilot.press("ctrl+t")
         await pilot.pause()

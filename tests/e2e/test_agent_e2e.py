@@ -76,7 +76,7 @@ def test_exec_applies_a_patch_through_the_function_fallback(aimock, tmp_path):
 
 
 async def test_chat_ui_streams_asks_and_applies_a_patch(aimock, tmp_path, monkeypatch):
-    from helpers.tui import until
+    from helpers.tui import settled, until
 
     from rivulet.app.tui import RivuletApp
     from rivulet.widgets.dialogs import ApprovalScreen
@@ -102,7 +102,7 @@ async def test_chat_ui_streams_asks_and_applies_a_patch(aimock, tmp_path, monkey
         assert app.screen.request.title == "A hello.txt, M notes.md"
         assert not (ws / "hello.txt").exists()
         await pilot.press("y")
-        await until(pilot, lambda: app._status.state == "idle" and app.query(AssistantEntry), "the answer",
+        await until(pilot, lambda: settled(app) and app.query(AssistantEntry), "the answer",
                     rounds=1000)
         assert (ws / "notes.md").read_text() == "title\nnew line\n"
         assert "Success" in str(app.query_one(ToolCallEntry).query_one(".tool-output").render())

@@ -56,6 +56,13 @@ def make_app(server: GatedServer, **kw: Any) -> RivuletApp:
     return RivuletApp(s, server.transport(), **kw)
 
 
+def settled(app: RivuletApp) -> bool:
+    """The turn is over and the bridge has handled every event it published. "Done" shows
+    the moment the turn ends (the bridge's at-once handlers), ahead of the batch that
+    draws the turn's last entries and outputs: a test that then reads them waits for both."""
+    return app._status.state == "idle" and app.bridge.quiet
+
+
 async def until(pilot, predicate, what: str = "condition", rounds: int = 400) -> None:
     """Let the app run until `predicate()` holds (a bounded number of frames, no timing)."""
     for _ in range(rounds):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from agent_helpers import agent_app, answer, patch_turn, shell_turn
-from helpers.tui import GatedServer, until
+from helpers.tui import GatedServer, settled, until
 from hostile import screen_output
 
 from rivulet.widgets.dialogs import ApprovalScreen
@@ -47,7 +47,7 @@ async def test_a_hidden_81st_line_is_shown_and_counted(tmp_path):
         assert "81 │ touch HIDDEN" in plain
         assert _buttons_fully_visible(screen)
         await pilot.press("n")
-        await until(pilot, lambda: app._status.state == "idle", "the turn")
+        await until(pilot, lambda: settled(app), "the turn")
     assert not (tmp_path / "HIDDEN").exists()
 
 

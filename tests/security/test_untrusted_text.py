@@ -13,7 +13,7 @@ import httpx
 import pytest
 from helpers.mock_api import settings, transport_for
 from helpers.streams import body, completed, created, message, message_events, reasoning, reasoning_events
-from helpers.tui import GatedServer, until
+from helpers.tui import GatedServer, settled, until
 from hostile import ESCAPES, HOSTILE, RIVULET, HostileServer, Tmux, assert_clean, rivulet_env, screen_output
 
 from rivulet.app.picker import SessionPicker
@@ -42,7 +42,7 @@ async def test_a_reasoning_heading_with_a_click_action_does_nothing_when_clicked
     app = _app(server)
     async with app.run_test(size=(300, 30)) as pilot:
         await pilot.press(*"hi", "enter")
-        await until(pilot, lambda: app._status.state == "idle" and app.query(ReasoningEntry), "the turn")
+        await until(pilot, lambda: settled(app) and app.query(ReasoningEntry), "the turn")
         await pilot.pause()  # the commit's layout settles before the title is read and clicked
         title = app.query_one(ReasoningEntry).query_one("CollapsibleTitle")
         line = title.render_line(0).text
@@ -62,7 +62,7 @@ async def test_a_heading_with_a_closing_tag_commits_and_resumes(tmp_path):
     app = RivuletApp(settings(), server.transport(), session_writer=writer, remember_theme=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"hi", "enter")
-        await until(pilot, lambda: app._status.state == "idle" and app.query(ReasoningEntry), "the turn")
+        await until(pilot, lambda: settled(app) and app.query(ReasoningEntry), "the turn")
         assert "Thought: Fixing the [/b] tags" in screen_output(app)[1]
     app2 = RivuletApp(settings(), GatedServer(["x"]).transport(), session=load_session(meta.path),
                       session_writer=SessionWriter(meta.path), remember_theme=False)
@@ -78,7 +78,7 @@ async def test_the_history_inspector_shows_markup_and_escapes_as_text(tmp_path):
     app = _app(server)
     async with app.run_test(size=(140, 30)) as pilot:
         await pilot.press(*"hi", "enter")
-        await until(pilot, lambda: app._status.state == "idle" and len(app.conversation.history) == 2, "the turn")
+        await until(pilot, lambda: settled(app) and len(app.conversation.history) == 2, "the turn")
         await pilot.press("ctrl+o")
         await until(pilot, lambda: type(app.screen).__name__ == "InspectorScreen", "the inspector")
         await pilot.pause()
@@ -256,7 +256,7 @@ async def test_the_approval_dialog_shows_markup_and_escapes_as_text(tmp_path):
         await pilot.pause()
         raw, plain = screen_output(app)
         await pilot.press("n")
-        await until(pilot, lambda: app._status.state == "idle", "the turn")
+        await until(pilot, lambda: settled(app), "the turn")
     assert "echo [/b] [/b] [@click=app.screenshot(" in plain and "why [/i]" in plain
     assert_clean(raw, "approval dialog")
 
@@ -272,6 +272,6 @@ async def test_the_status_line_shows_a_hostile_heading_as_text(tmp_path):
         await pilot.pause()
         raw, plain = screen_output(app)
         server.release()
-        await until(pilot, lambda: app._status.state == "idle", "the turn")
+        await until(pilot, lambda: settled(app), "the turn")
     assert "Plan [/b] [@click=app.quit]" in plain
     assert_clean(raw, "status line")

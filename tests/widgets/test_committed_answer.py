@@ -10,7 +10,7 @@ import re
 
 import pytest
 from helpers.streams import completed, created, message, message_events
-from helpers.tui import GatedServer, make_app, until
+from helpers.tui import GatedServer, make_app, settled, until
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.selection import SELECT_ALL
@@ -208,7 +208,7 @@ async def test_the_one_widget_answer_is_found_copied_and_clicked_for_its_raw_ite
     app = make_app(GatedServer(answer_payloads(text)))
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.press(*"go", "enter")
-        await until(pilot, lambda: app.query(AssistantEntry) and not app.live and app._status.state == "idle",
+        await until(pilot, lambda: app.query(AssistantEntry) and not app.live and settled(app),
                     "the committed answer")
         entry = app.query_one(AssistantEntry)
         body = entry.query_one(FrozenMarkdown)

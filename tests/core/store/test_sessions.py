@@ -25,7 +25,7 @@ from helpers.streams import (
     reasoning,
     reasoning_events,
 )
-from helpers.tui import GatedServer, until
+from helpers.tui import GatedServer, settled, until
 
 from rivulet.app.tui import RivuletApp
 from rivulet.core import items as it
@@ -243,9 +243,9 @@ async def test_resume_rebuilds_the_transcript_and_sends_a_valid_next_request(tmp
     app = RivuletApp(settings(), server.transport(), session_writer=writer, remember_theme=False)
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.press(*"find it", "enter")
-        await until(pilot, lambda: len(server.requests) == 2 and app._status.state == "idle", "turn 1")
+        await until(pilot, lambda: len(server.requests) == 2 and settled(app), "turn 1")
         await pilot.press(*"and again", "enter")
-        await until(pilot, lambda: len(server.requests) == 3 and app._status.state == "idle", "turn 2")
+        await until(pilot, lambda: len(server.requests) == 3 and settled(app), "turn 2")
         before = shown_entries(app)  # (key, item, output) of each, widget or frozen line
         original = app.conversation.history.items
     session = load_session(meta.path)
@@ -265,7 +265,7 @@ async def test_resume_rebuilds_the_transcript_and_sends_a_valid_next_request(tmp
         [output] = [out for _, item, out in before if item["type"] == "function_call"]
         assert output is not None and "not available" in output["output"]
         await pilot.press(*"third", "enter")
-        await until(pilot, lambda: server2.requests and app2._status.state == "idle", "the next turn")
+        await until(pilot, lambda: server2.requests and settled(app2), "the next turn")
         sent = server2.requests[0]["input"]
         assert_valid_request(sent)
         assert sent[:-1] == Conversation(settings(), server2.transport(), history=session.history).history.to_input()[
@@ -290,7 +290,7 @@ async def test_inspector_filters_searches_and_shows_raw_json(tmp_path):
     app = RivuletApp(settings(), server.transport(), remember_theme=False)
     async with app.run_test(size=(110, 40)) as pilot:
         await pilot.press(*"find it", "enter")
-        await until(pilot, lambda: len(server.requests) == 2 and app._status.state == "idle", "turn 1")
+        await until(pilot, lambda: len(server.requests) == 2 and settled(app), "turn 1")
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
         screen = app.screen
