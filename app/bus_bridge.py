@@ -14,7 +14,13 @@ on them (the status line's "Done").
 A key or a paste holds the next batches back until the screen has been updated after it
 (`input_arrived`): on its way to the screen a key passes through several message pumps
 (the app, the focused widget, the screen's update), each hop waiting for a turn of the
-event loop, and in a flood each turn also held a batch and the layout it asked for."""
+event loop, and in a flood each turn also held a batch and the layout it asked for.
+
+A key that reaches the app cuts the batch under way short (`key_posted`), and the turn's
+reader waits from then until the key is drawn (`give_way`): the reader shares the event
+loop in slices of a few milliseconds, and each hop of the key otherwise waited for one.
+Batches themselves do not stop the reader: a batch that waits on its awaits while the
+reader reads takes more events, and a flood is laid out and drawn fewer times."""
 
 from __future__ import annotations
 
@@ -22,7 +28,7 @@ import asyncio
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Mapping
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol
 
 from textual.app import App
@@ -40,7 +46,7 @@ AtOnce = Callable[[Any], None]
 # for the slice under way, not for the flood's later ones (`input_arrived`).
 SLICE = 0.05
 HOLD_MAX = 0.25  # seconds a key holds the batches back at most (if no screen update comes)
-HOLD_UPDATES = 2  # screen updates a key waits for: its widget handles it, then it is drawn
+HOLD_UPDATES = 1  # screen updates a key waits for: the one that draws it (with the batch it cut)
 
 
 class BusBatch(Message):
@@ -68,6 +74,12 @@ class BusBridge:
         self._draining = False
         self.held = False  # a key is on its way to the screen: batches wait (`input_arrived`)
         self._hold = 0  # which hold the pending callbacks belong to (a newer key restarts it)
+        self.input_waiting = False  # a key or paste is in the app's queue: the batch stops early
+        self._free = asyncio.Event()  # no key is waiting or held: the turn's reader reads
+        self._free.set()
+        # A batch cut for a key: its screen update waits for the key (the open update, and
+        # the timer that closes it if the key never comes).
+        self._key_batch: tuple[AbstractContextManager[None], asyncio.TimerHandle] | None = None
 
     @property
     def quiet(self) -> bool:
@@ -97,12 +109,39 @@ class BusBridge:
         self._inbox.append(event)
         self._post_batch()  # else the drain or the release posts
 
+    def key_posted(self) -> None:
+        """A key or a paste is in the app's queue (App.post_message): the batch under way
+        stops at its next event, and the reader waits, so the key is handled next."""
+        self.input_waiting = True
+        self._free.clear()
+
+    def key_taken(self) -> None:
+        """The app is handling a key or paste (then `key_handled`)."""
+        self.input_waiting = False
+        if not self.held:
+            self._free.set()
+
+    def key_handled(self, handler: MessagePump | None) -> None:
+        """The app has handled a key or paste: posted it to `handler` (the focused widget)
+        if it came from the terminal, None if it bubbled back up. The screen may update
+        again; a fresh key holds the batches until it is drawn (`input_arrived`)."""
+        self._end_key_batch()
+        if handler is not None:
+            self.input_arrived(handler)
+
+    def _end_key_batch(self) -> None:
+        if self._key_batch is not None:
+            (update, timer), self._key_batch = self._key_batch, None
+            timer.cancel()
+            update.__exit__(None, None, None)
+
     def input_arrived(self, handler: MessagePump) -> None:
         """A key or a paste, just posted to `handler` (the focused widget): no batch runs
         until the screen has been updated HOLD_UPDATES times after `handler` took it (or
         HOLD_MAX has passed), so each hop of the key is one short turn of the loop. Events
         keep arriving meanwhile; nothing is dropped, and the at-once handlers still run."""
         self.held = True
+        self._free.clear()
         self._hold += 1
         hold = self._hold
         asyncio.get_running_loop().call_later(HOLD_MAX, self._release, hold)
@@ -119,7 +158,20 @@ class BusBridge:
         if hold != self._hold or not self.held:
             return  # a newer key holds on, or this hold is over
         self.held = False
+        if not self.input_waiting:
+            self._free.set()
         self._post_batch()
+
+    async def give_way(self) -> None:
+        """The turn's reader, between its slices (EventBus.give_way): a turn of the loop,
+        then a wait while a key waits or is held (at most HOLD_MAX)."""
+        await asyncio.sleep(0)
+        if not self._free.is_set():
+            try:
+                async with asyncio.timeout(HOLD_MAX):
+                    await self._free.wait()
+            except TimeoutError:
+                pass  # a drawing that hangs does not stop the turn
 
     def _post_batch(self) -> None:
         """One BusBatch in Textual's queue for what waits, unless one is there already, a
@@ -150,11 +202,17 @@ class BusBridge:
         with batch_update():  # one layout and one screen update for the whole batch
             for n, event in enumerate(events):
                 await self._queued(event)  # (its at-once handlers ran on arrival)
-                if time.monotonic() > deadline and n + 1 < len(events):
+                if (self.input_waiting or time.monotonic() > deadline) and n + 1 < len(events):
                     self._inbox[:0] = events[n + 1:]  # the rest, first in the next batch
                     break
             for family in self._batch_aware:
                 await family.batch_ended()
+            if self.input_waiting and self._key_batch is None and isinstance(self.target, App):
+                # Cut for a key: the batch's layout and drawing wait for the key, and are
+                # one update with it (they were two, and the key waited for the first).
+                update = self.target.batch_update()
+                update.__enter__()
+                self._key_batch = update, asyncio.get_running_loop().call_later(HOLD_MAX, self._end_key_batch)
         # A screen update that fell due during the batch was skipped, not postponed:
         # the screen is told to look again (else a key's echo waited for the next event).
         if isinstance(self.target, App) and self.target.screen_stack:

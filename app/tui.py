@@ -18,6 +18,7 @@ from rich.console import Console
 from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker
 
@@ -128,6 +129,7 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
             self.bridge.route(family.routes())
         self.bridge.route_at_once(self.turn_status.at_once())  # "Done" not queued behind commits
         self.bridge.watch_batches(self.live_panes, self.commits)
+        self.bus.give_way = self.bridge.give_way  # the turn's reader waits while a batch or a key is drawn
         self.live = self.live_panes.live
         self.ctrl_c = CtrlC(self)
 
@@ -154,6 +156,12 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
 
     def on_mount(self) -> None:
         tui_start.mount(self)
+
+    def post_message(self, message: Message) -> bool:
+        bridge = getattr(self, "bridge", None)  # (none yet while Textual's App is made)
+        if bridge is not None and isinstance(message, (events.Key, events.Paste)) and not message.is_forwarded:
+            bridge.key_posted()  # the batch under way stops at its next event
+        return super().post_message(message)
 
     async def on_event(self, event: events.Event) -> None:
         with noting_input(self, event):  # a key is drawn before a flood's next batch

@@ -25,10 +25,16 @@ def noting_input(app: RivuletApp, event: events.Event) -> Iterator[None]:
     """Around the app's handling of `event`: a key or paste from the terminal (not one
     bubbling back up), once handed to its widget, holds the bus's next batches until it
     is drawn (app/bus_bridge.py)."""
-    fresh = isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded
-    yield
-    if fresh:
-        app.bridge.input_arrived(app.focused or app.screen)
+    typed = isinstance(event, (events.Key, events.Paste))
+    if not typed:
+        yield
+        return
+    fresh = not event.is_forwarded  # (handling it forwards it: asked before)
+    app.bridge.key_taken()  # it is being handled: batches need not stop for it
+    try:
+        yield
+    finally:
+        app.bridge.key_handled(app.focused or app.screen if fresh else None)
 
 
 async def hold(app: RivuletApp, event: events.Event) -> bool:

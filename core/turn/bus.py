@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from rivulet.core.errors import RivuletError
+from rivulet.core.turn.fair_share import GiveWay, next_turn
 
 log = logging.getLogger(__name__)
 
@@ -234,6 +235,9 @@ class EventBus:
     def __init__(self) -> None:
         self._subs: list[_Subscription] = []
         self.errors = 0  # subscriber exceptions seen, for tests and diagnostics
+        # How a turn's reader lets the loop run between slices of a stream that never
+        # suspends (core/turn/fair_share.py): a front end may make it wait for its drawing.
+        self.give_way: GiveWay = next_turn
 
     def subscribe(self, handler: Handler, *types: type[BusEvent],
                   when: Callable[[BusEvent], bool] | None = None) -> Callable[[], None]:

@@ -466,7 +466,8 @@ class Conversation:
             self.bus.publish(ResponseStarted(turn_id, request, attempt))
             sink = BusSink(self.bus, self.history, segment, earlier)
             try:
-                async with aclosing(self.transport.stream(body)) as raw, aclosing(taking_turns(raw)) as events:
+                async with aclosing(self.transport.stream(body)) as raw, \
+                        aclosing(taking_turns(raw, give_way=self.bus.give_way)) as events:
                     result = await consume_response(events, sink, strict=self.settings.strict_protocol,
                                                     limits=limits)
                 self.deviations.extend(sink.deviations)

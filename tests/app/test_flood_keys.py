@@ -5,6 +5,7 @@ commit as a widget."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from helpers.mock_api import settings
@@ -149,3 +150,80 @@ async def test_a_few_commits_in_a_batch_are_all_widgets(monkeypatch):
         await until(pilot, lambda: len(shown_keys(app)) == 3, "every item")
         await pilot.pause()
         assert [w.item_id for w in app._transcript.children if isinstance(w, TranscriptEntry)] == ["m0", "m1", "m2"]
+
+
+async def test_a_key_cuts_the_batch_under_way_and_is_drawn_with_it(monkeypatch):
+    """A key that reaches the app while a batch is handled stops the batch at its next
+    event (only SLICE did), and the screen's next update draws what the batch handled
+    together with the key: one update, where the key waited for the batch's own first."""
+    monkeypatch.setattr(bus_bridge, "SLICE", 3600.0)  # never cut by time here
+    log: list[tuple[str, int, str]] = []  # ("batch" | "paint", items shown, the composer's text)
+    app = RivuletApp(settings(), GatedServer([]).transport(), remember_theme=False)
+    paint = Screen._compositor_refresh
+
+    def painted(screen: Screen) -> None:
+        paint(screen)
+        if app.screen_stack and screen is app.screen:
+            log.append(("paint", len(shown_keys(app)), app._composer.text))
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", painted)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        handle = app.bridge._drain
+
+        async def batch() -> None:
+            log.append(("batch", len(shown_keys(app)), app._composer.text))
+            await handle()
+            if typed and not app._composer.text:
+                # In a terminal the screen's update timer is often due as a batch ends:
+                # here it fires then, with the batch's commits to lay out, before the app
+                # takes the key from its queue.
+                app.screen._layout_required = True
+                app.screen._on_timer_update()
+
+        app.bridge._drain = batch  # type: ignore[method-assign]
+        typed: list[bool] = []
+
+        async def type_mid_batch(event: b.ItemDelta) -> None:  # a key comes while item 20 is handled
+            if event.item_id == "m20" and not typed:
+                typed.append(True)
+                app.post_message(events.Key("k", "k"))
+
+        app.bridge.route({b.ItemDelta: type_mid_batch})
+        publish_items(app, 0, 300)
+        await until(pilot, lambda: len(shown_keys(app)) == 300, "every item")
+        await pilot.pause()
+        assert shown_keys(app) == [f"m{n}" for n in range(300)]  # nothing lost or reordered
+        batches = [entry for entry in log if entry[0] == "batch"]
+        assert len(batches) >= 2, log  # the one batch was cut (time never cuts it here)
+        first = log.index(batches[0])
+        after = next(entry for entry in log[first:] if entry[0] == "paint")
+        # The first update after the cut shows the key and the items before it, not the rest.
+        assert after[2] == "k" and 20 <= after[1] < 300, log
+
+
+async def test_the_turns_reader_waits_while_a_key_is_on_its_way(monkeypatch):
+    """Between its slices the reader of a flood gives way through the bridge: it waits
+    from the moment a key is in the app's queue until the key is drawn, so each hop of
+    the key is not one reader's slice apart. It never waits longer than HOLD_MAX."""
+    monkeypatch.setattr(bus_bridge, "HOLD_MAX", 3600.0)
+    app = RivuletApp(settings(), GatedServer([]).transport(), remember_theme=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        bridge = app.bridge
+        assert app.bus.give_way == bridge.give_way  # what the turn's reader calls
+        await asyncio.wait_for(bridge.give_way(), 5)  # nothing waits: a turn of the loop
+        bridge.key_posted()
+        reader = asyncio.create_task(bridge.give_way())
+        for _ in range(5):
+            await pilot.pause()
+        assert not reader.done()  # the key is in the queue
+        bridge.key_taken()
+        bridge.key_handled(app._composer)  # handed to the composer: held until it is drawn
+        assert bridge.held and not reader.done()
+        await until(pilot, reader.done, "the key drawn, the reader on its way")
+        assert not bridge.held
+        # A key that never comes (its app closing) costs the reader HOLD_MAX, not the turn.
+        monkeypatch.setattr(bus_bridge, "HOLD_MAX", 0.01)
+        bridge.key_posted()
+        await asyncio.wait_for(bridge.give_way(), 5)

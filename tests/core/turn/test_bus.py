@@ -100,3 +100,24 @@ async def test_unsubscribe_and_close():
     await bus.close()
     assert len(got) == 1
     assert got[0].to_json()["error"]["kind"] == "stream_error"
+
+
+async def test_a_turns_reader_gives_way_through_the_bus(monkeypatch):
+    """A stream that never suspends (the server sent faster than it is read) hands the
+    loop over between slices through the bus's `give_way`, which a front end replaces
+    (the chat waits there while a typed key is drawn)."""
+    from rivulet.core.turn import fair_share
+
+    monkeypatch.setattr(fair_share, "SLICE", 0.0)  # a slice per event: every one gives way
+    bus = EventBus()
+    given: list[int] = []
+
+    async def give_way() -> None:
+        given.append(1)
+        await asyncio.sleep(0)
+
+    bus.give_way = give_way
+    conv = Conversation(settings(), serving(simple_text_response("read in slices")), bus)
+    result = await conv.run_turn("go")
+    assert result.last_message == "read in slices"
+    assert len(given) >= 5  # created, added, deltas, done, completed: each slice gave way
