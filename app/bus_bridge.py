@@ -64,7 +64,7 @@ class BatchAware(Protocol):
 
 
 class BusBridge:
-    def __init__(self, target: MessagePump) -> None:
+    def __init__(self, target: MessagePump, bus: b.EventBus | None = None) -> None:
         self.target = target  # where BusBatch is posted; its handler calls `drain`
         self._inbox: list[b.BusEvent] = []  # events not yet handled
         self._handlers: dict[type, list[Handler]] = defaultdict(list)
@@ -80,16 +80,19 @@ class BusBridge:
         # A batch cut for a key: its screen update waits for the key (the open update, and
         # the timer that closes it if the key never comes).
         self._key_batch: tuple[AbstractContextManager[None], asyncio.TimerHandle] | None = None
+        if bus is not None:
+            bus.give_way = self.give_way  # the turn's reader, between its slices
 
     @property
     def quiet(self) -> bool:
         """Every event published so far has been handled, and no key holds the batches."""
         return not (self._inbox or self._posted or self._draining or self.held)
 
-    def route(self, handlers: Mapping[type, Handler]) -> None:
+    def route(self, *families: Mapping[type, Handler]) -> None:
         """Add handlers by event type; several for one type run in the order added."""
-        for event_type, handler in handlers.items():
-            self._handlers[event_type].append(handler)
+        for handlers in families:
+            for event_type, handler in handlers.items():
+                self._handlers[event_type].append(handler)
 
     def route_at_once(self, handlers: Mapping[type, AtOnce]) -> None:
         """Add handlers that run when the event arrives, before the events queued ahead of

@@ -36,9 +36,7 @@ from rivulet.app.handlers.live_panes import LivePanes
 from rivulet.app.handlers.notes import Notes
 from rivulet.app.handlers.queue import MessageQueue
 from rivulet.app.handlers.turn_status import TurnStatus
-from rivulet.app.paste_guard import install as install_paste_guard
-from rivulet.app.styles_cache_fix import install as install_styles_cache_fix
-from rivulet.app.tui_held_input import InputReleased, hold, noting_input, released
+from rivulet.app.tui_held_input import InputReleased, hold, noting_input, noting_post, released
 from rivulet.core.config_sources import Peek
 from rivulet.core.prompts.shell_context import ShellContext
 from rivulet.core.safe_log import SafeStream
@@ -97,8 +95,7 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         images: list[Attachment] | None = None, view: Peek | None = None, boot: Callable[[], Ready] | None = None,
     ) -> None:
         super().__init__()
-        install_paste_guard()  # pasted text never becomes key presses (app/paste_guard.py)
-        install_styles_cache_fix()  # removed widgets' lines are freed (app/styles_cache_fix.py)
+        tui_start.patch_textual()  # pastes never become keys; removed widgets' lines are freed
         # The crash report may quote model or server text: plain, sanitised, redacted.
         self.error_console = Console(file=SafeStream(sys.stderr), markup=False, highlight=False)  # type: ignore[arg-type]
         # Starting until the engine is built (app/tui_start.py); without settings, `boot`
@@ -123,13 +120,12 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         self.commits = Commits(self.chat, self.live_panes)
         self.turn_status = TurnStatus(self.chat)
         self.notes = Notes(self.chat)
-        self.bridge = BusBridge(self)
+        self.bridge = BusBridge(self, self.bus)  # (the turn's reader gives way to a key through it)
         self.queue = MessageQueue(self)  # messages typed while a turn runs: queued or steered
-        for family in (self.live_panes, self.commits, self.turn_status, self.notes, Approvals(self.chat), self.queue):
-            self.bridge.route(family.routes())
+        families = (self.live_panes, self.commits, self.turn_status, self.notes, Approvals(self.chat), self.queue)
+        self.bridge.route(*(family.routes() for family in families))
         self.bridge.route_at_once(self.turn_status.at_once())  # "Done" not queued behind commits
         self.bridge.watch_batches(self.live_panes, self.commits)
-        self.bus.give_way = self.bridge.give_way  # the turn's reader waits while a batch or a key is drawn
         self.live = self.live_panes.live
         self.ctrl_c = CtrlC(self)
 
@@ -158,9 +154,7 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         tui_start.mount(self)
 
     def post_message(self, message: Message) -> bool:
-        bridge = getattr(self, "bridge", None)  # (none yet while Textual's App is made)
-        if bridge is not None and isinstance(message, (events.Key, events.Paste)) and not message.is_forwarded:
-            bridge.key_posted()  # the batch under way stops at its next event
+        noting_post(self, message)  # a key from the terminal: the bridge's batch stops short
         return super().post_message(message)
 
     async def on_event(self, event: events.Event) -> None:
@@ -222,11 +216,7 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         tui_views.open_raw_item(self, key)
 
     def copy_to_clipboard(self, text: str) -> None:
-        """Every copy through Textual (OSC 52: a selection, a text area, ours) without
-        control characters: it is pasted into a shell (app/copying.py says how many)."""
-        from rivulet.core.terminal.clipboard import clean_copy
-
-        super().copy_to_clipboard(clean_copy(text)[0])
+        super().copy_to_clipboard(tui_views.clipboard_text(text))
 
     def export_session(self, fmt: str) -> None:
         tui_views.export_session(self, fmt)

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from rivulet.app import DEMO_MODEL
 from rivulet.app.chat_phase import Running
 from rivulet.app.keymap import apply_keymap
+from rivulet.app.paste_guard import install as install_paste_guard
+from rivulet.app.styles_cache_fix import install as install_styles_cache_fix
 from rivulet.core.config_sources import safe_url, save_setting
 from rivulet.core.errors import ConfigError, one_line
 from rivulet.core.turn import bus as b
@@ -20,6 +22,13 @@ from rivulet.widgets.safe import safe_text
 if TYPE_CHECKING:
     from rivulet.app.boot import Ready
     from rivulet.app.tui import RivuletApp
+
+
+def patch_textual() -> None:
+    """Two fixes to Textual, each installed once: pasted text never becomes key presses
+    (app/paste_guard.py), and removed widgets' lines are freed (app/styles_cache_fix.py)."""
+    install_paste_guard()
+    install_styles_cache_fix()
 
 
 def banner(app: RivuletApp) -> tuple[str, str]:

@@ -97,3 +97,11 @@ def alert(app: RivuletApp, title: str, body: str) -> None:
     seq = notify.sequence(app.settings.notify, title, body, os.environ.get("TERM_PROGRAM", ""))
     if seq:
         driver.write(seq)
+
+
+def clipboard_text(text: str) -> str:
+    """Every copy through Textual (OSC 52: a selection, a text area, ours) without control
+    characters: it is pasted into a shell (app/copying.py says how many)."""
+    from rivulet.core.terminal.clipboard import clean_copy
+
+    return clean_copy(text)[0]
