@@ -227,3 +227,29 @@ async def test_the_turns_reader_waits_while_a_key_is_on_its_way(monkeypatch):
         monkeypatch.setattr(bus_bridge, "HOLD_MAX", 0.01)
         bridge.key_posted()
         await asyncio.wait_for(bridge.give_way(), 5)
+
+
+async def test_a_key_leaves_a_small_batch_whole(monkeypatch):
+    """A paced stream's batch is a few events: cutting it saves the key nothing and costs
+    a layout more, so a key cuts only a batch with KEY_CUT_MIN events or more left."""
+    monkeypatch.setattr(bus_bridge, "SLICE", 3600.0)
+    app = RivuletApp(settings(), GatedServer([]).transport(), remember_theme=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        batches: list[int] = []
+        handle = app.bridge._drain
+
+        async def batch() -> None:
+            batches.append(len(app.bridge._inbox))
+            await handle()
+
+        app.bridge._drain = batch  # type: ignore[method-assign]
+
+        async def type_mid_batch(event: b.ItemDelta) -> None:
+            if event.item_id == "m1":
+                app.post_message(events.Key("k", "k"))
+
+        app.bridge.route({b.ItemDelta: type_mid_batch})
+        publish_items(app, 0, 3)  # 9 events, the key typed at the 5th: 4 left
+        await until(pilot, lambda: len(shown_keys(app)) == 3 and app._composer.text == "k", "the items and the key")
+        assert batches == [9], batches  # one batch, not cut for the key
