@@ -81,8 +81,8 @@ class BusBridge:
         self.input_waiting = False  # a key or paste is in the app's queue: the batch stops early
         self._free = asyncio.Event()  # no key is waiting or held: the turn's reader reads
         self._free.set()
-        # A batch cut for a key: its screen update waits for the key (the open update, and
-        # the timer that closes it if the key never comes).
+        # A batch that ended with a key waiting: its screen update waits for the key (the
+        # open update, and the timer that closes it if the key never comes).
         self._key_batch: tuple[AbstractContextManager[None], asyncio.TimerHandle] | None = None
         if bus is not None:
             bus.give_way = self.give_way  # the turn's reader, between its slices
@@ -118,7 +118,8 @@ class BusBridge:
 
     def key_posted(self) -> None:
         """A key or a paste is in the app's queue (App.post_message): the batch under way
-        stops at its next event, and the reader waits, so the key is handled next."""
+        stops at its next event (if KEY_CUT_MIN are left), and the reader waits, so the key
+        is handled next."""
         self.input_waiting = True
         self._free.clear()
 

@@ -10,7 +10,7 @@ slower than that (it suspends on its own) and a few microseconds when it is not.
 A turn of the loop is one step of each ready task, and a step of the reader is a whole
 slice: a front end whose work is many short steps (a key's hops, a batch's awaits) gets
 one of them per slice. So how the reader gives way is the bus's (`EventBus.give_way`):
-the chat makes it wait while a batch is handled or a key is on its way to the screen.
+the chat makes it wait while a typed key is on its way to the screen.
 """
 
 from __future__ import annotations
