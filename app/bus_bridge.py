@@ -121,13 +121,12 @@ class BusBridge:
         stops at its next event (if KEY_CUT_MIN are left), and the reader waits, so the key
         is handled next."""
         self.input_waiting = True
-        self._free.clear()
+        self._gate_reader()
 
     def key_taken(self) -> None:
         """The app is handling a key or paste (then `key_handled`)."""
         self.input_waiting = False
-        if not self.held:
-            self._free.set()
+        self._gate_reader()
 
     def key_handled(self, handler: MessagePump | None) -> None:
         """The app has handled a key or paste: posted it to `handler` (the focused widget)
@@ -149,7 +148,7 @@ class BusBridge:
         HOLD_MAX has passed), so each hop of the key is one short turn of the loop. Events
         keep arriving meanwhile; nothing is dropped, and the at-once handlers still run."""
         self.held = True
-        self._free.clear()
+        self._gate_reader()
         self._hold += 1
         hold = self._hold
         asyncio.get_running_loop().call_later(HOLD_MAX, self._release, hold)
@@ -166,9 +165,15 @@ class BusBridge:
         if hold != self._hold or not self.held:
             return  # a newer key holds on, or this hold is over
         self.held = False
-        if not self.input_waiting:
-            self._free.set()
+        self._gate_reader()
         self._post_batch()
+
+    def _gate_reader(self) -> None:
+        """The turn's reader reads unless a key waits in the app's queue or is held."""
+        if self.input_waiting or self.held:
+            self._free.clear()
+        else:
+            self._free.set()
 
     async def give_way(self) -> None:
         """The turn's reader, between its slices (EventBus.give_way): a turn of the loop,
