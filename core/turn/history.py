@@ -53,6 +53,19 @@ class Branch(msgspec.Struct, dict=True):
     time: float = 0.0
 
 
+class _Settled(msgspec.Struct):
+    """The request input built from the first `count` entries, while history's
+    `_changes` is unchanged and entry `count - 1` is still `last`."""
+
+    changes: int
+    store: bool
+    count: int
+    last: HistoryEntry | None
+    items: list[it.Item]
+    calls: set[str]  # the call ids among those entries
+    answered: set[str]  # the ones answered there
+
+
 # A change to history, as its observers (the session file) see it: ("append", entry),
 # ("truncate", length), ("reorder", [keys of the entries, in their new order]),
 # ("model", (length, model)): the items from `length` on are made by `model`, or
@@ -72,8 +85,12 @@ class History(msgspec.Struct, dict=True):
     models: list[tuple[int, str]] = msgspec.field(default_factory=list)
     compactions: list[Compaction] = msgspec.field(default_factory=list)
     branches: list[Branch] = msgspec.field(default_factory=list)
+    # Counts every change but an append (to_input's settled part is kept across appends).
+    _changes: int = 0
 
     def _tell(self, change: str, data: Any) -> None:
+        if change != "append":
+            self._changes += 1
         for observer in self.observers:
             observer(change, data)
 
@@ -180,12 +197,30 @@ class History(msgspec.Struct, dict=True):
         calls, outputs, compaction items) is kept, and the history itself keeps them
         all (switching back sends them again). `upto`: only the first entries."""
         entries = self.entries[:upto]
-        items = [e.item for e in entries]
         # Only after a model switch can an entry be another model's reasoning: asking each
         # entry's model (`model_at`) was a third of building a 240-turn chat's request.
         if model is not None and any(made_by != model for _, made_by in self.models):
             items = [e.item for n, e in enumerate(entries) if not _foreign_reasoning(e.item, self.model_at(n), model)]
-        return [_as_input(item, store) for item in normalize(items)]
+            return [_as_input(item, store) for item in normalize(items)]
+        if upto is not None:
+            return [_as_input(item, store) for item in normalize([e.item for e in entries])]
+        # Each request is the whole history: only the entries since the last settled
+        # request are normalised again, so a long chat's request costs what a short one did.
+        done = self._settled(store)
+        rest, settled, calls, answered = _normalize([e.item for e in entries[done.count:]], done.calls, done.answered)
+        built = [*done.items, *(_as_input(item, store) for item in rest)]
+        if settled and len(entries) > done.count:
+            self.__dict__["_input"] = _Settled(self._changes, store, len(entries), entries[-1], built, calls, answered)
+        return list(built)
+
+    def _settled(self, store: bool) -> _Settled:
+        """The input already built for a first part of history, if history has only grown
+        since (entries added after it change nothing in it; see `_normalize`)."""
+        done = self.__dict__.get("_input")
+        if (done is None or done.changes != self._changes or done.store != store
+                or len(self.entries) < done.count or self.entries[done.count - 1] is not done.last):
+            return _Settled(self._changes, store, 0, None, [], set(), set())
+        return done
 
 
 def _foreign_reasoning(item: it.Item, made_by: str | None, model: str) -> bool:
@@ -212,15 +247,28 @@ def normalize(items: list[it.Item]) -> list[it.Item]:
     was committed) gets an "aborted" output right after the last item of its response
     run, the way Codex does it, so the API accepts the request.
     """
+    return _normalize(items, set(), set())[0]
+
+
+def _normalize(items: list[it.Item], calls_before: set[str], answered_before: set[str]
+               ) -> tuple[list[it.Item], bool, set[str], set[str]]:
+    """`normalize` of `items` that follow a settled part of history, whose call ids
+    are `calls_before` and answered ones `answered_before` (neither is changed).
+
+    Returns the items, whether they settled too (no call left unanswered and no
+    output dropped for want of its call: then nothing appended later can change
+    them), and the call ids and answered ids so far."""
     # Hosted calls count as calls here: their server-sent outputs are not orphans.
-    calls = {it.call_id(i) for i in items if i.get("type") in it.CALL_OUTPUT_TYPES and it.call_id(i)}
-    answered: set[str] = set()
+    calls = calls_before | {it.call_id(i) for i in items if i.get("type") in it.CALL_OUTPUT_TYPES and it.call_id(i)}
+    answered = set(answered_before)
+    settled = True
     out: list[it.Item] = []
     for item in items:
         if it.is_output(item):
             cid = it.call_id(item)
             if cid not in calls:
                 log.debug("dropping orphan output for call %s", cid)
+                settled = False  # its call may still come
                 continue
             if cid in answered:
                 log.debug("dropping duplicate output for call %s", cid)
@@ -232,12 +280,13 @@ def normalize(items: list[it.Item]) -> list[it.Item]:
         out.append(item)
     missing = [i for i in out if it.is_call(i) and it.call_id(i) not in answered]
     for call in missing:
+        settled = False
         pos = out.index(call) + 1
         # Keep parallel calls of one response together: insert after the following calls.
         while pos < len(out) and (it.is_call(out[pos]) or it.is_output(out[pos])):
             pos += 1
         out.insert(pos, it.aborted_output(call))
-    return out
+    return out, settled, calls, answered  # type: ignore[return-value]
 
 
 def _as_input(item: it.Item, store: bool) -> it.Item:
