@@ -87,6 +87,7 @@ class History(msgspec.Struct, dict=True):
     branches: list[Branch] = msgspec.field(default_factory=list)
     # Counts every change but an append (to_input's settled part is kept across appends).
     _changes: int = 0
+    _input: _Settled | None = None  # see to_input
 
     def _tell(self, change: str, data: Any) -> None:
         if change != "append":
@@ -210,13 +211,13 @@ class History(msgspec.Struct, dict=True):
         rest, settled, calls, answered = _normalize([e.item for e in entries[done.count:]], done.calls, done.answered)
         built = [*done.items, *(_as_input(item, store) for item in rest)]
         if settled and len(entries) > done.count:
-            self.__dict__["_input"] = _Settled(self._changes, store, len(entries), entries[-1], built, calls, answered)
+            self._input = _Settled(self._changes, store, len(entries), entries[-1], built, calls, answered)
         return list(built)
 
     def _settled(self, store: bool) -> _Settled:
         """The input already built for a first part of history, if history has only grown
         since (entries added after it change nothing in it; see `_normalize`)."""
-        done = self.__dict__.get("_input")
+        done = self._input
         if (done is None or done.changes != self._changes or done.store != store
                 or len(self.entries) < done.count or self.entries[done.count - 1] is not done.last):
             return _Settled(self._changes, store, 0, None, [], set(), set())
