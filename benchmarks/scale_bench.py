@@ -206,6 +206,19 @@ print(n)
 """
 
 
+def machine_pace() -> float:
+    """CPU seconds of a fixed pure-Python workload (~20 ms) in this process: run between
+    soak turns, it shows whether the machine itself got slower (a shared VM's neighbours,
+    its clock) over the same stretch in which the chat's CPU per turn is compared."""
+    c0 = time.thread_time()  # this thread only: the harness's reader threads run beside it
+    table: dict[str, int] = {}
+    for n in range(20_000):
+        key = f"k{n % 997}"
+        table[key] = table.get(key, 0) + len(str(n * 7))
+    sorted(table.items(), key=lambda kv: kv[1])
+    return time.thread_time() - c0
+
+
 def median(values: list[float]) -> float | None:
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
@@ -438,7 +451,8 @@ class Bench:
                 seen = wait_seen(p, w, 30)
                 time.sleep(0.25)  # what the end of a turn does after "Done" is the turn's too
                 rows.append({"cpu": lb.cpu_seconds(p.pid) - c0, "wall": time.monotonic() - t0,
-                             "rss": lb.memory_mb(p.pid)[1], "done": None if seen is None else seen - w[0]})
+                             "rss": lb.memory_mb(p.pid)[1], "done": None if seen is None else seen - w[0],
+                             "pace": min(machine_pace() for _ in range(3))})
                 spy.after(n)
                 if n % 20 == 0:
                     self.log(f"  turn {n}: {rows[-1]['cpu']:.2f} CPU s, RSS {rows[-1]['rss']:.0f} MB, "
@@ -455,6 +469,10 @@ class Bench:
         at20 = rows[19]["rss"]
         self.add(f"soak {len(rows)} turns", "CPU s per turn, first / last tenth (median)",
                  f"{cf:.3f} / {cl:.3f}", f"{cl / cf:.2f}x (target <= 1.2x)")
+        pf, pl = median([r["pace"] for r in first]), median([r["pace"] for r in last])
+        self.add(f"soak {len(rows)} turns", "the machine: a fixed loop's CPU ms, first / last tenth (median)",
+                 f"{1000 * pf:.1f} / {1000 * pl:.1f}",
+                 f"{pl / pf:.2f}x; the chat's ratio over the loop's: {(cl / cf) / (pl / pf):.2f}x")
         self.add(f"soak {len(rows)} turns", "RSS MB at turn 1 / 20 / last",
                  f"{rows[0]['rss']:.0f} / {at20:.0f} / {rows[-1]['rss']:.0f}",
                  f"+{rows[-1]['rss'] - at20:.1f} MB after turn 20 (target <= 15)")

@@ -239,6 +239,9 @@ def _tagged(family: type[WireEvent], tag: str) -> type[WireEvent]:
 BY_TYPE: dict[str, type[WireEvent]] = {t: _tagged(f, t) for f in FAMILIES for t in f.TYPES}
 KNOWN_TYPES: frozenset[str] = frozenset(BY_TYPE)
 DECODE = msgspec.json.Decoder(Union[tuple(BY_TYPE.values())]).decode  # noqa: UP007 - a runtime union of classes
+# A request body holds the whole history, so its encoding grows with the chat: json.dumps
+# took 9 ms a request at 240 turns of a soak, msgspec 1 ms (UTF-8 kept as is).
+ENCODE_BODY = msgspec.json.Encoder().encode
 _ANY = msgspec.json.Decoder().decode
 
 

@@ -26,7 +26,6 @@ through the same error taxonomy as an HTTP error.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
@@ -43,6 +42,7 @@ from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.protocol.events import Completed, ResponseEvent
 from rivulet.core.protocol.idle import IdleWatchdog
 from rivulet.core.protocol.payloads import payload_event
+from rivulet.core.protocol.wire import ENCODE_BODY
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,12 @@ def ws_url(base_url: str, query: dict[str, str] | None = None) -> str:
 
 def _strip_id(item: Any) -> Any:
     return {k: v for k, v in item.items() if k != "id"} if isinstance(item, dict) else item
+
+
+def _same_item(sent: Any, seen: Any) -> bool:
+    # History hands out the very objects it sent last time for its settled part, so
+    # most of a long chat's input is matched by identity, not copied and compared.
+    return sent is seen or _strip_id(sent) == _strip_id(seen)
 
 
 class WebSocketTransport:
@@ -124,7 +130,7 @@ class WebSocketTransport:
         items = request.get("input")
         if fields != prev_fields or not isinstance(items, list) or len(items) < len(seen):
             return full
-        if [_strip_id(i) for i in items[:len(seen)]] != [_strip_id(i) for i in seen]:
+        if not all(map(_same_item, items, seen)):
             return full
         return {"type": "response.create", **fields, "input": items[len(seen):], "previous_response_id": response_id}
 
@@ -151,7 +157,7 @@ class WebSocketTransport:
             finished = False
             try:
                 async with IdleWatchdog(self.settings.idle_timeout, where) as watchdog:
-                    await ws.send(json.dumps(frame))
+                    await ws.send(ENCODE_BODY(frame).decode())  # str: a text frame
                     while True:
                         data = await ws.recv()
                         watchdog.hold()

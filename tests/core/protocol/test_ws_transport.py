@@ -344,3 +344,59 @@ def test_exec_over_the_websocket(aimock):
     evs = events(proc)
     assert evs[-1]["last_message"] == "I could not check the weather: the tool is not available."
     assert not [e for e in evs if e["type"] == "notice"]  # no fallback: it was the WebSocket throughout
+
+
+async def test_frames_go_as_text_with_the_text_as_written():
+    async def handler(ws) -> None:
+        async for raw in ws:
+            kinds.append(type(raw))
+            requests.append(json.loads(raw))
+            for event in text_response("resp_1", "ok"):
+                await ws.send(json.dumps(event))
+
+    kinds: list[type] = []
+    requests: list[dict] = []
+    async with serve(handler, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        s = settings(base_url=f"http://127.0.0.1:{port}/v1")
+        transport = WebSocketTransport(s, ping_interval=None)
+        await Conversation(s, transport).run_turn("naïve café — 東京 \U0001f600")
+        await transport.aclose()
+    assert kinds == [str]  # a text frame, as the API expects, not a binary one
+    assert requests[0]["input"][0]["content"][0]["text"] == "naïve café — 東京 \U0001f600"
+
+
+def test_a_follow_up_is_incremental_only_when_every_earlier_item_is_unchanged():
+    transport = WebSocketTransport(settings(), ping_interval=None)
+    sent = [{"type": "message", "id": "m1", "role": "user", "content": "a"}]
+    output = [{"type": "message", "id": "m2", "role": "assistant", "content": "b"}]
+    transport._prev = ({"model": "x"}, [*sent, *output], "resp_1")
+    # The same objects, or equal ones without their ids: only the new item goes.
+    same = transport._frame({"model": "x", "input": [sent[0], {k: v for k, v in output[0].items() if k != "id"},
+                                                     {"type": "message", "role": "user", "content": "c"}]}, False)
+    assert same["previous_response_id"] == "resp_1" and [i["content"] for i in same["input"]] == ["c"]
+    # An earlier item that changed (an edit, a compaction): the whole input goes again.
+    edited = transport._frame({"model": "x", "input": [{**sent[0], "content": "A"}, output[0],
+                                                       {"type": "message", "role": "user", "content": "c"}]}, False)
+    assert "previous_response_id" not in edited and len(edited["input"]) == 3
+
+
+def test_a_long_chats_follow_up_compares_only_what_it_did_not_send_itself(monkeypatch: pytest.MonkeyPatch):
+    from rivulet.core.protocol import ws_transport
+
+    copied = [0]
+    real = ws_transport._strip_id
+
+    def counted(item: Any) -> Any:
+        copied[0] += 1
+        return real(item)
+
+    monkeypatch.setattr(ws_transport, "_strip_id", counted)
+    transport = WebSocketTransport(settings(), ping_interval=None)
+    sent = [{"type": "message", "role": "user", "content": f"q{n}"} for n in range(1000)]
+    output = [{"type": "message", "id": "m1", "role": "assistant", "content": "a"}]
+    transport._prev = ({"model": "x"}, [*sent, *output], "resp_1")
+    frame = transport._frame({"model": "x", "input": [*sent, {"type": "message", "role": "assistant", "content": "a"},
+                                                      {"type": "message", "role": "user", "content": "next"}]}, False)
+    assert frame["previous_response_id"] == "resp_1" and len(frame["input"]) == 1
+    assert copied[0] == 2  # the response's one output item, both sides; before: 2,002
