@@ -19,7 +19,10 @@ Sections (`--only items,typing,resume,soak`):
 * **soak**: 240 turns in one chat (reasoning, an apply_patch call, a 400-delta Markdown
   answer), fast: CPU seconds per turn and RSS after each turn, the first tenth against the
   last tenth; and "Done": from the server writing `response.completed` to "Done" in the
-  terminal output, median over the turns.
+  terminal output, median over the turns. This machine's own speed drifts by up to ~1.7x
+  over minutes (a fixed loop timed between turns shows it), so a fresh chat also takes its
+  first tenth of turns one by one between the long chat's last ones: the same work in the
+  same minutes, the ratio that drift cannot move.
 
 Run: .venv/bin/python benchmarks/scale_bench.py                    # everything, ~25 min
      .venv/bin/python benchmarks/scale_bench.py --only soak --turns 60
@@ -421,64 +424,97 @@ class Bench:
         if "rivulet" not in self.peers:
             return
         turns = self.args.turns
-        self.log(f"soak: {turns} turns")
-        peer = self.rivulet("soak")
+        k = max(1, turns // 10)
+        self.log(f"soak: {turns} turns, and a fresh chat's first {k} beside the last {k}")
+        deltas = lb.markdown_deltas(self.args.soak_deltas)
+        peer, fresh_peer = self.rivulet("soak"), self.rivulet("soak-fresh")
         p = lb.PtyProc(peer.argv(), peer.env(), str(peer.tmp / "ws"))
-        plan = self.server.plan
+        fresh: lb.PtyProc | None = None
         rows: list[dict[str, float]] = []
+        fresh_rows: list[dict[str, float]] = []
         try:
             if p.wait_text(peer.ready, 30) is None:
                 self.add("soak", "error", "no composer")
                 return
             self.quiet(p)
-            deltas = lb.markdown_deltas(self.args.soak_deltas)
             spy = SoakSpy(self.args.soak_profile, p.pid, turns, self.args.soak_profile_native)
             for n in range(1, turns + 1):
+                if n == turns - k + 1:
+                    # The machine's own speed drifts over minutes (a shared VM): a fresh chat
+                    # taking its first turns between the long chat's last ones is the first
+                    # tenth measured in the same minutes.
+                    fresh = lb.PtyProc(fresh_peer.argv(), fresh_peer.env(), str(fresh_peer.tmp / "ws"))
+                    if fresh.wait_text(fresh_peer.ready, 30) is None:
+                        self.log("  soak: the fresh chat drew no composer")
+                        fresh.stop(fresh_peer.quit_keys)
+                        fresh = None
+                    else:
+                        self.quiet(fresh)
                 spy.before(n)
-                marks: dict[str, Any] = {}
-
-                def ended(marks: dict[str, Any] = marks) -> None:  # server thread, before response.completed
-                    marks["done"] = expect(p, "Done in")
-
-                plan.arm(self.args.soak_rate, deltas, None, ended)
-                c0, t0 = lb.cpu_seconds(p.pid), time.monotonic()
-                p.write(f"soak turn {n}")
-                p.write(b"\r")
-                if not plan.md_end.wait(60):
-                    self.log(f"  soak turn {n}: the answer never finished (requests: {plan.requests[-3:]})")
+                row = self.soak_turn(p, n, deltas)
+                if row is None:
                     break
-                w = marks["done"]
-                seen = wait_seen(p, w, 30)
-                time.sleep(0.25)  # what the end of a turn does after "Done" is the turn's too
-                rows.append({"cpu": lb.cpu_seconds(p.pid) - c0, "wall": time.monotonic() - t0,
-                             "rss": lb.memory_mb(p.pid)[1], "done": None if seen is None else seen - w[0],
-                             "pace": min(machine_pace() for _ in range(3))})
+                rows.append(row)
                 spy.after(n)
+                if fresh is not None:
+                    row = self.soak_turn(fresh, len(fresh_rows) + 1, deltas)
+                    if row is not None:
+                        fresh_rows.append(row)
                 if n % 20 == 0:
                     self.log(f"  turn {n}: {rows[-1]['cpu']:.2f} CPU s, RSS {rows[-1]['rss']:.0f} MB, "
                              f"Done +{fmt_ms(rows[-1]['done'])}")
         finally:
             p.stop(peer.quit_keys)
+            if fresh is not None:
+                fresh.stop(fresh_peer.quit_keys)
         self.results["soak"] = rows
+        self.results["soak_fresh"] = fresh_rows
         if len(rows) < 20:
             self.add("soak", "error", f"only {len(rows)} turns")
             return
+        self.report_soak(rows, fresh_rows)
+
+    def soak_turn(self, p: lb.PtyProc, n: int, deltas: list[str]) -> dict[str, float] | None:
+        """One soak turn: the prompt typed, reasoning, an apply_patch call, a Markdown answer."""
+        marks: dict[str, Any] = {}
+
+        def ended(marks: dict[str, Any] = marks) -> None:  # server thread, before response.completed
+            marks["done"] = expect(p, "Done in")
+
+        self.server.plan.arm(self.args.soak_rate, deltas, None, ended)
+        c0, t0 = lb.cpu_seconds(p.pid), time.monotonic()
+        p.write(f"soak turn {n}")
+        p.write(b"\r")
+        if not self.server.plan.md_end.wait(60):
+            self.log(f"  soak turn {n}: the answer never finished (requests: {self.server.plan.requests[-3:]})")
+            return None
+        w = marks["done"]
+        seen = wait_seen(p, w, 30)
+        time.sleep(0.25)  # what the end of a turn does after "Done" is the turn's too
+        return {"cpu": lb.cpu_seconds(p.pid) - c0, "wall": time.monotonic() - t0, "rss": lb.memory_mb(p.pid)[1],
+                "done": None if seen is None else seen - w[0], "pace": min(machine_pace() for _ in range(3))}
+
+    def report_soak(self, rows: list[dict[str, float]], fresh_rows: list[dict[str, float]]) -> None:
+        name = f"soak {len(rows)} turns"
         k = max(1, len(rows) // 10)
         first, last = rows[:k], rows[-k:]
         cf, cl = median([r["cpu"] for r in first]), median([r["cpu"] for r in last])
-        at20 = rows[19]["rss"]
-        self.add(f"soak {len(rows)} turns", "CPU s per turn, first / last tenth (median)",
-                 f"{cf:.3f} / {cl:.3f}", f"{cl / cf:.2f}x (target <= 1.2x)")
+        self.add(name, "CPU s per turn, first / last tenth (median)", f"{cf:.3f} / {cl:.3f}",
+                 f"{cl / cf:.2f}x (target <= 1.2x)")
+        if fresh_rows:
+            cfresh = median([r["cpu"] for r in fresh_rows])
+            self.add(name, "CPU s per turn, last tenth / a fresh chat's first turns taken between them (median)",
+                     f"{cl:.3f} / {cfresh:.3f}", f"{cl / cfresh:.2f}x over {len(fresh_rows)} turns each, the same "
+                     f"minutes; fresh first turns / the long chat's: {cfresh / cf:.2f}x (the machine's drift)")
         pf, pl = median([r["pace"] for r in first]), median([r["pace"] for r in last])
-        self.add(f"soak {len(rows)} turns", "the machine: a fixed loop's CPU ms, first / last tenth (median)",
-                 f"{1000 * pf:.1f} / {1000 * pl:.1f}",
-                 f"{pl / pf:.2f}x; the chat's ratio over the loop's: {(cl / cf) / (pl / pf):.2f}x")
-        self.add(f"soak {len(rows)} turns", "RSS MB at turn 1 / 20 / last",
-                 f"{rows[0]['rss']:.0f} / {at20:.0f} / {rows[-1]['rss']:.0f}",
+        self.add(name, "the machine: a fixed loop's CPU ms, first / last tenth (median)",
+                 f"{1000 * pf:.1f} / {1000 * pl:.1f}", f"{pl / pf:.2f}x")
+        at20 = rows[19]["rss"]
+        self.add(name, "RSS MB at turn 1 / 20 / last", f"{rows[0]['rss']:.0f} / {at20:.0f} / {rows[-1]['rss']:.0f}",
                  f"+{rows[-1]['rss'] - at20:.1f} MB after turn 20 (target <= 15)")
         done = [r["done"] for r in rows if r["done"] is not None]
         if done:
-            self.add(f"soak {len(rows)} turns", "response.completed to \"Done\" on screen",
+            self.add(name, "response.completed to \"Done\" on screen",
                      f"median {fmt_ms(median(done))}, p90 {fmt_ms(lb.pct(done, 0.9))}, max {fmt_ms(max(done))}",
                      f"{len(done)} turns (target median <= 50 ms)")
 
