@@ -158,9 +158,8 @@ class AssistantEntry(TranscriptEntry):
     Markdown rendered once per width and theme), as the live pane drew it. Textual's
     Markdown widget made a widget per block (~90 for a long answer): its compose was
     ~0.7 s of a turn, and each later layout pass walked them all, so the answer's last
-    deltas and "Done" waited behind it. (The live pane's finished segments are offered
-    to it (frozen.py `Handoff`), but the pane's text is a column narrower, so they are
-    rendered again at the entry's width.)"""
+    deltas and "Done" waited behind it. The live pane's finished segments are handed to
+    it (frozen.py `Handoff`): both are as wide, so they are not rendered again."""
 
     def compose(self) -> ComposeResult:
         segments = split_segments(sanitize(it.message_text(self.item) or ""))

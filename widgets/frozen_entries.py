@@ -73,10 +73,10 @@ def entry_renderable(item: Item, output: Item | None, theme: Theme) -> Renderabl
             return Text("⏹ turn interrupted — the model was told on the next turn", style=muted + Style(italic=True))
         # Full width on the surface colour, as the UserEntry widget draws it.
         return Padding(_bar(text, theme.primary), (0, 1, 0, 0), style=Style(bgcolor=theme.surface), expand=True)
-    if kind == "message":
-        body = Padding(markdown(sanitize(it.message_text(item) or ""), theme), (0, 1))
+    if kind == "message":  # inset as AssistantEntry is (themes/rivulet.tcss)
+        body = Padding(markdown(sanitize(it.message_text(item) or ""), theme), (0, 1, 0, 2))
         refs = citations_text(item)
-        return body if refs is None else Group(body, Padding(refs, (0, 1)))
+        return body if refs is None else Group(body, Padding(refs, (0, 1, 0, 2)))
     if kind in HOSTED_TYPES:
         return Padding(hosted_renderable(item), (0, 1))
     if kind == "reasoning":

@@ -19,6 +19,7 @@ from textual.widgets import Markdown, TextArea
 from rivulet.app.tui import RivuletApp
 from rivulet.widgets.code_wrap import _PARSER
 from rivulet.widgets.entries import AssistantEntry
+from rivulet.widgets import frozen
 from rivulet.widgets.frozen import FrozenMarkdown
 from rivulet.widgets.inspector import RawItemScreen
 from rivulet.widgets.live import LiveMessage
@@ -68,23 +69,17 @@ def live_then_committed(text: str) -> tuple[GatedServer, RivuletApp]:
     return server, make_app(server)
 
 
-def body_lines(lines: list[str], first: str, last: str) -> list[str]:
-    """The answer's lines, from the one with `first` to the one with `last`, without the
-    live pane's left edge (the committed entry has none). The live pane is a column
-    narrower: a rule is kept as one mark, a code row continued after "↪" as one line."""
+def body_lines(lines: list[str], first: str, last: str, mark: int) -> list[str]:
+    """The answer's lines, from the one with `first` to the one with `last`, the columns
+    up to `mark` blanked: the live pane's dashed mark is drawn there, in a column the
+    committed entry leaves blank. Every other cell must be where it was."""
     start = next(i for i, line in enumerate(lines) if first in line)
     end = next(i for i, line in enumerate(lines) if last in line)
-    out: list[str] = []
-    for line in (line.lstrip(" ╏").rstrip() for line in lines[start:end + 1]):
-        if line.startswith("↪ ") and out:
-            out[-1] += line[2:]
-        else:
-            out.append("─" if line and set(line) == {"─"} else line)
-    return out
+    return [" " * (mark + 1) + line[mark + 1:] for line in lines[start:end + 1]]
 
 
 @pytest.mark.parametrize("name", sorted(CORPUS))
-async def test_the_committed_answer_shows_what_streamed(name):
+async def test_the_committed_answer_shows_what_streamed_in_the_same_columns(name):
     text, first, last = CORPUS[name], "Opening words.", "Last words."
     server, app = live_then_committed(text)
     async with app.run_test(size=(80, 40)) as pilot:
@@ -92,13 +87,52 @@ async def test_the_committed_answer_shows_what_streamed(name):
         await server.reached.wait()
         await until(pilot, lambda: any(isinstance(p, LiveMessage) for p in app.live.values())
                     and any(last in line for line in screen_lines(app)), "the live answer drawn", rounds=3000)
-        live = body_lines(screen_lines(app), first, last)
+        live_screen = screen_lines(app)
+        mark = next(line for line in live_screen if first in line).index("╏")  # the live pane's dashed mark
+        live = body_lines(live_screen, first, last, mark)
         server.release()
         await until(pilot, lambda: app.query(AssistantEntry) and not app.live
                     and any(last in line for line in screen_lines(app)), "the committed answer", rounds=3000)
         await pilot.pause()
-        committed = body_lines(screen_lines(app), first, last)
-    assert committed == live
+        committed_screen = screen_lines(app)
+        committed = body_lines(committed_screen, first, last, mark)
+    assert not next(line for line in committed_screen if first in line)[:mark + 1].strip()
+    assert committed == live  # not re-wrapped: before, the live text sat a column to the right
+
+
+async def test_the_committed_answer_takes_the_lines_the_live_pane_rendered(monkeypatch):
+    rendered: list[str] = []
+    real = frozen.render_lines
+
+    def counted(renderable, width, theme):
+        rendered.append(type(renderable).__name__)
+        return real(renderable, width, theme)
+
+    # A first answer fills the screen, so the transcript's scrollbar is there from the
+    # second answer's first delta on, as in any session past its first screen.
+    second = LONG.replace("Part", "Section")
+    payloads = answer_payloads(second)
+    done = next(i for i, p in enumerate(payloads) if json.loads(p)["type"] == "response.output_text.done")
+    server = GatedServer(answer_payloads(LONG), payloads, gate_at={1: done})
+    app = make_app(server)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await pilot.press(*"go", "enter")
+        await until(pilot, lambda: app.query(AssistantEntry) and settled(app), "the first answer", rounds=3000)
+        await pilot.press(*"again", "enter")
+        await server.reached.wait()
+        await until(pilot, lambda: any(isinstance(p, LiveMessage) for p in app.live.values())
+                    and any("Last words." in line for line in screen_lines(app)), "the live answer drawn", rounds=3000)
+        monkeypatch.setattr(frozen, "render_lines", counted)
+        server.release()
+        await until(pilot, lambda: len(app.query(AssistantEntry)) == 2 and not app.live and settled(app),
+                    "the committed answer", rounds=3000)
+        transcript = app.chat.transcript
+        while not any("Section 0" in line for line in screen_lines(app)):  # all of it comes into view
+            transcript.scroll_to(y=max(0, transcript.scroll_y - 30), animate=False)
+            await pilot.pause()
+        assert app.query(AssistantEntry).last().query_one(FrozenMarkdown).text == second
+    # Only the segment still open when the item was done is rendered again (before: all of them).
+    assert len(split_segments(second)) == 2 and rendered.count("WrappingRichMarkdown") == 1, rendered
 
 
 class OneAnswer(App[None]):
