@@ -17,9 +17,9 @@ from textual.selection import SELECT_ALL
 from textual.widgets import Markdown, TextArea
 
 from rivulet.app.tui import RivuletApp
+from rivulet.widgets import frozen
 from rivulet.widgets.code_wrap import _PARSER
 from rivulet.widgets.entries import AssistantEntry
-from rivulet.widgets import frozen
 from rivulet.widgets.frozen import FrozenMarkdown
 from rivulet.widgets.inspector import RawItemScreen
 from rivulet.widgets.live import LiveMessage
