@@ -428,32 +428,28 @@ class Bench:
         self.log(f"soak: {turns} turns, and a fresh chat's first {k} beside the last {k}")
         deltas = lb.markdown_deltas(self.args.soak_deltas)
         peer, fresh_peer = self.rivulet("soak"), self.rivulet("soak-fresh")
-        p = lb.PtyProc(peer.argv(), peer.env(), str(peer.tmp / "ws"))
+        p = self.soak_chat(peer)
+        if p is None:
+            self.add("soak", "error", "no composer")
+            return
         fresh: lb.PtyProc | None = None
         rows: list[dict[str, float]] = []
         fresh_rows: list[dict[str, float]] = []
         try:
-            if p.wait_text(peer.ready, 30) is None:
-                self.add("soak", "error", "no composer")
-                return
-            self.quiet(p)
             spy = SoakSpy(self.args.soak_profile, p.pid, turns, self.args.soak_profile_native)
             for n in range(1, turns + 1):
                 if n == turns - k + 1:
                     # The machine's own speed drifts over minutes (a shared VM): a fresh chat
                     # taking its first turns between the long chat's last ones is the first
                     # tenth measured in the same minutes.
-                    fresh = lb.PtyProc(fresh_peer.argv(), fresh_peer.env(), str(fresh_peer.tmp / "ws"))
-                    if fresh.wait_text(fresh_peer.ready, 30) is None:
+                    fresh = self.soak_chat(fresh_peer)
+                    if fresh is None:
                         self.log("  soak: the fresh chat drew no composer")
-                        fresh.stop(fresh_peer.quit_keys)
-                        fresh = None
-                    else:
-                        self.quiet(fresh)
                 spy.before(n)
                 row = self.soak_turn(p, n, deltas)
                 if row is None:
                     break
+                row["pace"] = min(machine_pace() for _ in range(3))  # the machine, as the long chat's turn ends
                 rows.append(row)
                 spy.after(n)
                 if fresh is not None:
@@ -492,7 +488,16 @@ class Bench:
         seen = wait_seen(p, w, 30)
         time.sleep(0.25)  # what the end of a turn does after "Done" is the turn's too
         return {"cpu": lb.cpu_seconds(p.pid) - c0, "wall": time.monotonic() - t0, "rss": lb.memory_mb(p.pid)[1],
-                "done": None if seen is None else seen - w[0], "pace": min(machine_pace() for _ in range(3))}
+                "done": None if seen is None else seen - w[0]}
+
+    def soak_chat(self, peer: lb.Rivulet) -> lb.PtyProc | None:
+        """A chat started and done with its start-up work, or None (stopped) if it drew no composer."""
+        p = lb.PtyProc(peer.argv(), peer.env(), str(peer.tmp / "ws"))
+        if p.wait_text(peer.ready, 30) is None:
+            p.stop(peer.quit_keys)
+            return None
+        self.quiet(p)
+        return p
 
     def report_soak(self, rows: list[dict[str, float]], fresh_rows: list[dict[str, float]]) -> None:
         name = f"soak {len(rows)} turns"

@@ -45,6 +45,7 @@ from .messages import OpenRawItem
 
 KEEP_ENTRIES = 4  # history entries kept as widgets (a turn's worth); older ones are frozen
 FLOOD_ENTRIES = 8  # entries added between two layouts that make a flood (no margin drawn)
+ANSWER_PADDING = (0, 1, 0, 2)  # AssistantEntry's (themes/rivulet.tcss): where the live pane drew the text
 WINDOW_MAX_LINES = 4000  # lines a pinned window keeps; beyond, the far end is dropped
 
 Item = dict[str, Any]
@@ -73,10 +74,10 @@ def entry_renderable(item: Item, output: Item | None, theme: Theme) -> Renderabl
             return Text("⏹ turn interrupted — the model was told on the next turn", style=muted + Style(italic=True))
         # Full width on the surface colour, as the UserEntry widget draws it.
         return Padding(_bar(text, theme.primary), (0, 1, 0, 0), style=Style(bgcolor=theme.surface), expand=True)
-    if kind == "message":  # inset as AssistantEntry is (themes/rivulet.tcss)
-        body = Padding(markdown(sanitize(it.message_text(item) or ""), theme), (0, 1, 0, 2))
+    if kind == "message":
+        body = Padding(markdown(sanitize(it.message_text(item) or ""), theme), ANSWER_PADDING)
         refs = citations_text(item)
-        return body if refs is None else Group(body, Padding(refs, (0, 1, 0, 2)))
+        return body if refs is None else Group(body, Padding(refs, ANSWER_PADDING))
     if kind in HOSTED_TYPES:
         return Padding(hosted_renderable(item), (0, 1))
     if kind == "reasoning":

@@ -210,9 +210,10 @@ class History(msgspec.Struct, dict=True):
         done = self._settled(store)
         rest, settled, calls, answered = _normalize([e.item for e in entries[done.count:]], done.calls, done.answered)
         built = [*done.items, *(_as_input(item, store) for item in rest)]
-        if settled and len(entries) > done.count:
-            self._input = _Settled(self._changes, store, len(entries), entries[-1], built, calls, answered)
-        return list(built)
+        if not settled or len(entries) == done.count:
+            return built
+        self._input = _Settled(self._changes, store, len(entries), entries[-1], built, calls, answered)
+        return list(built)  # the caller's own: the kept one is reused by the next request
 
     def _settled(self, store: bool) -> _Settled:
         """The input already built for a first part of history, if history has only grown
@@ -260,7 +261,7 @@ def _normalize(items: list[it.Item], calls_before: set[str], answered_before: se
     output dropped for want of its call: then nothing appended later can change
     them), and the call ids and answered ids so far."""
     # Hosted calls count as calls here: their server-sent outputs are not orphans.
-    calls = calls_before | {it.call_id(i) for i in items if i.get("type") in it.CALL_OUTPUT_TYPES and it.call_id(i)}
+    calls = calls_before | {cid for i in items if i.get("type") in it.CALL_OUTPUT_TYPES and (cid := it.call_id(i))}
     answered = set(answered_before)
     settled = True
     out: list[it.Item] = []
@@ -274,7 +275,7 @@ def _normalize(items: list[it.Item], calls_before: set[str], answered_before: se
             if cid in answered:
                 log.debug("dropping duplicate output for call %s", cid)
                 continue
-            answered.add(cid)  # type: ignore[arg-type]
+            answered.add(cid)
         elif it.is_call(item) and not it.call_id(item):
             log.debug("dropping a %s with no call_id", item.get("type"))
             continue
@@ -287,7 +288,7 @@ def _normalize(items: list[it.Item], calls_before: set[str], answered_before: se
         while pos < len(out) and (it.is_call(out[pos]) or it.is_output(out[pos])):
             pos += 1
         out.insert(pos, it.aborted_output(call))
-    return out, settled, calls, answered  # type: ignore[return-value]
+    return out, settled, calls, answered
 
 
 def _as_input(item: it.Item, store: bool) -> it.Item:
