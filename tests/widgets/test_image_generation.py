@@ -18,6 +18,7 @@ from helpers.tui import GatedServer, until
 from test_mcp_views import screen_output
 
 from rivulet.app.tui import RivuletApp
+from rivulet.core.store.images import file_stem
 from rivulet.core.store.lazy_session import LazySessionWriter
 from rivulet.core.turn.bus import ItemProgressed
 from rivulet.widgets.entries import AssistantEntry, HostedEntry
@@ -88,8 +89,8 @@ async def test_partial_images_are_drawn_live_and_saved_then_the_final_one(tmp_pa
         assert "0;0;255" in raw  # the final image, blue
         folder = app.session_writer.path.with_name(app.session_writer.path.stem + ".images")
     saved = sorted(p.name for p in folder.iterdir())
-    assert saved == [f"{IID}-final.png", f"{IID}-partial0.png", f"{IID}-partial1.png"]
-    assert (folder / f"{IID}-final.png").read_bytes() == base64.b64decode(BLUE)
+    assert saved == [f"{file_stem(IID, n)}.png" for n in ("final", "partial0", "partial1")]
+    assert (folder / f"{file_stem(IID, 'final')}.png").read_bytes() == base64.b64decode(BLUE)
 
 
 def test_exec_json_gives_a_partial_image_as_its_size_not_its_base64():
