@@ -95,10 +95,14 @@ class ApprovalScreen(ModalScreen[Decision]):
                 yield Static(body, id={"shell": "approval-command", "mcp": "approval-arguments"}.get(r.kind,
                                                                                                    "approval-patch"))
             with Horizontal(id="approval-buttons"):
-                # Short labels: all four fit whole at 80 columns.
+                # Short labels: all five fit whole at 80 columns.
                 yield Button("Yes (y)", id="yes", variant="success", compact=True)
                 yield Button("Always (a)", id="always", variant="primary", compact=True,
-                             tooltip="Yes, for this session")
+                             tooltip="Yes, for this session" + (": this tool with these exact arguments"
+                                                                if r.kind == "mcp" else ""))
+                if r.kind == "mcp" and r.remembered:  # the MCP-only choice (a destructive tool asks every time)
+                    yield Button("Always, any args", id="always-tool", variant="primary", compact=True,
+                                 tooltip="Yes, and this tool with any arguments for the rest of the session")
                 yield Button("No (n)", id="no", variant="warning", compact=True, tooltip="No, and continue the turn")
                 yield Button("Stop (s)", id="stop", variant="error", compact=True, tooltip="No, and stop the turn")
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from rivulet.core import items as it
 from rivulet.core.sanitize import reveal, sanitize
-from rivulet.core.tools.approval import ApprovalRequest, Decision
+from rivulet.core.tools.approval import ApprovalRequest, Decision, canonical_json
 
 if TYPE_CHECKING:  # the client is imported with the first server (exec without one never needs it)
     from rivulet.core.tools.mcp_client import McpManager, McpServer, McpTool
@@ -61,7 +61,7 @@ class McpRouter:
         request = ApprovalRequest("mcp", it.call_id(call) or "", f"{server.name} · {tool.display}", detail=shown,
                                   reason=("hidden characters in the arguments: " + ", ".join(hidden)) if hidden
                                   else None, server=server.name, tool=tool.display, read_only=tool.read_only,
-                                  destructive=tool.destructive, tool_id=tool.tool)
+                                  destructive=tool.destructive, tool_id=tool.tool, arguments=canonical_json(args))
         declined = f"The user declined the call of {tool.display} on MCP server {server.name}; it did not run."
         if await decide(call, request, declined) is Decision.NO:
             return self._out(call, declined + " Do not call it again unchanged: ask the user what they want.")

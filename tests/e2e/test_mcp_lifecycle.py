@@ -104,14 +104,20 @@ async def test_approvals_follow_the_policy_and_the_annotations(tmp_path):
         # readOnlyHint under auto: runs without asking.
         assert (await tools.run(call("local__echo", {"text": "hi"})))["output"] == "echo: hi"
         assert asked.requests == []
-        # No hint: asks; "always" then allows that tool for the session.
+        # No hint: asks; "always" then allows that call, with those arguments, for the session.
         assert (await tools.run(call("local__add", {"a": 1, "b": 2})))["output"] == '{\n  "sum": 3\n}'
-        assert (await tools.run(call("local__add", {"a": 1, "b": 3})))["output"] == '{\n  "sum": 4\n}'
+        assert (await tools.run(call("local__add", {"b": 2, "a": 1})))["output"] == '{\n  "sum": 3\n}'
         assert [r.tool for r in asked.requests] == ["add"]
+        # Other arguments ask again; "always for this tool" allows it with any.
+        asked.answer = Decision.ALWAYS_TOOL
+        assert (await tools.run(call("local__add", {"a": 1, "b": 3})))["output"] == '{\n  "sum": 4\n}'
+        assert (await tools.run(call("local__add", {"a": 5, "b": 3})))["output"] == '{\n  "sum": 8\n}'
+        assert [r.tool for r in asked.requests] == ["add", "add"]
+        asked.answer = Decision.ALWAYS
         # destructiveHint: asks every time, even after "always".
         for target in ("a", "b"):
             assert (await tools.run(call("local__wipe", {"target": target})))["output"] == f"wiped {target}"
-        assert [r.tool for r in asked.requests] == ["add", "wipe", "wipe"]
+        assert [r.tool for r in asked.requests] == ["add", "add", "wipe", "wipe"]
         assert asked.requests[-1].destructive and asked.requests[-1].detail == '{\n  "target": "b"\n}'
         # Declined: it does not run, and the model is told.
         asked.answer = Decision.NO

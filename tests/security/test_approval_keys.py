@@ -110,4 +110,89 @@ async def test_mcp_router_passes_the_exact_tool_name(tmp_path, monkeypatch):
         return Decision.NO
 
     await router.run(fn_call("fc_1", "call_1", "srv__t", {}), decide)
-    assert seen[0].always_key() == ("mcp", "srv", long_name)
+    assert seen[0].tool_key() == ("mcp", "srv", long_name) and seen[0].always_key() == ("mcp", "srv", long_name, "{}")
+
+
+# Issue 35, item 6: "yes for this session" on one MCP call let the same tool run later with
+# any arguments (`rm -rf`-like ones too) and no question.
+
+def _router_with(tool: McpTool, monkeypatch):
+    from rivulet.core.tools.mcp_client import McpManager
+    from rivulet.core.tools.mcp_router import McpRouter
+
+    router = McpRouter(McpManager([]))
+    monkeypatch.setattr(router.manager, "find", lambda name: (type("S", (), {"name": "srv", "state": "stopped",
+                                                                             "session": None, "error": None})(), tool))
+    return router
+
+
+async def _through_router(router, policy: ApprovalPolicy, n: int, arguments: str) -> Decision:
+    """One call as the model sends it, through the router and the policy (the server is
+    stopped: what matters is whether the user was asked)."""
+    decisions: list[Decision] = []
+
+    async def decide(call, request, declined):
+        decisions.append(await policy.decide(request))
+        return decisions[-1]
+
+    await router.run({"type": "function_call", "call_id": f"call_{n}", "name": "srv__fs", "arguments": arguments},
+                     decide)
+    return decisions[0]
+
+
+async def test_mcp_always_is_keyed_on_the_tool_and_its_exact_arguments(monkeypatch):
+    router = _router_with(McpTool("srv__fs", "srv", "fs", {}), monkeypatch)
+    approver = Scripted(Decision.ALWAYS, Decision.NO, Decision.NO)
+    policy = ApprovalPolicy("ask", approver)
+    assert await _through_router(router, policy, 1, '{"path": "build", "recursive": true}') is Decision.ALWAYS
+    # The same arguments, in another order and spacing: the same call, not asked again.
+    assert await _through_router(router, policy, 2, '{"recursive":true,"path":"build"}') is Decision.YES
+    assert len(approver.asked) == 1
+    # Other arguments: asked again, and refused.
+    assert await _through_router(router, policy, 3, '{"path": "/", "recursive": true}') is Decision.NO
+    assert await _through_router(router, policy, 4, '{"path": "build", "recursive": true, "force": 1}') is Decision.NO
+    assert len(approver.asked) == 3, "always for one call's arguments allowed other arguments"
+
+
+async def test_always_for_the_tool_is_a_separate_choice_that_allows_any_arguments(monkeypatch):
+    router = _router_with(McpTool("srv__fs", "srv", "fs", {}), monkeypatch)
+    approver = Scripted(Decision.ALWAYS_TOOL)
+    policy = ApprovalPolicy("ask", approver)
+    assert await _through_router(router, policy, 1, '{"path": "build"}') is Decision.ALWAYS
+    assert await _through_router(router, policy, 2, '{"path": "/"}') is Decision.YES
+    assert len(approver.asked) == 1
+
+
+async def test_always_for_the_tool_answers_a_destructive_tool_only_once():
+    tool = McpTool("srv__wipe", "srv", "wipe", {}, destructive=True)
+    approver = Scripted(Decision.ALWAYS_TOOL, Decision.NO)
+    policy = ApprovalPolicy("ask", approver)
+    assert await policy.decide(_mcp_request(tool, 1)) is Decision.YES
+    assert await policy.decide(_mcp_request(tool, 2)) is Decision.NO
+    assert len(approver.asked) == 2
+
+
+async def test_always_for_the_tool_on_a_command_is_only_that_command(tmp_path):
+    """A front end that answers a shell question with the MCP-only choice allows no more
+    than "always" does: that exact command."""
+    approver = Scripted(Decision.ALWAYS_TOOL, Decision.NO)
+    policy = ApprovalPolicy("ask", approver)
+    boxed = {"workdir": ".", "timeout": 10.0, "sandboxed": True}
+    assert await policy.decide(ApprovalRequest("shell", "c1", "ls", **boxed)) is Decision.ALWAYS
+    assert await policy.decide(ApprovalRequest("shell", "c2", "ls", **boxed)) is Decision.YES
+    assert await policy.decide(ApprovalRequest("shell", "c3", "rm -rf .", **boxed)) is Decision.NO
+
+
+async def test_a_remote_mcp_always_is_keyed_on_its_exact_arguments():
+    from rivulet.core.tools import hosted_approvals
+
+    def item(n: int, arguments: str) -> dict:
+        return {"type": "mcp_approval_request", "id": f"mcpr_{n}", "server_label": "fs", "name": "run",
+                "arguments": arguments}
+
+    approver = Scripted(Decision.ALWAYS, Decision.NO)
+    policy = ApprovalPolicy("ask", approver)
+    assert await hosted_approvals.decide(policy, item(1, '{"cmd": "ls"}')) == "yes"
+    assert await hosted_approvals.decide(policy, item(2, '{"cmd": "ls"}')) == "yes"
+    assert await hosted_approvals.decide(policy, item(3, '{"cmd": "rm -rf ~"}')) == "no"
+    assert len(approver.asked) == 2

@@ -183,3 +183,26 @@ def test_a_configured_servers_call_shows_as_server_and_tool_before_the_server_is
     assert call_title({"type": "function_call", "name": "docs__search_pages"}) == "docs · search_pages"
     assert call_title({"type": "function_call", "name": "docs__"}) == "docs__"
     assert call_title({"type": "function_call", "name": "other__search"}) == "other__search"
+
+
+async def test_always_for_the_tool_with_any_arguments_is_its_own_labelled_choice():
+    """Issue 35, item 6: "always" is this call's exact arguments; allowing the tool with any
+    arguments is a separate button that says so (and not offered for a destructive tool)."""
+    request = await _request_from_the_core({"path": "build"})
+    app = Host(ApprovalScreen(request))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        buttons = {b.id: b for b in app.screen.query(Button)}
+        assert set(buttons) == {"yes", "always", "always-tool", "no", "stop"}
+        assert "any arg" in str(buttons["always-tool"].label) and "any arguments" in str(buttons["always-tool"].tooltip)
+        assert "exact arguments" in str(buttons["always"].tooltip)
+        assert all(app.screen.region.contains_region(b.region) and b.region.area > 0 for b in buttons.values())
+        await pilot.click("#always-tool")
+        await pilot.pause()
+    assert app.answers == [Decision.ALWAYS_TOOL]
+    for destructive in (await _request_from_the_core({"path": "x"}, destructive=True),
+                        ApprovalRequest("shell", "c", "ls", sandboxed=True)):
+        app = Host(ApprovalScreen(destructive))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert not app.screen.query("#always-tool")
