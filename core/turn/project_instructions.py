@@ -10,19 +10,28 @@ A budget caps what is sent (Codex's `project_doc_max_bytes`, 32 KiB by default):
 file is cut to what is left of it, and files after the budget is spent are listed as
 skipped. Nothing here raises: an unreadable file is skipped with a warning.
 
-The repository is as hostile as the model (a sandboxed command can plant a link): a file
-is read only when it is a regular file inside the project (the root, or the workspace
-without one). `AGENTS.md -> ~/.ssh/id_rsa`, a link to `/proc/self/environ`, a device or
-a FIFO is refused, named in `refused` (one line each, shown as a notice and in /status).
+The workspace is as hostile as the model (a sandboxed command can plant a link), and
+it may lie inside a larger repository (a monorepo's `app/`, a home directory kept as a
+dotfiles repository) whose other files the sandbox cannot even see. So a file is read
+only when it is a regular file, and: in the workspace, its name may be a link only to
+somewhere inside the workspace (`AGENTS.md -> ../.env` is refused); above it, an
+enclosing repository's file is read at its own path, never through a link. The open
+walks the names from the workspace's descriptor with O_NOFOLLOW, and fstat judges what
+was opened: a directory swapped for a link after the check fails the open. A link out,
+`/proc/self/environ`, a device or a FIFO is refused, named in `refused` (one sanitised
+line each, shown as a notice and in /status).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
 
 import msgspec
+
+from rivulet.core.sanitize import one_row
 
 DEFAULT_MAX_BYTES = 32 * 1024
 FILENAMES = ("AGENTS.override.md", "AGENTS.md")  # the first one a directory has is used
@@ -84,25 +93,67 @@ def _cut(data: bytes, limit: int) -> bytes:
     return cut.decode("utf-8", "ignore").encode("utf-8")
 
 
-def _open_inside(path: Path, inside: Path) -> tuple[int, int] | str:
-    """(an open descriptor, the size) of `path` when it is a regular file whose real
-    path is inside `inside`; else why it is refused. Raises OSError."""
-    real = path.resolve()
-    if not real.is_relative_to(inside):
-        return "it is a link to outside the repository"
-    # O_NOFOLLOW: the last component cannot become a link after the check; O_NONBLOCK:
-    # a FIFO does not hang the open; fstat judges what was opened, not the name.
-    fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
-    try:  # what was opened (a directory on the way swapped for a link after `resolve`)
-        opened = Path(os.readlink(f"/proc/self/fd/{fd}"))
-    except OSError:  # no /proc here
-        opened = real
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC  # O_NONBLOCK: a FIFO
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+OUT_OF_WORKSPACE = "it is a link to outside the workspace"
+LINK_ABOVE = "it is a link, and a file above the workspace is read only at its own path"
+NOT_REGULAR = "it is not a regular file"
+
+
+def _target_in_workspace(workspace: Path, name: str) -> tuple[str, ...] | None:
+    """The parts, relative to `workspace` (a real path), of where the link `name` in it
+    leads, or None when that is outside the workspace (or the workspace itself)."""
+    real = Path(os.path.realpath(workspace / name))
+    if real == workspace or not real.is_relative_to(workspace):
+        return None
+    return real.relative_to(workspace).parts
+
+
+def _regular(fd: int) -> tuple[int, int] | str:
+    """(the descriptor, the size) when it is a regular file, else why not (closed then)."""
     info = os.fstat(fd)
-    if not opened.is_relative_to(inside) or not stat.S_ISREG(info.st_mode):
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        return "it is not a regular file" if opened.is_relative_to(inside) else "it is a link to outside the repository"
+        return NOT_REGULAR
     os.set_blocking(fd, True)
     return fd, info.st_size
+
+
+def _open_in_workspace(workspace: Path, name: str) -> tuple[int, int] | str:
+    """`name` in the workspace, opened: itself, or where its link leads when that is inside
+    the workspace, each part opened from the workspace's descriptor with O_NOFOLLOW (a
+    part that became a link since fails). Else why it is refused. Raises OSError."""
+    parts: tuple[str, ...] | None = (name,)
+    if os.path.islink(workspace / name):
+        parts = _target_in_workspace(workspace, name)
+    if parts is None:
+        return OUT_OF_WORKSPACE
+    fd = os.open(workspace, _DIR_FLAGS)
+    try:
+        for part in parts[:-1]:
+            nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+        opened = os.open(parts[-1], _FILE_FLAGS, dir_fd=fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):  # a part is a link now
+            return OUT_OF_WORKSPACE
+        raise
+    finally:
+        os.close(fd)
+    return _regular(opened)
+
+
+def _open_own(path: Path) -> tuple[int, int] | str:
+    """An enclosing repository's file at its own path (its directories are real paths,
+    outside the sandbox's reach), never through a link. Raises OSError."""
+    try:
+        fd = os.open(path, _FILE_FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return LINK_ABOVE
+        raise
+    return _regular(fd)
 
 
 def load(workspace: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, per_file_max_bytes: int | None = None,
@@ -114,15 +165,15 @@ def load(workspace: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, per_file_max_by
     budget = max(0, max_bytes)
     per_file = budget if per_file_max_bytes is None else max(0, per_file_max_bytes)
     parts: list[str] = []
-    inside = root if root is not None else workspace.resolve()
+    ws = dirs[-1]  # resolved
     for directory in dirs if budget else []:
         path = next((directory / n for n in FILENAMES if os.path.lexists(directory / n)), None)
-        if path is None or path.is_dir():
+        if path is None or (path.is_dir() and not path.is_symlink()):
             continue
         try:
-            opened = _open_inside(path, inside)
+            opened = _open_in_workspace(ws, path.name) if directory == ws else _open_own(path)
             if isinstance(opened, str):
-                result.refused.append(f"{path} not read: {opened}")
+                result.refused.append(one_row(f"{path} not read: {opened}"))
                 result.warnings.append(result.refused[-1])
                 continue
             fd, size = opened

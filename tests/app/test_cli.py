@@ -92,7 +92,7 @@ def test_exec_names_a_refused_agents_md_on_stderr(tmp_path):
     proc = rivulet("exec", "--demo", "hi", env={"RIVULET_SESSIONS_DIR": str(tmp_path / "s")}, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == (f"rivulet: warning: AGENTS.md: {tmp_path / 'AGENTS.md'} not read: it is a link to "
-                           "outside the repository\n")
+                           "outside the workspace\n")
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

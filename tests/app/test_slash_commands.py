@@ -320,7 +320,7 @@ async def test_status_names_a_refused_agents_md_in_one_line(tmp_path):
         await until(pilot, lambda: notes(app), "the status note")
         text = notes(app)[-1]
         assert f"AGENTS.md      {repo / 'AGENTS.md'} · 9 bytes" in text
-        assert f"refused: {repo / 'sub' / 'AGENTS.md'} not read: it is a link to outside the repository" in text
+        assert f"refused: {repo / 'sub' / 'AGENTS.md'} not read: it is a link to outside the workspace" in text
 
 
 async def test_help_lists_every_command_with_its_description():
