@@ -194,8 +194,8 @@ def _export_options(exp: argparse.ArgumentParser) -> None:
 
 
 def _undo_options(ud: argparse.ArgumentParser) -> None:
-    ud.add_argument("--session", metavar="ID", help="whose turns (default: the session of the newest checkpoint "
-                    "in this workspace)")
+    ud.add_argument("--session", metavar="ID", help="whose turns (default: the latest session in this "
+                    "workspace with a turn to undo, or to redo)")
     ud.add_argument("--turns", type=int, default=1, metavar="N", help="how many turns to walk back (default 1)")
     ud.add_argument("--redo", action="store_true", help="apply again what an undo put back")
     ud.add_argument("-y", "--yes", action="store_true", help="do it without asking (scripts)")

@@ -18,27 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from rivulet.core.checkpoints.actions import carry_out, describe, outcome, propose
-from rivulet.core.checkpoints.restore import diff_text
+from rivulet.core.checkpoints.restore import choose_session, diff_text
 from rivulet.core.checkpoints.store import CheckpointStore
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
-
-
-def _session(store: CheckpointStore, ref: str | None) -> str | None:
-    """The session whose turns are undone: `ref` (an id or a unique prefix) or, without it,
-    the session of the newest checkpoint in this workspace."""
-    ids = []
-    for cp in store.checkpoints()[::-1]:
-        if cp.session not in ids:
-            ids.append(cp.session)
-    if ref is None:
-        return ids[0] if ids else None
-    matches = [s for s in ids if s == ref] or [s for s in ids if s.startswith(ref)]
-    if len(matches) > 1:
-        raise RivuletError(f"session {ref!r} is ambiguous here: " + ", ".join(matches[:5]))
-    if not matches:
-        raise RivuletError(f"no checkpoint of a session {ref!r} in this workspace")
-    return matches[0]
 
 
 def _record(session: str) -> Callable[[dict[str, Any]], None] | None:
@@ -71,7 +54,7 @@ def run_undo(args: argparse.Namespace) -> int:
     store = CheckpointStore(workspace)
     direction = "redo" if args.redo else "undo"
     try:
-        session = _session(store, args.session)
+        session = choose_session(store, args.session, direction)
         p = propose(store, session, direction, max(1, args.turns)) if session else None
     except RivuletError as exc:
         print(sanitize(f"rivulet: {exc.message}"), file=sys.stderr)
@@ -79,6 +62,10 @@ def run_undo(args: argparse.Namespace) -> int:
     if p is None:
         print(f"rivulet: nothing to {direction} in {sanitize(str(store.workspace))}", file=sys.stderr)
         return 1
+    assert session is not None  # a plan is only made for a session
+    chosen = "" if args.session else \
+        f" (the latest in this workspace with a turn to {direction}; --session picks another)"
+    print(sanitize(f"Session {session}{chosen}"))
     for line in describe(p):
         print(line)
     diff = diff_text(store, p)

@@ -43,9 +43,10 @@ def propose(store: CheckpointStore, session: str | None, direction: str, turns: 
 
 
 def describe(p: Plan) -> list[str]:
-    """The plan in plain lines (untrusted names sanitised): what changes, what is left
-    alone and why, and every command whose effects outside the workspace stay."""
-    from rivulet.core.checkpoints.restore import NOT_UNDONE
+    """The plan in plain lines (untrusted names and commands on one row each, escaped):
+    what changes, what is left alone and why, and every command whose effects outside
+    the workspace stay."""
+    from rivulet.core.checkpoints.restore import NOT_UNDONE, shown
 
     verb = "Undo" if p.direction == "undo" else "Redo"
     turns = ", ".join(str(t) for t in p.turns)
@@ -55,10 +56,10 @@ def describe(p: Plan) -> list[str]:
              f"{verb} turn{'s' if len(p.turns) > 1 else ''} {turns}: no file in the workspace to put back"]
     if p.conflicts:
         lines.append("Changed since (left alone unless you choose to overwrite): "
-                     + ", ".join(sanitize(f"{k} ({v})") for k, v in p.conflicts.items()))
-    lines += [sanitize(f"Cannot be put back: {lost}") for lost in p.lost]
+                     + ", ".join(f"{shown(k)} ({v})" for k, v in p.conflicts.items()))
+    lines += [f"Cannot be put back: {shown(lost)}" for lost in p.lost]
     for command in p.commands:
-        lines.append(sanitize(f"Ran `{command}`: {NOT_UNDONE}."))
+        lines.append(f"Ran `{shown(command)}`: {NOT_UNDONE}.")
     return lines
 
 
@@ -77,11 +78,13 @@ def carry_out(store: CheckpointStore, p: Plan, overwrite: bool = False,
 
 def outcome(p: Plan, result: Result) -> str:
     """One line for a toast or stdout."""
+    from rivulet.core.checkpoints.restore import shown
+
     verb = "Undid" if p.direction == "undo" else "Redid"
     what = f"{verb} turn{'s' if len(p.turns) > 1 else ''} {', '.join(str(t) for t in p.turns)}: " \
            f"{len(result.changed)} path{'s' if len(result.changed) != 1 else ''} put back"
     if result.left:
-        what += f"; left as they are: {', '.join(result.left)}"
+        what += f"; left as they are: {', '.join(shown(left) for left in result.left)}"
     return sanitize(what)
 
 

@@ -30,9 +30,12 @@ from typing import Any
 from rivulet.core.checkpoints.store import Checkpoint, CheckpointStore, write_json
 from rivulet.core.checkpoints.walk import PathEntry, lstat_entry
 from rivulet.core.errors import RivuletError
+from rivulet.core.sanitize import one_row
 from rivulet.core.tools.turn_diff import file_diff
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# Line and paragraph separators: str.splitlines() (the dialog's diff colouring) cuts a row there.
+_SEPARATORS = str.maketrans({0x2028: "\\u2028", 0x2029: "\\u2029"})
 NOT_UNDONE = ("what it changed outside the workspace (or in .git, or in files .gitignore leaves out) and anything "
               "it sent over the network cannot be undone")
 
@@ -68,7 +71,35 @@ class Result:
     left: list[str]  # "path: why it was left as it is"
 
 
+def shown(name: str) -> str:
+    """A path (or a line naming one) for one row of the plan: sanitised, and a newline, tab
+    or line separator shown as a code, so a file name never makes a row (a diff line) of its own."""
+    return one_row(name).translate(_SEPARATORS)
+
+
 # ---- which checkpoints ---------------------------------------------------------------------
+
+
+def choose_session(store: CheckpointStore, ref: str | None, direction: str) -> str | None:
+    """The session whose turns `rivulet undo` walks: `ref` (an id or a unique prefix), or
+    without it the latest session of the workspace with a turn to undo (its newest applied
+    checkpoint is the newest), or to redo (the oldest undone one: redo walks forward).
+    None: nothing to undo or redo here. The newest checkpoint's session is not enough: its
+    turns may all be undone while an older session's are not."""
+    cps = store.checkpoints()
+    if ref is None:
+        if direction == "undo":
+            wanted = [cp for cp in cps[::-1] if cp.status == "applied"]
+            return next((cp.session for cp in wanted if cp.changes), wanted[0].session if wanted else None)
+        return next((cp.session for cp in cps if cp.status == "undone"), None)
+    ids = list(dict.fromkeys(cp.session for cp in cps[::-1]))
+    matches = [s for s in ids if s == ref] or [s for s in ids if s.startswith(ref)]
+    if len(matches) > 1:
+        raise RivuletError(f"session {ref!r} is ambiguous here: " + ", ".join(matches[:5]))
+    if not matches:
+        raise RivuletError(f"no checkpoint of a session {ref!r} in this workspace")
+    return matches[0]
+
 
 
 def undoable(store: CheckpointStore, session: str | None, turns: int = 1) -> list[Checkpoint]:
@@ -176,17 +207,18 @@ def diff_text(store: CheckpointStore, p: Plan) -> str:
     out: list[str] = []
     for op in p.ops:
         a, b = _text(store, op.expect), _text(store, op.target)
+        name = shown(op.path)  # a name is one row: never a diff line of its own
         kind = (op.target or op.expect or PathEntry("file", 0)).kind
         if kind == "dir" or (op.expect and op.expect.kind == "dir") or (op.target and op.target.kind == "dir"):
             what = "removed" if op.target is None else "created" if op.expect is None else "changed"
-            out.append(f"directory {op.path}/ {what}\n")
+            out.append(f"directory {name}/ {what}\n")
             continue
         if op.expect and op.target and op.expect.mode != op.target.mode:
-            out.append(f"mode {op.expect.mode:o} -> {op.target.mode:o} {op.path}\n")
+            out.append(f"mode {op.expect.mode:o} -> {op.target.mode:o} {name}\n")
         if isinstance(a, bytes) or isinstance(b, bytes):
-            out.append(f"Binary file {op.path} differs\n")
+            out.append(f"Binary file {name} differs\n")
         elif a != b:
-            out.append(file_diff(op.path, a, b))
+            out.append(file_diff(name, a, b))
     return "".join(out)
 
 
@@ -207,9 +239,10 @@ def apply(store: CheckpointStore, p: Plan, *, overwrite: bool = False,
             try:
                 kept = store.objects.put_file(os.path.join(store.workspace, op.path), 1 << 62)
             except OSError as exc:
-                raise RestoreError(f"{op.path} cannot be read ({exc.strerror or exc}): nothing was restored") from None
+                raise RestoreError(f"{shown(op.path)} cannot be read ({exc.strerror or exc}): "
+                                   "nothing was restored") from None
             if kept is None:
-                raise RestoreError(f"{op.path} changed while it was read: nothing was restored")
+                raise RestoreError(f"{shown(op.path)} changed while it was read: nothing was restored")
             now = now.with_digest(kept[0])
         prior.append((op.path, now))
     store.objects.sync({e.digest for _, e in prior if e is not None and e.digest})  # what a rollback reads
@@ -224,7 +257,7 @@ def apply(store: CheckpointStore, p: Plan, *, overwrite: bool = False,
     except OSError as exc:
         recover(store)  # back to before, from the journal
         raise RestoreError(f"the restore failed ({exc.strerror or exc}"
-                           f"{': ' + exc.filename if isinstance(exc.filename, str) else ''}); "
+                           f"{': ' + shown(exc.filename) if isinstance(exc.filename, str) else ''}); "
                            "every file is as it was before it") from None
     journal["phase"] = "done"
     write_json(store.journal, journal)

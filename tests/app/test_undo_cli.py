@@ -108,3 +108,36 @@ def test_exec_takes_a_checkpoint_that_rivulet_undo_puts_back(tmp_path):
     assert (ws / "notes.md").read_text() == "old\n" and not (ws / "made.txt").exists()
     records = [json.loads(line) for line in (tmp_path / "sessions" / f"{session}.jsonl").read_text().splitlines()]
     assert records[-1]["type"] == "restore" and sorted(records[-1]["files"]) == ["made.txt", "notes.md"]
+
+
+def test_without_session_it_takes_the_latest_session_with_a_turn_to_undo_and_says_which(tmp_path):
+    """Issue 35: the newest checkpoint's session had nothing left to undo (its turn was
+    undone), and `rivulet undo` said "nothing to undo" although an older session's was not."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("0\n")
+    turn(ws, tmp_path / "data", lambda w: (w / "a.txt").write_text("1\n"), session="OLD-session")
+    turn(ws, tmp_path / "data", lambda w: (w / "b.txt").write_text("b\n"), session="NEW-session")
+    first = _undo(ws, tmp_path, "--yes")
+    assert first.returncode == 0 and not (ws / "b.txt").exists()
+    done = _undo(ws, tmp_path, "--yes")
+    assert done.returncode == 0, done.stderr  # was 1: "nothing to undo"
+    assert (ws / "a.txt").read_text() == "0\n"
+    assert first.stdout.startswith("Session NEW-session (the latest in this workspace with a turn to undo")
+    assert done.stdout.startswith("Session OLD-session (the latest in this workspace with a turn to undo")
+    done = _undo(ws, tmp_path, "--redo", "--dry-run")
+    assert done.returncode == 0 and done.stdout.startswith("Session OLD-session (the latest in this workspace "
+                                                           "with a turn to redo")
+
+
+def test_a_file_name_with_a_newline_is_one_escaped_row_of_the_plan(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    evil = "notes\n+++ b\u2215etc\u2215passwd\n+root::0:0:all"
+    turn(ws, tmp_path / "data", lambda w: (w / evil).write_text("x\n"), command="touch 'notes\n-all is well'")
+    done = _undo(ws, tmp_path, "--dry-run")
+    assert done.returncode == 0, done.stderr
+    rows = done.stdout.splitlines()
+    assert not any(row.startswith(("+root", "+++ b\u2215etc", "-all is well")) for row in rows), rows
+    assert "--- a/notes␊+++ b\u2215etc\u2215passwd␊+root::0:0:all" in rows  # undo deletes it
+    assert "Ran `touch 'notes␊-all is well'`" in done.stdout

@@ -34,9 +34,9 @@ def state(ws: Path) -> dict[str, tuple]:
 
 
 def turn(ws: Path, data: Path, change: Callable[[Path], None], limits: CheckpointLimits | None = None,
-         number: int = 1, command: str | None = "the turn's command") -> TurnCheckpoints:
-    """One checkpointed turn whose tool does `change(ws)`."""
-    cps = TurnCheckpoints(ws, SESSION, limits=limits, root=data)
+         number: int = 1, command: str | None = "the turn's command", session: str = SESSION) -> TurnCheckpoints:
+    """One checkpointed turn (of `session`) whose tool does `change(ws)`."""
+    cps = TurnCheckpoints(ws, session, limits=limits, root=data)
     asyncio.run(cps.before_tool(command))
     change(ws)
     cps.end_turn(number)
