@@ -29,14 +29,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from rivulet.core.config import Settings
 from rivulet.core.protocol.context_window import ModelWindows
 from rivulet.core.turn.attachments import Attachment
 from rivulet.core.turn.bus import BusEvent, EventBus, ItemStarted, Notice
 from rivulet.core.turn.compaction import auto_compact, compact
-from rivulet.core.turn.conversation import Conversation, SessionRecorder, Transport, TurnResult
+from rivulet.core.turn.conversation import Conversation, Transport, TurnResult
+from rivulet.core.turn.recorder import SessionFile
 from rivulet.core.turn.tool_api import ToolRouter
 
 if TYPE_CHECKING:
@@ -47,12 +48,6 @@ if TYPE_CHECKING:
     from rivulet.core.tools.mcp_wiring import McpWiring, Notify
     from rivulet.core.tools.router import ToolSettings
     from rivulet.core.turn.history import Compaction
-
-
-class SessionFile(SessionRecorder, Protocol):
-    """The session writer as the engine holds it: a recorder it closes when it lets go."""
-
-    def close(self) -> None: ...
 
 
 class Notices:
@@ -133,9 +128,9 @@ class Engine:
     def _checkpoints(self, tools: Any) -> None:
         """A checkpoint of the workspace per turn that runs a tool (core/checkpoints): /undo,
         /redo, rewinds with files, `rivulet undo`. Keyed by the session held at the time."""
-        from rivulet.core.checkpoints.actions import for_run, session_id
+        from rivulet.core.checkpoints.actions import for_run
 
-        tools.checkpoints = for_run(self.settings, tools.workspace, lambda: session_id(self.writer),
+        tools.checkpoints = for_run(self.settings, tools.workspace, self._session_id,
                                     lambda text: self.bus.publish(Notice(text)))
 
     def _conversation(self, session: Session | None, writer: SessionFile | None) -> Conversation:
@@ -172,8 +167,7 @@ class Engine:
         unsubscribe = self.bus.subscribe(on_call, ItemStarted, when=a_call)
 
     def _session_id(self) -> str | None:
-        path = getattr(self.writer, "path", None)
-        return path.stem if path is not None else None
+        return self.writer.session_id if self.writer is not None else None
 
     # ---- the run's life ----------------------------------------------------------------
 

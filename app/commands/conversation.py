@@ -27,7 +27,7 @@ from rivulet.widgets.choice import Choice, ChoiceScreen
 
 if TYPE_CHECKING:
     from rivulet.app.commands.context import CommandContext
-    from rivulet.core.engine import SessionFile
+    from rivulet.core.turn.recorder import SessionFile
 
 
 def busy(app: CommandContext) -> bool:

@@ -95,8 +95,3 @@ def for_run(settings: Any, workspace: Path, session: str | Callable[[], str | No
         return None
     return TurnCheckpoints(workspace, session, limits_of(settings), notice=notice)
 
-
-def session_id(writer: Any) -> str | None:
-    """The id of a session writer's file (None before the file exists)."""
-    path = getattr(writer, "path", None)
-    return path.stem if path is not None else None

@@ -10,11 +10,25 @@ what the transport learned of the one response it is reading.
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 import msgspec
 
 from rivulet.core.protocol.events import Completed, Created, Failure, ResponseEvent, ResponseProgress
 from rivulet.core.protocol.mapping import map_wire
 from rivulet.core.protocol.wire import DECODE, parse_slow
+
+
+class BackgroundApi(Protocol):
+    """What a transport that can leave a response running offers (SSE: plain HTTP calls)."""
+
+    @property
+    def cursor(self) -> StreamCursor: ...
+
+    async def retrieve(self, response_id: str) -> dict[str, Any]: ...
+
+    async def cancel(self, response_id: str) -> dict[str, Any]: ...
+
 
 # Statuses after which a response changes no more.
 FINAL_STATUSES = frozenset({"completed", "failed", "cancelled", "incomplete"})

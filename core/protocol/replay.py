@@ -34,6 +34,10 @@ class ReplayTransport:
     async def aclose(self) -> None:
         pass
 
+    @property
+    def background(self) -> None:  # a recording has no server to fetch from
+        return None
+
     async def stream(self, body: dict[str, Any]) -> AsyncGenerator[ResponseEvent, None]:
         if self.played >= len(self.recordings):
             raise StreamError(f"the recording has only {len(self.recordings)} response(s)")

@@ -49,6 +49,11 @@ class SseTransport:
         )
 
     @property
+    def background(self) -> SseTransport:
+        """Background responses are fetched and cancelled over plain HTTP: this transport."""
+        return self
+
+    @property
     def url(self) -> str:
         return endpoint(self.settings.base_url, "responses", self.settings.query)
 

@@ -71,6 +71,7 @@ def _same_item(sent: Any, seen: Any) -> bool:
 
 class WebSocketTransport:
     name = "ws"
+    background = None  # background responses go over SSE (transports.wants_websocket)
 
     def __init__(self, settings: Settings, *, url: str | None = None, incremental: bool = True,
                  ping_interval: float | None = 20.0) -> None:
@@ -200,6 +201,11 @@ class FallbackTransport:
     @property
     def name(self) -> str:
         return str(self.active.name)
+
+    @property
+    def background(self) -> None:
+        """Never used for background responses (transports.wants_websocket): none to fetch."""
+        return None
 
     def _fall_back(self, why: str) -> None:
         self.active = self.fallback

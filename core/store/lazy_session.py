@@ -5,9 +5,12 @@ starting rivulet and quitting leaves nothing behind, so `rivulet sessions` and
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rivulet.core.store.session import SessionWriter
+
+if TYPE_CHECKING:
+    from rivulet.core.turn.recorder import SessionFile
 
 
 class LazySessionWriter:
@@ -42,6 +45,10 @@ class LazySessionWriter:
         return self._writer.path if self._writer is not None and not self._writer.removed else None
 
     @property
+    def session_id(self) -> str | None:
+        return self._writer.session_id if self._writer is not None else None
+
+    @property
     def failed(self) -> str | None:
         return self._writer.failed if self._writer is not None else self._failed
 
@@ -61,6 +68,14 @@ class LazySessionWriter:
         if (writer := self._open()) is not None:
             writer.restored(record)
 
+    def background_left(self, turn_id: int, response_id: str, sequence: int | None, segment: str) -> None:
+        if (writer := self._open()) is not None:
+            writer.background_left(turn_id, response_id, sequence, segment)
+
+    def reattached(self, response_id: str) -> None:
+        if (writer := self._open()) is not None:
+            writer.reattached(response_id)
+
     def sync(self) -> None:
         if self._writer is not None:
             self._writer.sync()
@@ -75,3 +90,8 @@ class LazySessionWriter:
         if self._writer is not None:
             return self._writer.closing_note()
         return self._failed
+
+
+if TYPE_CHECKING:  # mypy checks that each writer is a whole SessionFile: no method of it is optional
+    def _both_writers_are_session_files(lazy: LazySessionWriter, eager: SessionWriter) -> tuple[SessionFile, ...]:
+        return lazy, eager

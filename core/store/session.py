@@ -171,6 +171,10 @@ class SessionWriter:
         return cls(meta.path, meta, **durability), meta
 
     @property
+    def session_id(self) -> str | None:
+        return self.path.stem
+
+    @property
     def _fd(self) -> int:
         return self._log.fd if self._log is not None else -1
 

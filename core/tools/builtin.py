@@ -10,9 +10,10 @@ import json
 from typing import Any
 
 from rivulet.core import items as it
+from rivulet.core.turn.tool_api import NoTools
 
 
-class BuiltinTools:
+class BuiltinTools(NoTools):
     """`current_time`: the local date and time. Harmless, so it runs without asking."""
 
     def specs(self) -> list[dict[str, Any]]:

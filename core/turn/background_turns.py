@@ -36,16 +36,16 @@ async def reattach(conversation: Conversation, pending: dict[str, Any], *, poll_
     rid, segment = str(pending.get("response_id")), str(pending.get("segment") or "")
     given = pending.get("turn_id")
     turn_id = given if isinstance(given, int) else conversation.turns
-    retrieve = getattr(conversation.transport, "retrieve", None)
-    if retrieve is None:
+    api = conversation.transport.background
+    if api is None:
         raise CannotReattach(f"background response {rid} cannot be fetched over {conversation.transport.name}")
     bus = conversation.bus
     bus.publish(Notice(f"re-attaching to background response {rid}"))
     try:
-        response: dict[str, Any] = await retrieve(rid)
+        response: dict[str, Any] = await api.retrieve(rid)
         while response.get("status") not in FINAL_STATUSES:
             await sleep(poll_every)
-            response = await retrieve(rid)
+            response = await api.retrieve(rid)
         if response.get("status") == "failed":
             raise failure_from_response(response)
         earlier = {e.key for e in conversation.history.entries if e.segment == segment and e.key}
@@ -56,7 +56,7 @@ async def reattach(conversation: Conversation, pending: dict[str, Any], *, poll_
         raise
     session = conversation.session
     if session is not None:
-        getattr(session, "reattached", lambda _rid: None)(rid)
+        session.reattached(rid)
         session.turn_ended(turn_id, result.usage, "completed" if not result.incomplete else "incomplete")
     conversation.last_usage = result.usage or conversation.last_usage
     bus.publish(TurnCompleted(turn_id, result.usage, result.last_message, None, None))

@@ -27,7 +27,7 @@ from rivulet.core.config import Settings
 from rivulet.core.errors import ResponseIncomplete, RetryWaitTooLong, RivuletError
 from rivulet.core.hosted_items import approval_response, unanswered_approvals
 from rivulet.core.hosted_tools import hosted_includes, hosted_specs, parse_hosted_tools
-from rivulet.core.protocol.background import FINAL_STATUSES
+from rivulet.core.protocol.background import FINAL_STATUSES, BackgroundApi, StreamCursor
 from rivulet.core.protocol.context_window import ModelWindows
 from rivulet.core.protocol.events import ResponseEvent
 from rivulet.core.request_knobs import add_knobs
@@ -50,6 +50,7 @@ from rivulet.core.turn.history import History
 from rivulet.core.turn.no_answer import NO_ANSWER, ended_in_reasoning
 from rivulet.core.turn.project_instructions import ProjectInstructions
 from rivulet.core.turn.project_instructions import load as load_project_instructions
+from rivulet.core.turn.recorder import SessionRecorder
 from rivulet.core.turn.state_machine import Deviation, Limits, SamplingResult, consume_response
 from rivulet.core.turn.steering import Steering
 from rivulet.core.turn.tool_api import NoTools, StopTurn, ToolRouter
@@ -74,19 +75,9 @@ class Transport(Protocol):
 
     async def aclose(self) -> None: ...
 
-
-class SessionRecorder(Protocol):
-    """Where the turn loop records what happens (the session file): every history
-    change, as it happens, and each turn's start and end."""
-
-    def observe(self, change: str, data: Any) -> None: ...
-
-    def turn_started(self, turn_id: int, prompt: str) -> None: ...
-
-    def turn_ended(self, turn_id: int, usage: dict[str, Any] | None, outcome: str) -> None: ...
-
-    def sync(self) -> None:
-        """Make what was recorded durable now (writes are fsynced in groups)."""
+    @property
+    def background(self) -> BackgroundApi | None:
+        """How a response left running is fetched and cancelled; None where it cannot be."""
 
 
 class TurnHooks(Protocol):
@@ -164,8 +155,7 @@ class Conversation:
         self.hosted_tools: list[dict[str, Any]] = parse_hosted_tools(settings.hosted_tools)
         self.hosted_off: set[str] = set()  # names (hosted_tools.name_of) switched off by /tools
         # prompt_cache_key "session": one key for the whole conversation (the session's id).
-        meta = getattr(session, "meta", None)
-        self.cache_key = str(getattr(meta, "id", "") or uuid.uuid4().hex)
+        self.cache_key = (session.session_id if session is not None else None) or uuid.uuid4().hex
         # Set by the app when it quits: a background response is left running (not cancelled).
         # Set by an explicit interrupt (Esc, /cancel): a background response is cancelled on
         # the server. Any other cancellation (a quit) leaves it running to be resumed.
@@ -282,9 +272,7 @@ class Conversation:
         user = att.user_message(prompt, attachments)
         self.history.append(user, key=f"user-{turn_id}")
         self.bus.publish(ItemCompleted(user, f"user-{turn_id}"))
-        start_turn = getattr(self.tools, "start_turn", None)
-        if start_turn is not None:
-            start_turn()
+        self.tools.start_turn()
         usage: dict[str, Any] | None = None
         last_message: str | None = None
         stopped: str | None = None
@@ -324,9 +312,9 @@ class Conversation:
             self.bus.publish(ErrorOccurred(exc))
             raise
         except asyncio.CancelledError:
-            if self._background_running() and not self.cancel_requested:
+            if (running := self._background_running()) is not None and not self.cancel_requested:
                 # A quit: the server goes on with it; `rivulet resume` re-attaches (background_turns.py).
-                self._leave_background(turn_id, usage)
+                self._leave_background(turn_id, usage, running[1], running[2])
                 raise
             await self._cancel_background()
             undone = self._record_interrupt(turn_id, start)
@@ -363,12 +351,11 @@ class Conversation:
 
     async def _answer_approvals(self, committed: list[it.Item]) -> bool | str:
         """Answer the remote MCP approval requests of a response through the router's
-        approval policy (`approve_hosted`; without one, no); True when a follow-up must
+        approval policy (`approve_hosted`; NoTools says no); True when a follow-up must
         carry the answers, or why the user stopped the turn."""
         requests = unanswered_approvals(committed, self.history.items)
-        ask = getattr(self.tools, "approve_hosted", None)
         for n, request in enumerate(requests):
-            decision = await ask(request) if ask is not None else "no"
+            decision = await self.tools.approve_hosted(request)
             for item in [request] if decision != "stop" else requests[n:]:
                 response = approval_response(item, decision == "yes")
                 key = f"{item['id']}:approval"
@@ -378,40 +365,41 @@ class Conversation:
                 return "the user stopped the turn at an MCP approval"
         return bool(requests)
 
-    def _background_running(self) -> bool:
-        cursor = getattr(self.transport, "cursor", None)
-        return (self.settings.background and cursor is not None and cursor.response_id is not None
-                and cursor.status not in FINAL_STATUSES)
+    def _background_running(self) -> tuple[BackgroundApi, StreamCursor, str] | None:
+        """The background response under way (how to reach it, where it is, its id), or None."""
+        api = self.transport.background
+        if not self.settings.background or api is None:
+            return None
+        cursor = api.cursor
+        if cursor.response_id is None or cursor.status in FINAL_STATUSES:
+            return None
+        return api, cursor, cursor.response_id
 
-    def _leave_background(self, turn_id: int, usage: dict[str, Any] | None) -> None:
+    def _leave_background(self, turn_id: int, usage: dict[str, Any] | None, cursor: StreamCursor,
+                          response_id: str) -> None:
         """Record the running response (its id, the last sequence number read) so that
         a later `rivulet resume` can fetch what it made."""
-        cursor = self.transport.cursor  # type: ignore[attr-defined]  # _background_running checked it
-        left = getattr(self.session, "background_left", None)
-        if left is not None:
-            left(turn_id, cursor.response_id, cursor.sequence, f"req-{self.requests}")
+        if self.session is not None:
+            self.session.background_left(turn_id, response_id, cursor.sequence, f"req-{self.requests}")
         self._turn_ended(turn_id, usage, "detached")
-        log.info("left background response %s running (turn %d)", cursor.response_id, turn_id)
+        log.info("left background response %s running (turn %d)", response_id, turn_id)
 
     async def _cancel_background(self) -> None:
         """Esc or /cancel during a background response: POST /responses/{id}/cancel, so
         the server stops (and bills) no more. A failure is said, never raised."""
-        if not self._background_running():
+        if (running := self._background_running()) is None:
             return
-        cursor = self.transport.cursor  # type: ignore[attr-defined]
+        api, cursor, rid = running
         try:
-            await asyncio.wait_for(self.transport.cancel(cursor.response_id),  # type: ignore[attr-defined]
-                                   timeout=self.settings.connect_timeout)
+            await asyncio.wait_for(api.cancel(rid), timeout=self.settings.connect_timeout)
             cursor.status = "cancelled"
-            self.bus.publish(Notice(f"cancelled background response {cursor.response_id}"))
+            self.bus.publish(Notice(f"cancelled background response {rid}"))
         except (RivuletError, TimeoutError) as exc:
             why = exc.message if isinstance(exc, RivuletError) else "no answer in time"
-            self.bus.publish(Notice(f"could not cancel background response {cursor.response_id}: {why}"))
+            self.bus.publish(Notice(f"could not cancel background response {rid}: {why}"))
 
     def _turn_ended(self, turn_id: int, usage: dict[str, Any] | None, outcome: str) -> None:
-        end_turn = getattr(self.tools, "end_turn", None)
-        if end_turn is not None:  # the turn's checkpoint: what its tools changed (core/checkpoints)
-            end_turn(turn_id)
+        self.tools.end_turn(turn_id)  # the turn's checkpoint: what its tools changed (core/checkpoints)
         if self.session is not None:
             self.session.turn_ended(turn_id, usage, outcome)
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rivulet.core import items as it
-from rivulet.core.turn.tool_api import StopTurn
+from rivulet.core.turn.tool_api import NoTools, StopTurn
 
 NOT_RUN = "not run: a replay shows the recorded call"
 RECORDING_ENDS = "the recording ends here"
@@ -51,7 +51,9 @@ def call_ids(payloads: Sequence[str]) -> list[str]:
     return found
 
 
-class ReplayTools:
+class ReplayTools(NoTools):
+    """A recording's calls are shown, never run: no turn hooks, hosted approvals declined."""
+
     def __init__(self, player: Player) -> None:
         self.player = player
 

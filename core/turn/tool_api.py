@@ -9,13 +9,25 @@ from rivulet.core import items as it
 
 
 class ToolRouter(Protocol):
+    """Every method is called: none is optional (a router with nothing to do subclasses NoTools)."""
+
     def specs(self) -> list[dict[str, Any]]: ...
 
     async def run(self, call: it.Item) -> it.Item: ...
 
+    def start_turn(self) -> None:
+        """A user turn begins (its checkpoint starts empty)."""
+
+    def end_turn(self, turn_id: int) -> None:
+        """The turn ended, however: its checkpoint records what its tools changed."""
+
+    async def approve_hosted(self, request: dict[str, Any]) -> str:
+        """A remote MCP server's approval request: "yes", "no" or "stop"."""
+
 
 class NoTools:
-    """Offers no tools; a call the model makes anyway is answered, not left dangling."""
+    """Offers no tools; a call the model makes anyway is answered, not left dangling.
+    Its turn hooks do nothing, and a hosted approval request is declined."""
 
     def specs(self) -> list[dict[str, Any]]:
         return []
@@ -23,6 +35,15 @@ class NoTools:
     async def run(self, call: it.Item) -> it.Item:
         name = call.get("name") or call.get("type")
         return it.aborted_output(call, f"error: tool {name!r} is not available in this client")
+
+    def start_turn(self) -> None:
+        pass
+
+    def end_turn(self, turn_id: int) -> None:
+        pass
+
+    async def approve_hosted(self, request: dict[str, Any]) -> str:
+        return "no"
 
 
 class StopTurn(Exception):

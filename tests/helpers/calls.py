@@ -14,6 +14,7 @@ from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decisio
 from rivulet.core.tools.router import AgentTools, ToolSettings
 from rivulet.core.turn.bus import EventBus
 from rivulet.core.turn.conversation import Conversation
+from rivulet.core.turn.tool_api import NoTools
 
 
 def custom_call(fid: str, call_id: str, name: str, text: str) -> dict:
@@ -63,7 +64,7 @@ class Asked:
         return self.answer
 
 
-class Scripted:
+class Scripted(NoTools):
     """An approver that answers from a script and remembers what it was asked."""
 
     def __init__(self, *answers: Decision) -> None:
@@ -99,7 +100,7 @@ def assert_valid_request(items: list[dict]) -> None:
 PATCH = "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** Update File: notes.md\n@@\n-old\n+new\n*** End Patch\n"
 
 
-class HeldTool:
+class HeldTool(NoTools):
     """A tool named `look` that runs until the test releases it (the user queues or steers
     meanwhile): `started` is set when it runs, `release` lets it return `output`."""
 

@@ -23,6 +23,7 @@ from rivulet.core.protocol import models
 from rivulet.core.store.session import SessionWriter, load_session
 from rivulet.core.turn import usage
 from rivulet.core.turn.conversation import Conversation
+from rivulet.core.turn.tool_api import NoTools
 
 # What llama.cpp's llama-server answers (trimmed), with the window it was started with.
 LLAMA_MODELS = {"models": [{"name": "/m/qwen.gguf", "model": "/m/qwen.gguf"}], "object": "list",
@@ -204,7 +205,7 @@ async def test_a_switch_changes_the_model_and_drops_only_the_old_models_encrypte
 async def test_a_switch_mid_turn_applies_from_the_next_request():
     from helpers.streams import call, call_events
 
-    class Tools:
+    class Tools(NoTools):
         def specs(self):
             return [{"type": "function", "name": "f", "parameters": {}}]
 

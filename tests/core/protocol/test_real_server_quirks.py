@@ -13,6 +13,7 @@ from helpers.streams import body, call, call_events, completed, created, ev, mes
 from rivulet.core import errors
 from rivulet.core.turn.bus import EventBus, ItemCompleted, ItemStarted, ProtocolDeviation
 from rivulet.core.turn.conversation import Conversation
+from rivulet.core.turn.tool_api import NoTools
 
 
 def _no_sleep():
@@ -65,7 +66,7 @@ async def test_an_incomplete_response_ends_the_turn_with_its_partial_answer_and_
 async def test_calls_of_an_incomplete_response_are_not_run():
     ran = []
 
-    class Tools:
+    class Tools(NoTools):
         def specs(self):
             return []
 

@@ -27,6 +27,7 @@ from rivulet.core.store.session import (
 )
 from rivulet.core.turn.conversation import Conversation
 from rivulet.core.turn.history import History
+from rivulet.core.turn.tool_api import NoTools
 
 pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
 
@@ -106,7 +107,7 @@ async def test_a_tool_call_is_fsynced_before_the_tool_runs(tmp_path):
                                         clock=Clock(), schedule=None)  # the clock stands still: no timed fsync
     seen: list[tuple[int, int]] = []
 
-    class Tools:
+    class Tools(NoTools):
         def specs(self):
             return [{"type": "function", "name": "lookup", "parameters": {"type": "object"}}]
 

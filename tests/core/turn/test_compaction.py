@@ -18,6 +18,7 @@ from rivulet.core.turn import compaction as cp
 from rivulet.core.turn.bus import EventBus, Notice
 from rivulet.core.turn.conversation import Conversation
 from rivulet.core.turn.history import History
+from rivulet.core.turn.tool_api import NoTools
 
 BIG = "lorem ipsum " * 400  # a long answer: what compaction is for
 
@@ -28,7 +29,7 @@ def _valid(request_input: list[dict]) -> None:
     assert calls == outputs, (calls, outputs)
 
 
-class Tools:
+class Tools(NoTools):
     def specs(self):
         return [{"type": "function", "name": "look", "parameters": {"type": "object", "properties": {}}}]
 
