@@ -34,7 +34,7 @@ async def test_ticks_run_only_while_a_turn_streams():
         server.release()
         await until(pilot, lambda: settled(app) and not app.live, "the turn's end")
         await until(pilot, lambda: not running(app.frame_timer), "the frame tick to stop")
-        await until(pilot, lambda: not running(app.second_timer), "the status tick to stop", rounds=300)
+        await until(pilot, lambda: not running(app.second_timer), "the status tick to stop")
         assert "second line" in app.last_answer()
 
 

@@ -46,7 +46,7 @@ async def test_first_contact_with_llama_server(tmp_path, monkeypatch):
             assert [t["type"] for t in patch] == ["function"]
             assert app.transport.name == "sse"
             await until(pilot, lambda: any("Probed this server once" in str(n.message) for n in app._notifications),
-                        "the probe's note", rounds=6000)
+                        "the probe's note")
             notes = [str(n.message) for n in app._notifications if "Probed this server" in str(n.message)]
             assert len(notes) == 1
             assert notes[0].startswith("Probed this server once: patch_tool function, transport sse")

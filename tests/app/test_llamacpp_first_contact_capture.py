@@ -57,10 +57,9 @@ async def test_recorded_first_contact_with_llama_server(tmp_path, monkeypatch):
             turn = next(r["request"] for r in server.requests if PROMPT in json.dumps(r["request"]))
             assert [t["type"] for t in turn["tools"] if t.get("name") == "apply_patch"] == ["function"]
             assert turn["stream"] is True and app.transport.name == "sse"
-            await until(pilot, lambda: _notes(app), "the probe's note", rounds=6000)
+            await until(pilot, lambda: _notes(app), "the probe's note")
             # Every recorded exchange was asked for, each found by its input, and nothing else.
-            await until(pilot, lambda: len(server.requests) >= len(server.exchanges), "every recorded exchange",
-                        rounds=6000)
+            await until(pilot, lambda: len(server.requests) >= len(server.exchanges), "every recorded exchange")
             assert all(r["found"] for r in server.requests)
             assert len(_notes(app)) == 1
             assert _notes(app)[0].startswith("Probed this server once: patch_tool function, transport sse")

@@ -63,7 +63,7 @@ async def test_a_call_is_asked_about_its_result_shown_and_the_servers_stopped_on
         assert app._composer.has_focus  # the UI is there while the servers start
         await pilot.press(*"go", "enter")
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query("#approval-arguments"),
-                    "the approval question", rounds=6000)
+                    "the approval question")
         request = app.screen.request
         assert (request.kind, request.server, request.tool) == ("mcp", "test", "echo")
         assert '"text": "[b]hi[/b]"' in _text(app.screen)
@@ -111,12 +111,10 @@ async def test_esc_cancels_a_running_mcp_call_on_the_server(tmp_path):
     before = descendants()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"go", "enter")
-        await until(pilot, lambda: any(m.startswith("hang started") for m in marks(marks_file)), "the hang",
-                    rounds=6000)
+        await until(pilot, lambda: any(m.startswith("hang started") for m in marks(marks_file)), "the hang")
         running = descendants() - before
         await pilot.press("escape")
-        await until(pilot, lambda: "hang cancelled" in marks(marks_file), "the cancellation on the server",
-                    rounds=3000)
+        await until(pilot, lambda: "hang cancelled" in marks(marks_file), "the cancellation on the server")
         await until(pilot, lambda: settled(app), "the interrupted turn")
         assert "Interrupted" in (app._status.note or "")
         assert len(server.requests) == 1  # no follow-up: the turn stopped
@@ -145,7 +143,7 @@ async def test_a_slow_server_does_not_block_the_ui_and_esc_gives_the_message_bac
         await until(pilot, lambda: app._composer.text == "hi there", "the message back in the composer")
         assert not server.requests
         gate.touch()
-        await until(pilot, lambda: app.mcp.status()[0]["state"] == "ready", "the server ready", rounds=6000)
+        await until(pilot, lambda: app.mcp.status()[0]["state"] == "ready", "the server ready")
         await pilot.press("enter")
         await until(pilot, lambda: len(server.requests) == 1 and settled(app), "the turn")
         assert "slow__echo" in {t["name"] for t in server.requests[0]["tools"]}

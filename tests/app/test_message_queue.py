@@ -56,7 +56,7 @@ async def test_enter_during_a_turn_queues_and_the_queue_can_be_dropped_from_and_
         assert app.focused is app.query_one(Composer) and app.turn_worker.is_running
         server.release()
         await until(pilot, lambda: len(server.requests) == 3 and not app.turn_worker.is_running
-                    and not app.queue.entries, "the queue to drain", rounds=3000)
+                    and not app.queue.entries, "the queue to drain")
         assert user_texts(server.requests[1])[-1] == "keep me"  # each its own turn, in order
         assert user_texts(server.requests[2])[-1] == "me too"
         assert "drop me" not in str(server.requests)
@@ -97,8 +97,7 @@ async def test_tab_steers_the_draft_into_the_running_turn_after_the_tool_output(
         assert "steering and the tests" in shown(app)
         assert app.query_one(Composer).text == ""
         tool.release.set()
-        await until(pilot, lambda: len(server.requests) == 2 and not app.turn_worker.is_running, "the follow-up",
-                    rounds=3000)
+        await until(pilot, lambda: len(server.requests) == 2 and not app.turn_worker.is_running, "the follow-up")
         sent = server.requests[1]["input"]
         assert [i.get("type") for i in sent[-2:]] == ["function_call_output", "message"]
         assert sent[-1]["role"] == "user" and sent[-1]["content"][0]["text"] == "and the tests"
@@ -143,8 +142,7 @@ async def test_s_steers_a_queued_entry_into_the_running_turn():
         await until(pilot, lambda: view.steering == ["later, maybe now"] and not view.queued, "steered")
         assert app.focused is app.query_one(Composer)  # the list is empty: typing goes on
         tool.release.set()
-        await until(pilot, lambda: len(server.requests) == 2 and not app.turn_worker.is_running, "the follow-up",
-                    rounds=3000)
+        await until(pilot, lambda: len(server.requests) == 2 and not app.turn_worker.is_running, "the follow-up")
         assert user_texts(server.requests[1]) == ["check the logs", "later, maybe now"]
 
 
@@ -163,7 +161,7 @@ async def test_a_failed_turn_gives_the_queue_back_to_the_composer():
         server.release()
         composer = app.query_one(Composer)
         await until(pilot, lambda: not app.turn_worker.is_running and composer.text == "queued after it",
-                    "the queued message back", rounds=3000)
+                    "the queued message back")
         assert len(server.requests) == 1 and not app.queue.entries  # not sent into a failing server
 
 
@@ -184,8 +182,7 @@ async def test_the_steer_key_can_be_remapped():
         await until(pilot, lambda: view.steering == ["steered"], "steered with ctrl+y")
         assert "ctrl+y: steer" in shown(app)  # the hint names the user's key
         tool.release.set()
-        await until(pilot, lambda: len(server.requests) == 3 and not app.turn_worker.is_running, "the queue",
-                    rounds=3000)
+        await until(pilot, lambda: len(server.requests) == 3 and not app.turn_worker.is_running, "the queue")
         assert user_texts(server.requests[1])[-1] == "steered" and user_texts(server.requests[2])[-1] == "queued"
 
 

@@ -65,9 +65,9 @@ async def test_esc_during_a_background_response_cancels_it_on_the_server():
             app.query_one("Composer").load_text("hi")
             await pilot.press("enter")
             await asyncio.to_thread(server.server.held.wait, 60)
-            await until(pilot, lambda: app.conversation.transport.cursor.sequence == 6, "the held events read", rounds=5000)
+            await until(pilot, lambda: app.conversation.transport.cursor.sequence == 6, "the held events read")
             await pilot.press("escape")
-            await until(pilot, lambda: not app.turn_worker.is_running, "the turn to stop", rounds=5000)
+            await until(pilot, lambda: not app.turn_worker.is_running, "the turn to stop")
         cancels = [r for r in server.requests("POST") if r[1].endswith("/cancel")]
     assert len(cancels) == 1
 
@@ -123,6 +123,6 @@ async def test_resume_re_attaches_to_a_response_left_running_and_shows_what_it_m
                          session_writer=SessionWriter(writer.path))
         async with app.run_test() as pilot:
             await until(pilot, lambda: any(text in str(e.item) for e in app.query(AssistantEntry)),
-                        "the answer made while nobody watched", rounds=5000)
+                        "the answer made while nobody watched")
     assert load_session(writer.path).background is None
     assert len(server.requests("POST")) == 1  # fetched, never asked again

@@ -98,12 +98,11 @@ async def test_chat_ui_streams_asks_and_applies_a_patch(aimock, tmp_path, monkey
     monkeypatch.setattr(LivePatch, "flush", recording_flush)
     async with app.run_test(size=(110, 40)) as pilot:
         await pilot.press(*"agent-patch", "enter")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval question", rounds=1000)
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval question")
         assert app.screen.request.title == "A hello.txt, M notes.md"
         assert not (ws / "hello.txt").exists()
         await pilot.press("y")
-        await until(pilot, lambda: settled(app) and app.query(AssistantEntry), "the answer",
-                    rounds=1000)
+        await until(pilot, lambda: settled(app) and app.query(AssistantEntry), "the answer")
         assert (ws / "notes.md").read_text() == "title\nnew line\n"
         assert "Success" in str(app.query_one(ToolCallEntry).query_one(".tool-output").render())
         assert "A hello.txt" in str(app.query_one(ToolCallEntry).query_one(".tool-args").render())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import httpx
@@ -63,13 +64,18 @@ def settled(app: RivuletApp) -> bool:
     return app._status.state == "idle" and app.bridge.quiet
 
 
-async def until(pilot, predicate, what: str = "condition", rounds: int = 400) -> None:
-    """Let the app run until `predicate()` holds (a bounded number of frames, no timing)."""
-    for _ in range(rounds):
-        if predicate():
-            return
+UNTIL = 60.0  # seconds: generous, a loaded 2-core machine may take a while; a test that passes never waits it
+
+
+async def until(pilot, predicate, what: str = "condition", timeout: float = UNTIL) -> None:
+    """Let the app run until `predicate()` holds. It waits on the condition, not on a
+    count of frames: under load a frame takes longer, so only a deadline far beyond any
+    healthy wait fails the test."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:.0f}s for {what}")
         await pilot.pause(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def follow_up_payloads(text: str, rid: str = "r2") -> list[str]:

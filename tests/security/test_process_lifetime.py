@@ -192,6 +192,6 @@ async def test_detached_children_die_when_the_app_quits_mid_command(tmp_path, ma
     app = agent_app(GatedServer(shell_turn(_escapers(m) + "sleep 60"), answer()), tmp_path, approval="never-ask", **kw)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"go", "enter")
-        await until(pilot, lambda: len(_all(m)) == 4, "the command's children", rounds=2000)
+        await until(pilot, lambda: len(_all(m)) == 4, "the command's children")
         await app.action_quit()
     assert _all(m) == []

@@ -54,7 +54,7 @@ async def test_a_committed_answer_is_one_widget():
     app = make_app(GatedServer(answer_payloads(LONG)))
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.press(*"go", "enter")
-        await until(pilot, lambda: app.query(AssistantEntry) and not app.live, "the committed answer", rounds=3000)
+        await until(pilot, lambda: app.query(AssistantEntry) and not app.live, "the committed answer")
         await pilot.pause()
         entry = app.query_one(AssistantEntry)
         assert [type(w) for w in entry.query("*")] == [FrozenMarkdown]  # 6 tables, 12 lists, 6 code blocks
@@ -86,13 +86,13 @@ async def test_the_committed_answer_shows_what_streamed_in_the_same_columns(name
         await pilot.press(*"go", "enter")
         await server.reached.wait()
         await until(pilot, lambda: any(isinstance(p, LiveMessage) for p in app.live.values())
-                    and any(last in line for line in screen_lines(app)), "the live answer drawn", rounds=3000)
+                    and any(last in line for line in screen_lines(app)), "the live answer drawn")
         live_screen = screen_lines(app)
         mark = next(line for line in live_screen if first in line).index("╏")  # the live pane's dashed mark
         live = body_lines(live_screen, first, last, mark)
         server.release()
         await until(pilot, lambda: app.query(AssistantEntry) and not app.live
-                    and any(last in line for line in screen_lines(app)), "the committed answer", rounds=3000)
+                    and any(last in line for line in screen_lines(app)), "the committed answer")
         await pilot.pause()
         committed_screen = screen_lines(app)
         committed = body_lines(committed_screen, first, last, mark)
@@ -117,15 +117,15 @@ async def test_the_committed_answer_takes_the_lines_the_live_pane_rendered(monke
     app = make_app(server)
     async with app.run_test(size=(80, 40)) as pilot:
         await pilot.press(*"go", "enter")
-        await until(pilot, lambda: app.query(AssistantEntry) and settled(app), "the first answer", rounds=3000)
+        await until(pilot, lambda: app.query(AssistantEntry) and settled(app), "the first answer")
         await pilot.press(*"again", "enter")
         await server.reached.wait()
         await until(pilot, lambda: any(isinstance(p, LiveMessage) for p in app.live.values())
-                    and any("Last words." in line for line in screen_lines(app)), "the live answer drawn", rounds=3000)
+                    and any("Last words." in line for line in screen_lines(app)), "the live answer drawn")
         monkeypatch.setattr(frozen, "render_lines", counted)
         server.release()
         await until(pilot, lambda: len(app.query(AssistantEntry)) == 2 and not app.live and settled(app),
-                    "the committed answer", rounds=3000)
+                    "the committed answer")
         transcript = app.chat.transcript
         while not any("Section 0" in line for line in screen_lines(app)):  # all of it comes into view
             transcript.scroll_to(y=max(0, transcript.scroll_y - 30), animate=False)

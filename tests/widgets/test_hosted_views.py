@@ -34,8 +34,7 @@ async def _replay(name: str) -> tuple[str, str, RivuletApp]:
         await pilot.press("enter")
         # Every capture ends with an answer: its entry is the last the batch commits.
         await until(pilot, lambda: app.turn_worker is not None and not app.turn_worker.is_running
-                    and not app.live_panes.live and app.query(AssistantEntry), "the replayed turn to end",
-                    rounds=5000)
+                    and not app.live_panes.live and app.query(AssistantEntry), "the replayed turn to end")
         app._transcript.scroll_home(animate=False)
         await pilot.pause()
         raw, text = screen_output(app)
@@ -99,10 +98,10 @@ async def test_code_interpreter_code_streams_live_as_it_is_written():
         app.query_one("Composer").load_text("go")
         await pilot.press("enter")
         await until(pilot, lambda: server.reached.is_set() and "numbers_and_squares.csv" in screen_output(app)[1],
-                    "the code so far", rounds=5000)
+                    "the code so far")
         _, text = screen_output(app)
         server.release()
-        await until(pilot, lambda: not app.turn_worker.is_running, "the turn's end", rounds=5000)
+        await until(pilot, lambda: not app.turn_worker.is_running, "the turn's end")
     assert "▶ code interpreter (writing…)" in text
     assert 'file_path = "/mnt/data/numbers_and_squares.csv"' in text and "with open" not in text
 

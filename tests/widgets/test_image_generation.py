@@ -76,13 +76,13 @@ async def test_partial_images_are_drawn_live_and_saved_then_the_final_one(tmp_pa
         app.query_one("Composer").load_text("draw a square")
         await pilot.press("enter")
         await until(pilot, lambda: any("partial image 2" in str(p.query_one(".live-label").render())
-                                       for p in app.query(LiveImage)), "the second partial image", rounds=5000)
+                                       for p in app.query(LiveImage)), "the second partial image")
         raw, text = screen_output(app)
         assert "🖼 image generation · partial image 2 · saved" in text
         assert "▀" in text and "0;255;0" in raw  # drawn in half blocks, in its colour (green)
         server.release()
         await until(pilot, lambda: not app.turn_worker.is_running and app.query(HostedEntry)
-                    and app.query(AssistantEntry), "the committed entries", rounds=5000)
+                    and app.query(AssistantEntry), "the committed entries")
         await pilot.pause()
         raw, text = screen_output(app)
         assert "🖼 image generation" in text and "prompt: a blue square" in text
