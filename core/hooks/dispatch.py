@@ -33,6 +33,8 @@ def cap(text: str, chars: int = NOTE_CHARS, lines: int = NOTE_LINES) -> str:
 
 
 def failure(result: HookResult, spec: HookSpec) -> str:
+    if result.refused is not None:
+        return result.refused
     if result.error is not None:
         return f"failed: cannot run {spec.command[0]!r}: {result.error}"
     if result.timed_out:
@@ -51,6 +53,7 @@ class Hooks:
         self.secrets = secrets
         self.session_id: Callable[[], str | None] = lambda: None  # the session file's id, once there is one
         self._told_unsandboxed = False
+        self._told_refused: set[HookSpec] = set()  # a refused hook is said once, not at every event
 
     def __bool__(self) -> bool:
         return bool(self.specs)
@@ -83,10 +86,20 @@ class Hooks:
         if blocked:
             self.bus.publish(HookNote(spec.event, spec.label, "blocked the call: " + cap(result.stderr, 300, 3),
                                           blocked=True))
+        elif result.refused is not None:
+            if spec not in self._told_refused:
+                self._told_refused.add(spec)
+                self.bus.publish(HookNote(spec.event, spec.label, failure(result, spec), failed=True))
         elif not result.ok:
             self.bus.publish(HookNote(spec.event, spec.label, failure(result, spec), failed=True))
         elif output := cap(result.stdout + result.stderr):
             self.bus.publish(HookNote(spec.event, spec.label, output))
+
+    def protected_patterns(self) -> list[str]:
+        """`protected_paths` patterns for the workspace files the hooks run or name."""
+        from rivulet.core.hooks.unsandboxed import protected_patterns
+
+        return protected_patterns([s.command for s in self.specs], str(self.workspace))
 
     def _tell_if_unsandboxed(self) -> None:
         if self._told_unsandboxed or self.sandbox is None or self.sandbox.mode == "off" or self.sandbox.active:

@@ -1,6 +1,9 @@
 """Run one hook: its argv (with `{files}` expanded), the event's JSON on stdin, the
 workspace as cwd, an environment without the API key, under the hooks' sandbox setting,
-and a time limit after which its whole process group is killed.
+and a time limit after which its whole process group is killed. Outside the sandbox
+(unsandboxed.py): with `hooks_sandbox = "off"` a hook that would run a workspace file is
+refused, its program is run by the path found for it (no second PATH lookup), and its
+git does not take a planted repository's settings.
 
 Nothing a hook does raises out of here: a command that cannot start, fails or hangs
 comes back as a `HookResult` saying so, and the chat goes on.
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shlex
 import time
 from collections.abc import Sequence
@@ -18,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from rivulet.core.hooks.spec import HookSpec
+from rivulet.core.hooks.unsandboxed import git_env, reach, refusal
 from rivulet.core.tools.proctree import children_of_me, kill_tree
 from rivulet.core.tools.sandbox import Sandbox
 from rivulet.core.tools.secret_mask import SecretMasker
@@ -34,6 +39,7 @@ class HookResult:
     stderr: str = ""
     timed_out: bool = False
     error: str | None = None  # why it could not start
+    refused: str | None = None  # why it was not run (a workspace file outside the sandbox)
     duration: float = 0.0
 
     @property
@@ -81,7 +87,13 @@ async def run_hook(spec: HookSpec, payload: dict[str, Any], workspace: Path, *, 
     if sandbox is not None and sandbox.active:
         argv, env = sandbox.argv(shlex.join(argv), workspace), sandbox.env()
     else:
-        env = child_env(secrets)
+        env = git_env(child_env(secrets))
+        found = reach(spec.command, str(workspace), env.get("PATH", os.defpath))
+        if (sandbox is None or sandbox.mode == "off") and (why := refusal(found)) is not None:
+            return HookResult(None, refused=why)
+        if found.program is None:
+            return HookResult(None, error="not found on PATH")
+        argv[0] = found.program  # run what was checked: no second lookup
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv, cwd=workspace, env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,

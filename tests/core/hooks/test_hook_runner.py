@@ -43,8 +43,9 @@ async def test_the_event_arrives_as_json_on_stdin_in_the_workspace(tmp_path, mon
 
 async def test_a_key_the_hook_prints_anyway_is_masked(tmp_path):
     secret = "sk-found-in-a-file-987654"
-    (tmp_path / "k").write_text(secret)
-    result = await run_hook(spec("cat", "k"), {}, tmp_path, secrets=(secret,))
+    (tmp_path / "k").write_text(secret)  # outside the workspace: unsandboxed, a workspace file is not run
+    (tmp_path / "ws").mkdir()
+    result = await run_hook(spec("cat", "../k"), {}, tmp_path / "ws", secrets=(secret,))
     assert secret not in result.stdout and "[redacted]" in result.stdout
 
 
