@@ -1,6 +1,10 @@
 """The capability cache at work (core/capabilities.py holds the file): applied when a
-run starts, filled by `rivulet doctor`, and, the first time the chat talks to a server
-that is not OpenAI's, by the doctor's quick probes in the background.
+run starts, filled by `rivulet doctor`, and, the first time the chat talks to a local
+server (a local preset, or a loopback or private address: `caps.probes_unasked`), by
+the doctor's quick probes in the background. A paid provider's server (openai, azure,
+openrouter) or one on the internet is never probed unasked: each probe is a request
+on the user's key; `rivulet doctor` probes it when the user asks. The background
+probes never send `store: true` (the previous_response_id probe is the doctor's alone).
 
 The probe's findings apply from the next start (the tools and transport of this chat
 are already made); the chat says so once, in one note.
@@ -75,7 +79,7 @@ async def probe_in_background(settings: Settings, say: Any, busy: Callable[[], b
     note (None: nothing was probed)."""
     from rivulet.app.doctor import Doctor
 
-    if not caps.wants_probe(settings):
+    if not caps.probes_unasked(settings):
         return None
     fp, _ = await server_fingerprint(settings)
     if caps.lookup(settings.base_url, fp) is not None:
@@ -83,7 +87,7 @@ async def probe_in_background(settings: Settings, say: Any, busy: Callable[[], b
     while busy is not None and busy():
         await asyncio.sleep(IDLE_POLL)
     # The user's settings, not this chat's: a model switch later does not change what is probed.
-    report = await Doctor(settings.model_copy(), PROBE_TIMEOUT).run()
+    report = await Doctor(settings.model_copy(), PROBE_TIMEOUT, stored=False).run()
     if not report.can_chat:
         return None
     remember(settings, report, fp)

@@ -172,6 +172,8 @@ def _doctor_options(dr: argparse.ArgumentParser) -> None:
                     "knows about this server")
     dr.add_argument("--report", action="store_true", help="print a Markdown report to paste into the server's "
                     "bug tracker (versions, probes, raw deviations, a minimal failing request; no secrets)")
+    dr.add_argument("--no-store", action="store_true", help="skip the previous_response_id probe, whose two "
+                    "requests set store: true (the server keeps them)")
 
 
 def _resume_options(rs: argparse.ArgumentParser) -> None:

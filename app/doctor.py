@@ -3,7 +3,8 @@
 A few short probe requests, each through the real transports and state machine (so a
 deviation the chat would tolerate is seen here too): plain text, a forced function
 call, a custom (freeform) tool, reasoning, the WebSocket handshake and
-`previous_response_id`. It prints what worked, every protocol deviation seen, and the
+`previous_response_id` (two requests with `store: true`: the server keeps them, so only
+a doctor run the user started, told first, sends them). It prints what worked, every protocol deviation seen, and the
 settings it recommends. It exits non-zero only when the server cannot chat at all: a
 valid answer without text (reasoning only, a tool call) is a chat, said as what it was,
 and the probes go on. A WebSocket route the server does not have is "not offered",
@@ -28,6 +29,7 @@ from rivulet.core.sanitize import sanitize
 from rivulet.core.turn.no_answer import ended_in_reasoning
 from rivulet.core.turn.state_machine import Deviation, SamplingResult, SamplingSink, Transient, consume_response
 
+STORED_PROBE = "previous_response_id (store: true)"
 PROBE_TOKENS = 200  # enough for a short answer or one tool call, so each probe stays quick
 # Handshake answers that mean "no WebSocket here" rather than "broken": no route, wrong
 # method, upgrade refused (426), not implemented.
@@ -86,9 +88,10 @@ class _Watch(SamplingSink):
 
 
 class Doctor:
-    def __init__(self, settings: Settings, timeout: float) -> None:
+    def __init__(self, settings: Settings, timeout: float, stored: bool = True) -> None:
         self.settings = settings
         self.timeout = timeout
+        self.stored = stored  # try previous_response_id, whose two requests the server keeps
         self.report = Report(safe_url(settings.base_url), settings.model)
 
     def _body(self, prompt: str, **extra: Any) -> dict[str, Any]:
@@ -155,7 +158,12 @@ class Doctor:
             reasoning = await self.probe("reasoning", self._ask(sse, self._body(
                 "Think briefly, then tell me: what is 17 * 23?", reasoning={"effort": "low", "summary": "auto"}),
                 _judge_reasoning))
-            chained = await self.probe("previous_response_id (store: true)", lambda: self._chained(sse))
+            if self.stored:
+                chained = await self.probe(STORED_PROBE, lambda: self._chained(sse))
+            else:
+                chained = DoctorProbe(STORED_PROBE, None, "not tried: its requests set store: true "
+                                      "(rivulet doctor tries it, and says so first)")
+                self.report.probes.append(chained)
             ws = await self._websocket()
         finally:
             await sse.aclose()
@@ -195,6 +203,7 @@ class Doctor:
             ("no Responses WebSocket" if ws.ok is None else "the WebSocket probe failed")
         rec["ws_incremental"] = bool(chained.ok and "did not" not in chained.detail)
         why["ws_incremental"] = "previous_response_id kept the earlier turn" if rec["ws_incremental"] else \
+            "previous_response_id not probed (it needs store: true)" if chained.ok is None else \
             "previous_response_id did not keep the earlier turn"
         if reasoning.ok:
             raw_only = "raw" in reasoning.detail

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from rivulet.app.doctor import Doctor, Report
+from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import ConfigError
 from rivulet.core.sanitize import sanitize
 
@@ -45,9 +47,13 @@ async def run_doctor(args: argparse.Namespace) -> int:
         return _fail(exc.message, 2)
     from rivulet.app.capability_probe import remember, server_fingerprint
 
+    stored = not getattr(args, "no_store", False)
+    print(sanitize(f"rivulet doctor: about {9 if stored else 7} short requests to {safe_url(settings.base_url)} "
+                   "on your key" + ("; 2 of them set store: true (the server keeps them) to try previous_response_id: "
+                                    "--no-store skips them" if stored else "")), file=sys.stderr)
     try:
         fp, models = await server_fingerprint(settings)
-        report = await Doctor(settings, args.timeout).run()
+        report = await Doctor(settings, args.timeout, stored=stored).run()
     finally:
         if demo is not None:
             demo.stop()

@@ -22,6 +22,7 @@ from rivulet.widgets.safe import safe_text
 if TYPE_CHECKING:
     from rivulet.app.boot import Ready
     from rivulet.app.tui import RivuletApp
+    from rivulet.core.config import Settings
 
 
 def patch_textual() -> None:
@@ -151,7 +152,7 @@ async def boot_in_thread(app: RivuletApp) -> None:
 
 def start(app: RivuletApp) -> None:
     """Everything that needs the settings: the engine (conversation, tools, MCP), ticks."""
-    from rivulet.app.commands.model import learn_windows, refresh_model_status
+    from rivulet.app.commands.model import refresh_model_status
     from rivulet.app.commands.registry import slash_commands
     from rivulet.app.commands.slash import SlashCompletions
     from rivulet.app.hooks_wiring import hooks_for_app
@@ -192,12 +193,30 @@ def start(app: RivuletApp) -> None:
     app.chat.composer.add_completion_provider(SlashCompletions(lambda: slash_commands(app)))
     refresh_model_status(app)
     if not app.replay:
-        app.run_worker(learn_windows(app), group="models", exit_on_error=False)
-        if not app.demo:  # a server met for the first time: probed once, in the background
-            from rivulet.app.capability_probe import probe_in_background
+        contact_server(app, settings)
 
-            def busy() -> bool:
-                return bool(app.turn_worker and app.turn_worker.is_running)
 
-            app.run_worker(probe_in_background(settings, lambda text: app.bus.publish(b.Notice(text)), busy),
-                           group="probe", exit_on_error=False)
+def contact_server(app: RivuletApp, settings: Settings) -> None:
+    """What the chat asks the server by itself: its model list (the context windows) and,
+    for a local server met for the first time, the doctor's probes in the background.
+    A paid or remote server hears nothing before the user sends something: the model
+    list waits for the first turn, and it is never probed unasked (core/capabilities.py)."""
+    from rivulet.app.commands.model import learn_windows
+    from rivulet.core.capabilities import is_local_server
+
+    if not (app.demo or is_local_server(settings)):
+        def first_turn(event: b.BusEvent) -> None:
+            unsubscribe()
+            app.run_worker(learn_windows(app), group="models", exit_on_error=False)
+
+        unsubscribe = app.bus.subscribe(first_turn, b.TurnStarted)
+        return
+    app.run_worker(learn_windows(app), group="models", exit_on_error=False)
+    if not app.demo:  # a server met for the first time: probed once, in the background
+        from rivulet.app.capability_probe import probe_in_background
+
+        def busy() -> bool:
+            return bool(app.turn_worker and app.turn_worker.is_running)
+
+        app.run_worker(probe_in_background(settings, lambda text: app.bus.publish(b.Notice(text)), busy),
+                       group="probe", exit_on_error=False)

@@ -13,6 +13,7 @@ shown sanitised, and a broken file counts as empty.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import os
 import time
@@ -41,6 +42,11 @@ APPLIES: dict[str, tuple[Any, ...]] = {
     "reasoning_summary": ("auto", "off"),
 }
 OPENAI_HOSTS = ("api.openai.com",)
+# Servers the user runs: probed in the background the first time, unasked.
+LOCAL_PRESETS = ("llamacpp", "vllm", "ollama", "lmstudio")
+# Servers that bill the key (and may keep what is sent): never probed unasked, whatever
+# their address; `rivulet doctor` probes them when the user asks.
+PAID_PRESETS = ("openai", "azure", "openrouter")
 
 
 def cache_path() -> Path:
@@ -135,9 +141,36 @@ def store(entry: ServerCapabilities, path: Path | None = None) -> None:
 
 
 def wants_probe(settings: Settings) -> bool:
-    """A server rivulet has no built-in knowledge of: not OpenAI's own API."""
+    """A server rivulet has no built-in knowledge of: not OpenAI's own API (the cache applies)."""
     host = (urlsplit(settings.base_url).hostname or "").lower()
     return settings.probe_servers and host not in OPENAI_HOSTS and settings.provider != "openai"
+
+
+def is_local_address(url: str) -> bool:
+    """The URL names this machine or a private network by its address (loopback, RFC 1918,
+    link-local, IPv6 unique-local) or as localhost. A host name is not looked up."""
+    host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def is_local_server(settings: Settings) -> bool:
+    """A server the user runs: a local preset, or no preset (or `custom`) at a local
+    address. The chat may talk to it before the user sends anything; a paid preset's
+    server, or one on the internet, hears nothing until then."""
+    if settings.provider in LOCAL_PRESETS:
+        return True
+    return settings.provider in (None, "custom") and is_local_address(settings.base_url)
+
+
+def probes_unasked(settings: Settings) -> bool:
+    """The chat may probe this server in the background, without asking: a local one."""
+    return wants_probe(settings) and is_local_server(settings)
 
 
 def apply(settings: Settings, entry: ServerCapabilities) -> dict[str, str]:

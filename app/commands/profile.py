@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 
 def server_lines(s: Settings) -> list[str]:
-    """/status: the profile, the provider preset, and each setting the probes chose."""
+    """/status: the profile, the provider preset, and each setting the probes chose (or
+    why this server was not probed)."""
+    from rivulet.core import capabilities as caps
     from rivulet.core.providers import PRESETS
 
     others = sorted(set(s.profiles) - {s.profile})
@@ -37,6 +39,9 @@ def server_lines(s: Settings) -> list[str]:
         value = getattr(s, name)
         shown = ("true" if value else "false") if isinstance(value, bool) else str(value)
         lines.append(f"{'probed' if n == 0 else '':15}{name} = {shown}: {why}")
+    if not s.applied and caps.wants_probe(s) and not caps.probes_unasked(s):
+        lines.append("probed         no: only a local server is probed unasked (each probe is a request on "
+                     "your key); rivulet doctor probes this one")
     return lines
 
 

@@ -1,7 +1,8 @@
 """The recorded wire of a real first contact (fixtures/real/llamacpp/
 llamacpp_first_contact.wire.jsonl: rivulet with no config at all against llama-server and
 Qwen2.5-Coder-1.5B, asked for a small patch), served again byte for byte: the first turn
-offers apply_patch as a JSON function over SSE by itself, the background probes run once,
+offers apply_patch as a JSON function over SSE by itself, the background probes run once
+(all but previous_response_id's, whose store: true requests only `rivulet doctor` sends),
 the chat says so once, the cache is written for the server's model list, and the next
 start applies it. (The model's patches were wrong and its last stream ends in llama.cpp's
 bare error frame: that is the recording, and the turn ends there.)"""
@@ -58,9 +59,13 @@ async def test_recorded_first_contact_with_llama_server(tmp_path, monkeypatch):
             assert [t["type"] for t in turn["tools"] if t.get("name") == "apply_patch"] == ["function"]
             assert turn["stream"] is True and app.transport.name == "sse"
             await until(pilot, lambda: _notes(app), "the probe's note")
-            # Every recorded exchange was asked for, each found by its input, and nothing else.
-            await until(pilot, lambda: len(server.requests) >= len(server.exchanges), "every recorded exchange")
+            # Every recorded exchange was asked for, each found by its input, and nothing else; but
+            # the two previous_response_id probes (store: true), which only `rivulet doctor` sends now.
+            asked = [e for e in server.exchanges if not (isinstance(e["request"], dict) and e["request"].get("store"))]
+            assert len(asked) == len(server.exchanges) - 2
+            await until(pilot, lambda: len(server.requests) >= len(asked), "every recorded exchange")
             assert all(r["found"] for r in server.requests)
+            assert not any(r["request"] and r["request"].get("store") for r in server.requests)
             assert len(_notes(app)) == 1
             assert _notes(app)[0].startswith("Probed this server once: patch_tool function, transport sse")
         entry = caps.lookup(server.base_url)
