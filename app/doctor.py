@@ -4,11 +4,11 @@ A few short probe requests, each through the real transports and state machine (
 deviation the chat would tolerate is seen here too): plain text, a forced function
 call, a custom (freeform) tool, reasoning, the WebSocket handshake and
 `previous_response_id` (two requests with `store: true`: the server keeps them, so only
-a doctor run the user started, told first, sends them). It prints what worked, every protocol deviation seen, and the
-settings it recommends. It exits non-zero only when the server cannot chat at all: a
-valid answer without text (reasoning only, a tool call) is a chat, said as what it was,
-and the probes go on. A WebSocket route the server does not have is "not offered",
-not a failure (SSE is the answer then).
+a doctor run the user started, told first, sends them). It prints what worked, every
+protocol deviation seen, and the settings it recommends. It exits non-zero only when the
+server cannot chat at all: a valid answer without text (reasoning only, a tool call) is
+a chat, said as what it was, and the probes go on. A WebSocket route the server does not
+have is "not offered", not a failure (SSE is the answer then).
 """
 
 from __future__ import annotations
@@ -161,8 +161,8 @@ class Doctor:
             if self.stored:
                 chained = await self.probe(STORED_PROBE, lambda: self._chained(sse))
             else:
-                chained = DoctorProbe(STORED_PROBE, None, "not tried: its requests set store: true "
-                                      "(rivulet doctor tries it, and says so first)")
+                chained = DoctorProbe(STORED_PROBE, None, "not tried: its two requests set store: true "
+                                      "(the server keeps them)")
                 self.report.probes.append(chained)
             ws = await self._websocket()
         finally:
