@@ -25,8 +25,9 @@ from typing import Any
 import h11
 import httpx
 
+from rivulet.core.protocol.keep_alive import HEAD_MAX  # httpcore's limit on a response head (h11's own is 16 KiB)
+
 READ_SIZE = 64 * 1024  # what httpcore reads at a time
-HEAD_MAX = 100 * 1024  # the largest response head h11 may buffer: httpcore's limit (h11's own is 16 KiB)
 DEFAULT_PORTS = {b"http": 80, b"https": 443}
 Key = tuple[bytes, bytes, int]
 

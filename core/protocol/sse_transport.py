@@ -241,6 +241,8 @@ async def _raise_for_status(response: httpx.Response) -> None:
 
 def _describe(exc: httpx.TransportError) -> str:
     text = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx.RemoteProtocolError) and "without sending a response" in text:
+        return "the server closed the connection without answering"
     if isinstance(exc, httpx.RemoteProtocolError):
         return f"the connection was cut mid-response ({text})"
     return text

@@ -205,7 +205,7 @@ async def test_tls_verifies_the_server_and_makes_its_context_only_when_needed(tl
             await client.get(url)
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # as httpx reads it
     async with new_client(TIMEOUT) as client:
-        transport = client._transport
+        transport = client._transport.inner  # under the keep-alive re-send (keep_alive.py)
         assert isinstance(transport, H11Transport) and transport.tls_context is None
         assert (await client.get(url)).text == "secret"
         assert (await client.get(url)).text == "secret"

@@ -13,6 +13,7 @@ from helpers.raw_http_server import RawServer, response, serve_keep_alive
 
 from rivulet.core.protocol.h11_transport import H11Transport
 from rivulet.core.protocol.http_client import new_client
+from rivulet.core.protocol.keep_alive import KeepAliveResend
 
 
 async def test_plain_http_makes_no_tls_context():
@@ -20,7 +21,7 @@ async def test_plain_http_makes_no_tls_context():
     client = new_client(httpx.Timeout(30.0))
     try:
         assert (await client.get(f"{server.url}/")).text == "ok"
-        transport = client._transport
+        transport = client._transport.inner  # under the keep-alive re-send (keep_alive.py)
         assert isinstance(transport, H11Transport) and transport.tls_context is None
     finally:
         await client.aclose()
@@ -37,7 +38,7 @@ async def test_https_gets_httpx_default_verified_context(monkeypatch):
         try:
             with pytest.raises(httpx.ConnectError):
                 await client.get(f"https://127.0.0.1:{port}/")
-            tls = client._transport.tls_context
+            tls = client._transport.inner.tls_context
             assert tls is not None and tls.verify_mode == ssl.CERT_REQUIRED and tls.check_hostname
             assert tls.cert_store_stats()["x509_ca"] > 50  # certifi's roots, as httpx loads them
         finally:
@@ -47,7 +48,10 @@ async def test_https_gets_httpx_default_verified_context(monkeypatch):
 def test_proxies_from_the_environment_still_apply(monkeypatch):
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:3128")
     client = new_client(httpx.Timeout(5.0))
-    assert client._transport_for_url(httpx.URL("https://api.example.com/v1")) is not client._transport
+    proxied = client._transport_for_url(httpx.URL("https://api.example.com/v1"))
+    assert proxied is not client._transport
+    # httpx's proxy transport, under the same re-send of a request on a closed kept-alive connection
+    assert isinstance(proxied, KeepAliveResend) and isinstance(proxied.inner, httpx.AsyncHTTPTransport)
 
 
 async def test_http_proxy_carries_the_request_and_no_proxy_bypasses_it(monkeypatch):
