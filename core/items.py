@@ -112,6 +112,17 @@ def invalid_reason(item: Item) -> str | None:
     return None
 
 
+def malformed_reason(item: Item) -> str | None:
+    """Why an assistant message is dropped rather than kept: its `content` is neither a
+    list of parts nor the string shorthand, so it has no text to show and the API would
+    refuse it back in the next request. None for any other item."""
+    if item.get("type") != "message" or isinstance(item.get("content"), (list, str)):
+        return None
+    content = item.get("content")
+    said = {bool: "a boolean", int: "a number", float: "a number", dict: "an object", type(None): "null"}
+    return f"its 'content' is {said.get(type(content), type(content).__name__)}, not a list"
+
+
 def _type_name(value: Any) -> str:
     return {dict: "an object", list: "an array", type(None): "nothing"}.get(type(value), type(value).__name__)
 

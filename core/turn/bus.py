@@ -163,7 +163,7 @@ class TurnCompleted(BusEvent):
     usage: dict[str, Any] | None
     last_message: str | None
     stopped: str | None = None  # why the user stopped the turn early, if they did
-    no_answer: str | None = None  # the last response was reasoning only (core/turn/no_answer.py)
+    no_answer: str | None = None  # why the last response gave no answer (core/turn/no_answer.py)
     cost: dict[str, Any] | None = None  # tokens, dollars and speed (core/turn/turn_cost.py)
     type: ClassVar[str] = "turn.completed"
 

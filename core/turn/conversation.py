@@ -47,7 +47,7 @@ from rivulet.core.turn.bus_sink import BusSink
 from rivulet.core.turn.compaction import auto_compact
 from rivulet.core.turn.fair_share import taking_turns
 from rivulet.core.turn.history import History
-from rivulet.core.turn.no_answer import NO_ANSWER, ended_in_reasoning
+from rivulet.core.turn.no_answer import NO_ANSWER, ended_in_reasoning, why_no_answer
 from rivulet.core.turn.project_instructions import ProjectInstructions
 from rivulet.core.turn.project_instructions import load as load_project_instructions
 from rivulet.core.turn.recorder import SessionRecorder
@@ -292,7 +292,7 @@ class Conversation:
                     cut = ResponseIncomplete(why, code=result.incomplete)
                     cut.partial = result.last_message
                     raise cut
-                no_answer = NO_ANSWER if ended_in_reasoning(result.committed) else None
+                no_answer = why_no_answer(result.committed, result.dropped)
                 stopped = await self._run_tools(result.pending_calls)
                 approvals = False if stopped else await self._answer_approvals(result.committed)
                 if isinstance(approvals, str):

@@ -131,6 +131,7 @@ class SamplingResult(msgspec.Struct, dict=True):
     # Why the server cut the response short (response.incomplete), else None.
     incomplete: str | None = None
     deviations: list[Deviation] = msgspec.field(default_factory=list)
+    dropped: list[str] = msgspec.field(default_factory=list)  # malformed items left out, one line each
 
 
 class _Open(msgspec.Struct):
@@ -154,7 +155,8 @@ class _Machine:
         self.last_message: str | None = None
         self.deviations: list[Deviation] = []
         self._noted: set[str] = set()
-        self.refused: set[str] = set()  # keys of foreign items (rule 9)
+        self.refused: set[str] = set()  # keys of foreign items (rule 9) and of malformed ones, dropped
+        self.dropped: list[str] = []  # what was dropped as malformed, one line each
         self.hosted: set[str] = set()  # call_ids of calls the server ran itself: their outputs are its own
         self.items_seen = 0
 
@@ -302,6 +304,7 @@ class _Machine:
             pending_calls=pending,
             incomplete=ev.incomplete,
             deviations=list(self.deviations),
+            dropped=list(self.dropped),
         )
 
     async def abort(self, reason: str) -> None:
@@ -383,6 +386,17 @@ class _Machine:
         problem = it.invalid_reason(item)
         if problem is not None:
             raise MalformedEventError(f"item {key}: {problem}")
+        malformed = it.malformed_reason(item)
+        if malformed is not None:  # nothing of it to show or send back: dropped, and said by name
+            self.refused.add(key)
+            await self.sink.discard(key, "malformed: " + malformed)
+            name = key if len(key) <= 80 else key[:79] + "…"
+            self.dropped.append(f"the server's message {name} was malformed ({malformed}) and was dropped")
+            await self.note("malformed_item", f"output item {name} is a message whose "
+                            f"{malformed.removeprefix('its ')}: dropped (not shown, kept nor resent)",
+                            "response.completed" if backfilled else "response.output_item.done",
+                            once=f"malformed:{key}")
+            return
         self.committed[key] = item
         text = it.message_text(item)
         if text is not None and item.get("role", "assistant") == "assistant":
