@@ -18,6 +18,9 @@ if TYPE_CHECKING:  # imported when a WebSocket is wanted: the websockets library
     from rivulet.core.protocol.ws_transport import FallbackTransport
 
 WEBSOCKET_HOSTS = ("api.openai.com",)
+# Retryable WebSocket failures in a row before the session goes over SSE; never more than
+# the turn's retries (`max_retries`), so the switch comes while a retry is left to use it.
+WS_FAILURES = 3
 
 
 def wants_websocket(settings: Settings) -> bool:
@@ -38,4 +41,5 @@ def make_transport(settings: Settings,
     from rivulet.core.protocol.ws_transport import FallbackTransport, WebSocketTransport
 
     ws = WebSocketTransport(settings, incremental=settings.ws_incremental)
-    return FallbackTransport(ws, sse, max_failures=max(1, min(3, settings.max_retries)), on_fallback=on_notice)
+    return FallbackTransport(ws, sse, max_failures=max(1, min(WS_FAILURES, settings.max_retries)),
+                             on_fallback=on_notice)
