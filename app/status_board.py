@@ -6,7 +6,7 @@ checks that nothing else writes the widget's fields."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rivulet.widgets.paint_now import paint_now
@@ -36,7 +36,8 @@ class StatusBoard:
         return self._line
 
     def set(self, *, state: str = _SAME, elapsed: int = _SAME, heading: str | None = _SAME,
-            retry: tuple[int, int] | None = _SAME, note: str | None = _SAME, cost: str | None = _SAME,
+            retry: tuple[int, int] | None = _SAME, note: str | None = _SAME,
+            cost: Sequence[tuple[str, str]] | None = _SAME,
             model: str = _SAME, effort: str | None = _SAME, window: int | None = _SAME,
             profile: str | None = _SAME, sandbox: str | None = _SAME,
             usage: dict[str, Any] | None = _SAME, total_tokens: int = _SAME) -> None:

@@ -5,7 +5,7 @@ window the app worked out from the setting, the server's report or the table).""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,9 @@ def _k(n: int) -> str:
 DROP = 5  # the first part to give way (tokens used); higher ranks go first
 KEEP = 0  # state, model, context left: always shown whole
 SEP = " • "
+# The last turn's cost, piece by piece (core turn_cost.cost_pieces): its token counts and
+# time to first token go with the first, its dollars and speed after the sandbox.
+COST_RANKS = {"tokens": DROP, "first_token": DROP, "speed": 3, "dollars": 2}
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,8 @@ class StatusLine(Static):
         self.total_tokens = 0
         self.sandbox: str | None = None  # where shell commands run ("sandbox workspace-write", ...)
         self.profile: str | None = None  # the active [profiles.NAME], named before the model
-        self.cost: str | None = None  # the last turn's tokens, dollars and speed: gives way first
+        # The last turn's tokens, dollars and speed, as (what, text) pieces: each gives way in its turn.
+        self.cost: Sequence[tuple[str, str]] | None = None
         self._overflowed: str | None = None  # the last note sent to the transcript for want of room
         # While working: "tab to steer" when there is a draft to steer (app/handlers/queue.py).
         self.steer_hint: Callable[[], str | None] | None = None
@@ -142,8 +146,9 @@ class StatusLine(Static):
         else:
             parts.append(Part(sanitize(self.note) if self.note else "Ready", KEEP, "left", note=bool(self.note)))
             if self.cost and self.state == "idle" and (self.note or "").startswith("Done in"):
-                # the turn's footer, beside its own "Done in" only: the first to give way
-                parts.append(Part(" · " + sanitize(self.cost), DROP, "left", joins=True))
+                # the turn's footer, beside its own "Done in" only
+                parts += [Part(" · " + sanitize(text), COST_RANKS.get(what, DROP), "left", joins=True)
+                          for what, text in self.cost]
         if self.sandbox:
             parts.append(Part(self.sandbox, 4, "right"))
         model = sanitize(self.model) + (f" {self.effort}" if self.effort else "")

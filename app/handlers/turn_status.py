@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn import bus as b
-from rivulet.core.turn.turn_cost import describe
+from rivulet.core.turn.turn_cost import cost_pieces
 from rivulet.widgets.entries import ErrorEntry, TranscriptEntry
 
 if TYPE_CHECKING:
@@ -103,9 +103,9 @@ class TurnStatus:
         if self.turn_diff:
             note += DIFF_HINT
         alert = note  # the notification says what happened, not what it cost
-        # The turn's footer: tokens, dollars, speed (/cost: the session's). A part of the
-        # status line of its own, which gives way on a narrow terminal.
-        cost = describe(event.cost) if event.cost and not event.stopped else None
+        # The turn's footer: tokens, dollars, speed (/cost: the session's). Parts of the
+        # status line of their own, which give way on a narrow terminal, dollars and speed last.
+        cost = cost_pieces(event.cost) if event.cost and not event.stopped else None
         self.view.status.set(state="idle", note=note, cost=cost, heading=None, retry=None)
         self.view.status.paint_now()  # not after the layout of the answer's commit (issue 22)
         self.view.alert("rivulet: turn finished", alert)

@@ -82,15 +82,21 @@ def add_cost(total: dict[str, Any] | None, turn: Mapping[str, Any]) -> dict[str,
     return out
 
 
-def describe(cost: Mapping[str, Any]) -> str:
-    """One line: `1,204 in (800 cached) · 312 out (120 reasoning) · $0.0031 · 0.8s to first token · 45 tok/s`."""
+def cost_pieces(cost: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """`describe`'s pieces, each with what it says ("tokens", "dollars", "first_token",
+    "speed"): the status line gives each its own priority."""
     cached = f" ({cost['cached']:,} cached)" if cost.get("cached") else ""
     reasoning = f" ({cost['reasoning']:,} reasoning)" if cost.get("reasoning") else ""
-    parts = [f"{cost.get('input', 0):,} in{cached}", f"{cost.get('output', 0):,} out{reasoning}"]
+    pieces = [("tokens", f"{cost.get('input', 0):,} in{cached} · {cost.get('output', 0):,} out{reasoning}")]
     if cost.get("dollars") is not None:
-        parts.append(f"${cost['dollars']:.4f}")
+        pieces.append(("dollars", f"${cost['dollars']:.4f}"))
     if cost.get("ttft_s") is not None:
-        parts.append(f"{cost['ttft_s']:.1f}s to first token")
+        pieces.append(("first_token", f"{cost['ttft_s']:.1f}s to first token"))
     if cost.get("tokens_per_s") is not None:
-        parts.append(f"{cost['tokens_per_s']:g} tok/s")
-    return " · ".join(parts)
+        pieces.append(("speed", f"{cost['tokens_per_s']:g} tok/s"))
+    return pieces
+
+
+def describe(cost: Mapping[str, Any]) -> str:
+    """One line: `1,204 in (800 cached) · 312 out (120 reasoning) · $0.0031 · 0.8s to first token · 45 tok/s`."""
+    return " · ".join(text for _, text in cost_pieces(cost))

@@ -52,8 +52,9 @@ def test_shorten_at_word_never_cuts_inside_a_word():
 
 
 async def test_the_turns_cost_follows_done_and_gives_way_without_a_transcript_note():
-    """The cost (tokens, dollars, speed) after "Done in" is the first part to go on a narrow
-    line; it is never what makes the note overflow into the transcript."""
+    """The cost (tokens, dollars, speed) after "Done in" gives way on a narrow line (its
+    dollars last: tests/widgets/test_status_cost_parts.py); it is never what makes the note
+    overflow into the transcript."""
     from textual.app import App, ComposeResult
 
     from rivulet.widgets.status import StatusLine
@@ -67,11 +68,12 @@ async def test_the_turns_cost_follows_done_and_gives_way_without_a_transcript_no
         def on_status_line_note_overflowed(self, message: StatusLine.NoteOverflowed) -> None:
             overflowed.append(message.text)
 
-    for width, shown in ((140, True), (70, False)):
+    for width, shown in ((140, True), (40, False)):
         app = Host()
         async with app.run_test(size=(width, 5)) as pilot:
             status = app.query_one(StatusLine)
-            status.note, status.cost = "Done in 3s", "900 in · 100 out · $0.0021 · 41 tok/s"
+            status.note = "Done in 3s"
+            status.cost = [("tokens", "900 in · 100 out"), ("dollars", "$0.0021"), ("speed", "41 tok/s")]
             status.refresh_line()
             await pilot.pause()
             line = str(status.render())
