@@ -219,3 +219,6 @@ def warm_up() -> None:
     import rivulet.core.turn.conversation
     import rivulet.widgets.dialogs
     import rivulet.widgets.inspector  # noqa: F401
+    from rivulet.core.sanitize import load_tables
+
+    load_tables()  # what the first text that is not all ASCII needs (the `regex` library's tables)

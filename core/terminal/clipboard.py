@@ -15,17 +15,17 @@ import shutil
 import subprocess
 import sys
 
-from rivulet.core.sanitize import BIDI
+from rivulet.core.sanitize import without_bidi
 
-# C0 but tab and newline, DEL, C1, bidi controls, tag characters: removed from a copy.
-_STRIP = {c: None for c in (*range(0x20), 0x7F, *range(0x80, 0xA0), *BIDI, *range(0xE0000, 0xE0080))
+# C0 but tab and newline, DEL, C1, tag characters: removed from a copy (and the bidi controls).
+_STRIP = {c: None for c in (*range(0x20), 0x7F, *range(0x80, 0xA0), *range(0xE0000, 0xE0080))
           if c not in (0x09, 0x0A)}
 
 
 def clean_copy(text: str) -> tuple[str, int]:
     """(text without control characters, how many were removed). A CRLF is a newline."""
     text = text.replace("\r\n", "\n")
-    cleaned = text.translate(_STRIP)
+    cleaned = without_bidi(text.translate(_STRIP))
     return cleaned, len(text) - len(cleaned)
 
 

@@ -1,7 +1,8 @@
 """What an approval question says, in words: shared by the chat's dialog
 (widgets/dialogs.py) and exec's terminal prompt (app/exec_prompt.py), so both show the
 same thing: the whole command with every line numbered and the line count, hidden
-characters as codes with a warning, the directory, the time limit, and OUTSIDE THE
+characters as codes with a warning, a warning for a word that mixes Latin with look-alike
+letters of another script (`сurl`), the directory, the time limit, and OUTSIDE THE
 SANDBOX when it is. Plain strings: each front end adds its own styles.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rivulet.core.sanitize import reveal, sanitize
+from rivulet.core.sanitize import lookalike_letters, mixed_script_words, reveal, sanitize, script_of
 from rivulet.core.tools.approval import ApprovalRequest
 
 OUTSIDE = "OUTSIDE THE SANDBOX: it can read and change anything you can (asked every time)"
@@ -17,6 +18,22 @@ OUTSIDE = "OUTSIDE THE SANDBOX: it can read and change anything you can (asked e
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def lookalikes(text: str, what: str) -> list[str]:
+    """A warning line for the words of `text` that mix Latin letters with look-alike ones
+    of another script, each with the foreign letters' code points; none when no word does."""
+    words = mixed_script_words(text)
+    if not words:
+        return []
+    named = []
+    for word in words[:3]:
+        letters = lookalike_letters(word)
+        scripts = " and ".join(dict.fromkeys(script_of(c) for c in letters))
+        codes = ", ".join(f"U+{ord(c):04X}" for c in letters)
+        named.append(f"\"{reveal(word)[0]}\" mixes Latin with {scripts} ({codes})")
+    more = f" and {plural(len(words) - 3, 'more word')}" if len(words) > 3 else ""
+    return [f"Look-alike letters in {what}: {'; '.join(named)}{more}. It may not be what it looks like."]
 
 
 def number_lines(text: str) -> list[tuple[str, str]]:
@@ -54,6 +71,7 @@ def shell_question(r: ApprovalRequest, where: str = "below") -> Question:
     if hidden:
         warnings.append(f"The command holds {' and '.join(hidden)}: shown {where} as ␛, \\u… codes. "
                         "Read it before you allow it.")
+    warnings += lookalikes(r.title, "the command")
     return Question("Run this command", plural(r.title.count(chr(10)) + 1, "line"), meta, warnings, shown)
 
 
@@ -69,6 +87,7 @@ def mcp_question(r: ApprovalRequest, where: str = "below") -> Question:
     if r.reason:
         warnings.append(f"The arguments hold {sanitize(r.reason.split(': ', 1)[-1])}: shown {where} as ␛, \\u… "
                         "codes. Read them before you allow the call.")
+    warnings += lookalikes(r.detail, "the arguments")
     return Question("Call this MCP tool", plural(r.detail.count(chr(10)) + 1, "line") + " of arguments", meta,
                     warnings, sanitize(r.detail))
 
@@ -80,6 +99,7 @@ def patch_question(r: ApprovalRequest, where: str = "below") -> Question:
     if hidden:
         warnings.append(f"The list of files holds {' and '.join(hidden)}: shown {where} as ␛, \\u… codes. "
                         "Read it before you allow it.")
+    warnings += lookalikes("\n".join(files), "the list of files")
     if in_content := reveal(r.detail.replace("\r\n", "\n"))[1]:
         warnings.append(f"The patch's content holds {' and '.join(in_content)}: shown in the diff as codes.")
     return Question("Apply this patch", plural(len(files), "file"), "", warnings, shown, numbered=False)

@@ -22,7 +22,9 @@ NOT_NEEDED = ("textual", "rich", "pydantic", "pydantic_settings", "click", "pygm
               # httpx's default transport (httpcore's pool on anyio): ~64 ms; core/protocol/h11_transport.py
               "httpcore", "anyio",
               # the default config and sessions folders, when both are given (as here)
-              "platformdirs")
+              "platformdirs",
+              # the Unicode tables of core/sanitize.py: an answer all in ASCII takes its fast path
+              "regex")
 
 PROBE = """
 import sys
