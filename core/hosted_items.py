@@ -1,11 +1,14 @@
 """What the server's own tools did, read from their items for the screen, the export
 and the inspector: web search (its queries, then its sources), file search (queries and
-hits), code interpreter (its code, then logs and files), image generation, and remote
-MCP (tools listed, calls with arguments and output, approval requests); and a message's
-`url_citation` annotations as numbered references.
+hits), code interpreter (its code, then logs, images and files), image generation, and
+remote MCP (tools listed, calls with arguments and output, approval requests); and a
+message's sources as numbered references: `url_citation` (a web page),
+`file_citation` (a file of a vector store), `container_file_citation` (a file the code
+interpreter made).
 
-Everything here is the server's text, so hostile: callers sanitise what they show, and
-a link is offered only for an http(s) URL that `safe_link` accepts.
+Everything here is the server's text, so hostile: callers sanitise what they show
+(`citation_line` is sanitised already), and a link is offered only for an http(s) URL
+that `safe_link` accepts.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 import msgspec
+
+from rivulet.core.sanitize import sanitize
 
 Item = dict[str, Any]
 HOSTED_TYPES = frozenset({"web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call",
@@ -34,11 +39,43 @@ class HostedView(msgspec.Struct, dict=True):
     links: list[tuple[str, str]] = msgspec.field(default_factory=list)
 
 
+SOURCE_URL_MAX = 120  # of a source's URL shown beside its title (a longer one ends in "…")
+SOURCE_TITLE_MAX = 200
+SOURCE_ID_MAX = 80
+FILE_KINDS = {"file_citation": "file", "container_file_citation": "container_file"}
+
+
 class Citation(msgspec.Struct, frozen=True, dict=True):
     number: int
-    title: str
-    url: str  # as sent (shown); `link` is what a terminal may open
+    title: str  # the page's title (its URL without one), or the file's name (its id without one)
+    url: str | None  # a web page's URL as sent (shown); `link` is what a terminal may open
     link: str | None
+    kind: str = "url"  # "url", "file" (a vector store's) or "container_file" (the code interpreter's)
+    file_id: str | None = None
+    container_id: str | None = None  # where a container file lives (its download is under it)
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` whole, or cut to `limit` characters with "…" as the last."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def citation_parts(ref: Citation) -> tuple[str, str]:
+    """(title, where: its URL, or which file), sanitised, each bounded."""
+    title = clip(sanitize(ref.title), SOURCE_TITLE_MAX)
+    if ref.kind == "url":
+        return title, clip(sanitize(ref.url or ""), SOURCE_URL_MAX)
+    where = ("code interpreter file " if ref.kind == "container_file" else "file ") + \
+        clip(sanitize(ref.file_id or "?"), SOURCE_ID_MAX)
+    if ref.container_id:
+        where += " in container " + clip(sanitize(ref.container_id), SOURCE_ID_MAX)
+    return title, where
+
+
+def citation_line(ref: Citation) -> str:
+    """`[1] Title — https://…` / `[2] ai.pdf — file file-…`: sanitised, each part bounded."""
+    title, where = citation_parts(ref)
+    return f"[{ref.number}] {title} — {where}"
 
 
 def safe_link(url: Any) -> str | None:
@@ -58,22 +95,35 @@ def safe_link(url: Any) -> str | None:
 
 
 def citations(item: Item) -> list[Citation]:
-    """A message's `url_citation` annotations, numbered in order, one per URL."""
+    """A message's sources (url, file and container file citations), numbered in the
+    order it cites them, one per URL or file."""
     out: list[Citation] = []
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     content = item.get("content")
     for part in content if isinstance(content, list) else []:
         annotations = part.get("annotations") if isinstance(part, dict) else None
         for note in annotations if isinstance(annotations, list) else []:
-            if not isinstance(note, dict) or note.get("type") != "url_citation":
-                continue
-            url = note.get("url")
-            if not isinstance(url, str) or url in seen:
-                continue
-            seen.add(url)
-            title = note.get("title")
-            out.append(Citation(len(out) + 1, title if isinstance(title, str) and title else url, url, safe_link(url)))
+            ref = _citation(note, len(out) + 1) if isinstance(note, dict) else None
+            key = (ref.kind, ref.url or ref.file_id or "") if ref is not None else None
+            if ref is not None and key is not None and key not in seen:
+                seen.add(key)
+                out.append(ref)
     return out
+
+
+def _citation(note: Item, number: int) -> Citation | None:
+    kind = note.get("type")
+    title = note.get("title") if kind == "url_citation" else note.get("filename")
+    if kind == "url_citation":
+        url = note.get("url")
+        if not isinstance(url, str):
+            return None
+        return Citation(number, title if isinstance(title, str) and title else url, url, safe_link(url))
+    file_id, container = note.get("file_id"), note.get("container_id")
+    if kind not in FILE_KINDS or not isinstance(file_id, str) or not file_id:
+        return None
+    return Citation(number, title if isinstance(title, str) and title else file_id, None, None, FILE_KINDS[kind],
+                    file_id, container if isinstance(container, str) and container else None)
 
 
 def _text(value: Any, limit: int = OUTPUT_MAX) -> str:
@@ -110,7 +160,11 @@ def hosted_view(item: Item) -> HostedView:
             if isinstance(out, dict) and out.get("type") == "logs":
                 view.lines.append(_text(out.get("logs") or ""))
             elif isinstance(out, dict) and out.get("type") == "image":
-                view.lines.append(f"image: {_text(out.get('url') or '', 200)}")
+                view.lines.append(f"image: {_image_said(out.get('url'))}")
+            elif isinstance(out, dict) and out.get("type") == "files":  # the files it wrote
+                view.lines += [f"file: {_text(f.get('file_id') or '?', SOURCE_ID_MAX)}"
+                               + (f" ({_text(f['mime_type'], 80)})" if isinstance(f.get("mime_type"), str) else "")
+                               for f in _list(out.get("files")) if isinstance(f, dict)]
             elif isinstance(out, dict):
                 view.lines.append(_text(out, 300))
         return view
@@ -141,6 +195,23 @@ def hosted_view(item: Item) -> HostedView:
     if kind == "mcp_approval_response":
         return HostedView("MCP call " + ("approved" if item.get("approve") else "denied"))
     return HostedView(str(kind))
+
+
+def image_data(url: Any) -> tuple[str, str] | None:
+    """(format, base64) of a `data:image/…;base64,` URL, else None."""
+    if not isinstance(url, str) or not url.startswith("data:image/"):
+        return None
+    head, _, data = url.partition(",")
+    kind = head.removeprefix("data:image/").partition(";")[0]
+    return (kind.upper() or "image", data) if head.endswith(";base64") else None
+
+
+def _image_said(url: Any) -> str:
+    """An image output: its format and size when it came inline (a data URL), else its URL."""
+    inline = image_data(url)
+    if inline is not None:
+        return f"{_text(inline[0], 20)}, {len(inline[1]) * 3 // 4 // 1024:,} KB"
+    return clip(url, SOURCE_URL_MAX) if isinstance(url, str) and url else "?"
 
 
 def _web_search(item: Item, suffix: str) -> HostedView:

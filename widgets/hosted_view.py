@@ -1,6 +1,7 @@
 """The server's own tools and an answer's sources, drawn (issue 27): one Rich renderable
-per hosted item, shared by its entry widget and the frozen lines of old entries, and the
-numbered references under an answer with `url_citation` annotations.
+per hosted item, shared by its entry widget and the frozen lines of old entries (a code
+interpreter's inline images drawn, as generated ones are), and the numbered references
+under an answer: the web pages, files and code interpreter files it cites.
 
 Every string is sanitised and set as plain `Text` (never markup). A reference links to
 its URL (OSC 8, written by Textual for the style's link) only when `safe_link` accepts
@@ -15,7 +16,7 @@ from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
 
-from rivulet.core.hosted_items import citations, hosted_view
+from rivulet.core.hosted_items import citation_parts, citations, hosted_view, image_data
 from rivulet.core.sanitize import sanitize
 
 from .image_view import image_renderable
@@ -55,17 +56,24 @@ def hosted_renderable(item: dict[str, Any]) -> RenderableType:
         parts.append(text)
     if item.get("type") == "image_generation_call" and isinstance(item.get("result"), str):
         parts.append(image_renderable(item["result"]))
+    if item.get("type") == "code_interpreter_call" and isinstance(item.get("outputs"), list):
+        for out in item["outputs"]:
+            inline = image_data(out.get("url")) if isinstance(out, dict) and out.get("type") == "image" else None
+            if inline is not None:
+                parts.append(image_renderable(inline[1]))
     return Group(*parts)
 
 
 def citations_text(item: dict[str, Any]) -> Text | None:
-    """`[1] Title — host` for each source the answer cites, the title a link."""
+    """`[1] Title — URL` for each web page the answer cites, the title a link, and
+    `[2] name — file id` for each file (core hosted_items.citation_parts, styled)."""
     refs = citations(item)
     if not refs:
         return None
     text = Text("Sources", style="bold")
     for ref in refs:
+        title, where = citation_parts(ref)
         text.append(f"\n[{ref.number}] ", style="bold")
-        text.append(sanitize(ref.title)[:200], style=Style(underline=ref.link is not None, link=ref.link))
-        text.append(f" — {sanitize(ref.url)[:120]}", style="dim")
+        text.append(title, style=Style(underline=ref.link is not None, link=ref.link))
+        text.append(f" — {where}", style="dim")
     return text

@@ -3,7 +3,10 @@
 An answer is printed as it streams, a finished Markdown block at a time (blocks.py),
 rendered by Rich from sanitised text (Markdown is parsed, never Rich markup). Reasoning
 is one dim line or two; tool calls are one line, a patch shows its text, a command's
-output is shown capped; notices, hook notes, retries and errors are one line each.
+output is shown capped; an answer's sources (web pages, files) follow it, numbered as
+the chat shows them; a hosted tool's item is its title and lines (queries, logs, the
+code interpreter's files and images), capped; notices, hook notes, retries and errors
+are one line each.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from rivulet.app.hook_lines import hook_lines
 from rivulet.app.plain.blocks import BlockCutter
 from rivulet.core import items as it
 from rivulet.core.hooks.events import HookNote
+from rivulet.core.hosted_items import HOSTED_TYPES, citation_line, citations, hosted_view
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn import bus as b
 
@@ -125,12 +129,32 @@ class PlainPrinter:
             elif event.item_id not in self._streamed:
                 self.markdown(it.message_text(item) or "")
             self._streamed.discard(event.item_id)
+            self.sources(item)
+        elif kind in HOSTED_TYPES:
+            self.hosted(item)
         elif kind == "reasoning":
             self.reasoning(item)
         elif it.is_call(item):
             self.call(item)
         elif it.is_output(item):
             self.output(item)
+
+    def sources(self, item: it.Item) -> None:
+        """The web pages and files the answer cites, under it (citation_line: sanitised, bounded)."""
+        refs = citations(item)
+        if refs:
+            self.line("Sources", "bold")
+        for ref in refs:
+            self.line(citation_line(ref), "dim")
+
+    def hosted(self, item: it.Item) -> None:
+        view = hosted_view(item)
+        self.line(f"→ {view.title}", "bold")
+        rows = [row for line in view.lines for row in line.splitlines()]
+        for row in rows[:OUTPUT_LINES]:
+            self.line("  " + row, "dim")
+        if len(rows) > OUTPUT_LINES:
+            self.line(f"  … {len(rows) - OUTPUT_LINES} more lines", "dim")
 
     def reasoning(self, item: it.Item) -> None:
         parts = item.get("summary") or item.get("content") or []

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from rivulet.core import items as it
-from rivulet.core.hosted_items import HOSTED_TYPES, citations, hosted_view
+from rivulet.core.hosted_items import HOSTED_TYPES, citation_parts, citations, hosted_view
 from rivulet.core.sanitize import sanitize
 from rivulet.core.store.session import Session
 from rivulet.core.turn.attachments import describe_content, placeholder
@@ -72,9 +72,11 @@ def history_markdown(history: list[it.Item]) -> str:
             else:
                 out.append("\n## Assistant\n\n" + text.strip() + "\n")
                 refs = citations(item)
-                if refs:  # the url_citation sources, numbered as the chat shows them
+                if refs:  # the sources (web pages and files), numbered as the chat shows them
                     out.append("\nSources:\n\n" + "".join(f"{r.number}. [{r.title}]({r.link})\n" if r.link else
-                                                             f"{r.number}. {r.title} ({r.url})\n" for r in refs))
+                                                             f"{r.number}. {r.title} ({r.url})\n" if r.url else
+                                                             f"{r.number}. {' — '.join(citation_parts(r))}\n"
+                                                             for r in refs))
         elif kind == "reasoning":
             summary = "\n\n".join(str(p.get("text", "")) for p in item.get("summary") or [] if isinstance(p, dict))
             if not summary.strip():  # a server that sends only raw reasoning (llama.cpp, gpt-oss)

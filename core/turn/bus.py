@@ -165,6 +165,8 @@ class TurnCompleted(BusEvent):
     stopped: str | None = None  # why the user stopped the turn early, if they did
     no_answer: str | None = None  # why the last response gave no answer (core/turn/no_answer.py)
     cost: dict[str, Any] | None = None  # tokens, dollars and speed (core/turn/turn_cost.py)
+    # The answer's sources: web pages and files it cites (core/hosted_items.py Citation, as JSON)
+    sources: list[dict[str, Any]] = msgspec.field(default_factory=list)
     type: ClassVar[str] = "turn.completed"
 
 

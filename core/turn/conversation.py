@@ -25,7 +25,7 @@ import msgspec
 from rivulet.core import items as it
 from rivulet.core.config import Settings
 from rivulet.core.errors import ResponseIncomplete, RetryWaitTooLong, RivuletError
-from rivulet.core.hosted_items import approval_response, unanswered_approvals
+from rivulet.core.hosted_items import Citation, approval_response, citations, unanswered_approvals
 from rivulet.core.hosted_tools import hosted_includes, hosted_specs, parse_hosted_tools
 from rivulet.core.protocol.background import FINAL_STATUSES, BackgroundApi, StreamCursor
 from rivulet.core.protocol.context_window import ModelWindows
@@ -107,6 +107,7 @@ class TurnResult(msgspec.Struct, dict=True):
     requests: int
     stopped: str | None = None
     no_answer: str | None = None  # why the turn gave no answer though it completed (no_answer.py)
+    sources: list[Citation] = msgspec.field(default_factory=list)  # what the answer cites (hosted_items.py)
 
 
 # Left in history when the user interrupts a turn in which the model already did
@@ -275,6 +276,7 @@ class Conversation:
         self.tools.start_turn()
         usage: dict[str, Any] | None = None
         last_message: str | None = None
+        answer: it.Item | None = None  # the message of last_message
         stopped: str | None = None
         no_answer: str | None = None
         requests = 0
@@ -286,7 +288,8 @@ class Conversation:
                     stopped = result
                     break
                 usage = add_usage(usage, result.usage)
-                last_message = result.last_message or last_message
+                if result.last_message:
+                    last_message, answer = result.last_message, result.answer
                 if result.incomplete:
                     why = _incomplete_message(result.incomplete, ended_in_reasoning(result.committed))
                     cut = ResponseIncomplete(why, code=result.incomplete)
@@ -328,8 +331,10 @@ class Conversation:
         self.last_cost, self.session_cost = cost, add_cost(self.session_cost, cost)
         if self.hooks is not None:  # before the turn is over for the front end: a notify hook's note shows in it
             await self.hooks.turn_end(turn_id, "stopped" if stopped else "completed", last_message)
-        self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped, no_answer, cost))
-        return TurnResult(turn_id, last_message, usage, requests, stopped, no_answer)
+        sources = citations(answer) if answer is not None else []
+        self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped, no_answer, cost,
+                                       [msgspec.to_builtins(ref) for ref in sources]))
+        return TurnResult(turn_id, last_message, usage, requests, stopped, no_answer, sources)
 
     async def _run_tools(self, calls: list[it.Item]) -> str | None:
         """Run the calls in order, committing each output at once. Returns why the user

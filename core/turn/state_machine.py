@@ -127,6 +127,7 @@ class SamplingResult(msgspec.Struct, dict=True):
     needs_follow_up: bool
     last_message: str | None
     committed: list[it.Item] = msgspec.field(default_factory=list)
+    answer: it.Item | None = None  # the message whose text is last_message (its sources are the answer's)
     pending_calls: list[it.Item] = msgspec.field(default_factory=list)
     # Why the server cut the response short (response.incomplete), else None.
     incomplete: str | None = None
@@ -153,6 +154,7 @@ class _Machine:
         self.committed: dict[str, it.Item] = {}  # key -> item, in commit order
         self.seen_created = False
         self.last_message: str | None = None
+        self.answer: it.Item | None = None
         self.deviations: list[Deviation] = []
         self._noted: set[str] = set()
         self.refused: set[str] = set()  # keys of foreign items (rule 9) and of malformed ones, dropped
@@ -300,6 +302,7 @@ class _Machine:
             end_turn=ev.end_turn,
             needs_follow_up=not ev.incomplete and (bool(pending) or ev.end_turn is False),
             last_message=self.last_message,
+            answer=self.answer,
             committed=committed,
             pending_calls=pending,
             incomplete=ev.incomplete,
@@ -400,7 +403,7 @@ class _Machine:
         self.committed[key] = item
         text = it.message_text(item)
         if text is not None and item.get("role", "assistant") == "assistant":
-            self.last_message = text
+            self.last_message, self.answer = text, item
         await self.sink.commit(key, item, backfilled=backfilled)
 
 

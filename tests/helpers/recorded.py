@@ -17,3 +17,12 @@ def recording(name: str) -> recordings.Recording:
     matches = [r for r in RECORDINGS if r.name == name or r.name.startswith(name + "#")]
     assert matches, f"no recording named {name}"
     return matches[0]
+
+
+def done_item(name: str, kind: str) -> dict:
+    """The last item of type `kind` a recording committed (its response.output_item.done)."""
+    import json
+
+    events = [json.loads(p) for p in recording(name).payloads]
+    items = [e["item"] for e in events if e.get("type") == "response.output_item.done"]
+    return [i for i in items if i.get("type") == kind][-1]

@@ -29,3 +29,11 @@ async def test_code_interpreter_code_is_fenced_then_its_logs():
     text = await _exported("test_openai_responses_code_execution_download_file_stream.1.sse")
     assert "### code interpreter\n\n```python\nimport csv\n" in text
     assert "- '/mnt/data/numbers_and_squares.csv'\n" in text
+
+
+async def test_the_files_an_answer_cites_are_exported_as_its_sources():
+    text = await _exported("openai-file-search-tool.1.jsonl#1")
+    assert "Sources:\n\n1. ai.pdf — file file-Ebzhf8H4DPGPr9pUhr7n7v\n" in text
+    text = await _exported("test_openai_responses_code_execution_download_file_stream.1.sse")
+    assert "1. numbers_and_squares.csv — code interpreter file cfile_6a503793ad68819185972c63815155f7 in container " \
+           "cntr_6a50378a8e148190b261a3aa6ec9892c0075e4a12afea84e\n" in text
