@@ -123,11 +123,12 @@ async def run_exec(args: argparse.Namespace) -> int:
         raise BrokenPipeError
     if not args.json and not result.no_answer:
         print(sanitize(result.last_message or ""))
+        _print_sources(result.sources)
         sys.stdout.flush()
     if result.stopped:
         print(f"rivulet: stopped: {sanitize(result.stopped)}", file=sys.stderr)
     if result.no_answer:  # a script must not take silence for an answer: exit 1, as for a cut one
-        print(f"rivulet: {result.no_answer}", file=sys.stderr)
+        print(f"rivulet: {sanitize(result.no_answer)}", file=sys.stderr)
     unsaved = writer.closing_note() if writer is not None else None
     if unsaved:  # the session is not whole: always the last line, and status 3
         print(f"rivulet: warning: {sanitize(unsaved)}", file=sys.stderr)
@@ -135,6 +136,15 @@ async def run_exec(args: argparse.Namespace) -> int:
     if result.no_answer:
         return 1
     return 0
+
+
+def _print_sources(sources: list[Any]) -> None:
+    """The web pages and files the answer cites, after it, numbered as the chat shows them
+    (citation_line: sanitised, bounded). --json has them in turn.completed."""
+    if sources:
+        from rivulet.core.hosted_items import citation_line
+
+        print("\nSources\n" + "".join(citation_line(ref) + "\n" for ref in sources), end="")
 
 
 def _exec_hooks(args: argparse.Namespace, settings: Any, tools: Any, bus: Any) -> Any:

@@ -59,3 +59,15 @@ def test_cut_inside_the_reasoning_says_no_answer_not_a_cut_answer(tmp_path):
     assert proc.stderr.strip().splitlines() == [
         "rivulet: error: response_incomplete: no answer: the model's output ended inside its reasoning: "
         "it reached the output token limit (max_output_tokens); its reasoning is kept"]
+
+
+def test_a_malformed_message_is_named_on_stderr_as_text(tmp_path):
+    from helpers.streams import body, completed, created, ev
+
+    bad = {"id": "msg_\x1b[2J\x1b]52;c;aGk=\x07", "type": "message", "role": "assistant", "content": {"text": "hi"}}
+    stream = body([created(), ev("response.output_item.done", output_index=0, item=bad), completed([bad])])
+    with CannedServer(stream) as server:
+        proc = rivulet("exec", "--base-url", server.base_url, "hi", env={"RIVULET_SESSIONS_DIR": str(tmp_path)})
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert "rivulet: no answer: the server's message msg_" in proc.stderr and "was dropped" in proc.stderr
+    assert "\x1b" not in proc.stderr and "\x07" not in proc.stderr
