@@ -183,10 +183,9 @@ def _has_terminal() -> bool:
 async def terminal_approver(request: ApprovalRequest) -> Decision:
     """`exec --approval ask`: the question on the terminal (stderr), the answer from it."""
     from rivulet.app.exec_prompt import question_text  # what the chat's dialog shows, as plain lines
-    from rivulet.app.tty_prompt import ask_tty  # read through the event loop: Ctrl-C can end it
-    from rivulet.core.tools.approval import Decision
-    answer = await ask_tty(question_text(request))
-    return {"y": Decision.YES, "a": Decision.ALWAYS, "s": Decision.STOP}.get(answer[:1].lower(), Decision.NO)
+    from rivulet.app.tty_answer import ask_answer  # typed-ahead keys dropped; read through the event loop
+
+    return await ask_answer(question_text(request))
 
 
 def _print_json(reader_gone: asyncio.Event, event: BusEvent) -> None:

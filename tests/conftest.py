@@ -18,11 +18,12 @@ pytest_plugins = ["helpers.aimock"]
 
 @pytest.fixture(autouse=True)
 def _answer_approvals_at_once(monkeypatch):
-    """Pilot answers the approval dialog the moment it shows: no grace period in tests
-    (tests/app/test_notify_copy_history.py tests the grace period itself)."""
+    """Pilot answers the approval dialog the moment it shows: no pause in typing is waited
+    for in tests ("always" still takes its second key; tests/app/test_approval_type_ahead.py
+    tests the wait itself)."""
     from rivulet.widgets.dialogs import ApprovalScreen
 
-    monkeypatch.setattr(ApprovalScreen, "GRACE", 0.0)
+    monkeypatch.setattr(ApprovalScreen, "QUIET", 0.0)
 
 
 # ---- tiers: what a test needs besides Python (pyproject.toml registers the markers) ----------

@@ -10,6 +10,7 @@ The buttons stay on screen at 80x24: the question scrolls, they do not.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,9 +20,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from rivulet.core.sanitize import sanitize
-from rivulet.core.tools.approval import ApprovalRequest, Decision
+from rivulet.core.tools.approval import ApprovalRequest
 from rivulet.core.tools.approval_text import number_lines, question
 
+from .approval_gate import GatedQuestion
 from .safe import safe_text
 
 
@@ -48,14 +50,12 @@ def numbered(text: str) -> Text:
     return out
 
 
-class ApprovalScreen(ModalScreen[Decision]):
+class ApprovalScreen(GatedQuestion):
     """Ask whether a command may run or a patch may be applied.
 
-    For the first GRACE seconds answers are ignored: someone typing in the composer
-    when the question pops up would otherwise answer it with their next "y", "s" or
-    Enter."""
-
-    GRACE = 0.5
+    Someone typing in the composer when the question pops up would answer it with their
+    next "y" or "a": a key answers only after a pause in typing, and "always" is picked
+    and then confirmed (approval_gate.py)."""
 
     BINDINGS = [
         Binding("y", "decide('yes')", "Yes", id="approval.yes"),
@@ -64,16 +64,9 @@ class ApprovalScreen(ModalScreen[Decision]):
         Binding("s", "decide('stop')", "No, stop the turn", id="approval.stop"),
     ]
 
-    def __init__(self, request: ApprovalRequest) -> None:
-        super().__init__()
+    def __init__(self, request: ApprovalRequest, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(clock)
         self.request = request
-        self._shown_at = time.monotonic()
-
-    def _too_soon(self) -> bool:
-        if time.monotonic() - self._shown_at >= self.GRACE:
-            return False
-        self.notify("The question had just appeared: answer again", severity="warning", timeout=3)
-        return True
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -105,20 +98,12 @@ class ApprovalScreen(ModalScreen[Decision]):
                                  tooltip="Yes, and this tool with any arguments for the rest of the session")
                 yield Button("No (n)", id="no", variant="warning", compact=True, tooltip="No, and continue the turn")
                 yield Button("Stop (s)", id="stop", variant="error", compact=True, tooltip="No, and stop the turn")
+            yield self.hint  # what the answer waits for
 
     def on_resize(self) -> None:
         # The detail gives way first on a short terminal: the buttons stay on screen.
         detail = self.query_one("#approval-detail")
-        detail.styles.max_height = max(3, min(20, self.size.height - 15))
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        # Each button's id names its decision (compose above).
-        if event.button.id is not None and not self._too_soon():
-            self.dismiss(Decision(event.button.id))
-
-    def action_decide(self, value: str) -> None:
-        if not self._too_soon():
-            self.dismiss(Decision(value))
+        detail.styles.max_height = max(3, min(20, self.size.height - 16))
 
 
 class DiffScreen(ModalScreen[None]):

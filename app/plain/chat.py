@@ -191,13 +191,11 @@ def _approver(bus: EventBus, printer: PlainPrinter) -> Any:
     async def ask(request: ApprovalRequest) -> Decision:
         """exec's question, inline: the call is printed above it first."""
         from rivulet.app.exec_prompt import question_text
-        from rivulet.app.tty_prompt import ask_tty
-        from rivulet.core.tools.approval import Decision
+        from rivulet.app.tty_answer import ask_answer  # what was typed during the turn never answers
 
         await bus.drain()
         printer.flush()
-        answer = await ask_tty(question_text(request))
-        return {"y": Decision.YES, "a": Decision.ALWAYS, "s": Decision.STOP}.get(answer[:1].lower(), Decision.NO)
+        return await ask_answer(question_text(request))
 
     return ask
 

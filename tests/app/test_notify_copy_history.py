@@ -118,32 +118,3 @@ async def test_code_block_language_cannot_inject_palette_markup():
         provider = RivuletCommands(app.screen)
         names = [cmd.title for cmd in provider._commands()]
     assert "Copy code block 1 (python)" in names
-
-
-async def test_approval_ignores_answers_in_its_first_moment(monkeypatch):
-    """Keys typed as the question pops up were meant for the composer, not the dialog."""
-    from textual.app import App
-
-    from rivulet.core.tools.approval import ApprovalRequest, Decision
-    from rivulet.widgets.dialogs import ApprovalScreen
-
-    # An hour of grace: however slow the machine, the first keys land inside it.
-    monkeypatch.setattr(ApprovalScreen, "GRACE", 3600.0)
-    answers: list[Decision] = []
-
-    class Host(App):
-        def on_mount(self) -> None:
-            self.push_screen(ApprovalScreen(ApprovalRequest("shell", "c1", "rm -rf build")), answers.append)
-
-    app = Host()
-    async with app.run_test() as pilot:
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, ApprovalScreen)
-        await pilot.press("y", "enter")
-        await pilot.pause()
-        assert app.screen is screen and answers == []
-        screen._shown_at -= 3601.0  # the grace period is over (no waiting in a test)
-        await pilot.press("n")
-        await pilot.pause()
-    assert answers == [Decision.NO]

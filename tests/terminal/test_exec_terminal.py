@@ -16,6 +16,7 @@ def test_approval_ask_prompts_on_the_terminal_and_reads_the_answer(term, demo):
     term.start([*RIVULET, "--base-url", demo.base_url, "exec", "--approval", "ask", "make a file"], cwd=work)
     term.wait("Apply this patch", what="the approval question")
     assert not (work / "rivulet-demo.txt").exists()  # nothing happens before the answer
+    term.wait("[y]es / [a]lways", what="the prompt for the answer")  # (shown once typing has paused)
     term.send("y", "Enter")
     assert term.wait_exit() == 0, term.screen()
     assert (work / "rivulet-demo.txt").read_text().startswith("This file was written by rivulet's demo")
@@ -25,7 +26,7 @@ def test_approval_ask_prompts_on_the_terminal_and_reads_the_answer(term, demo):
 def test_approval_no_declines(term, demo):
     work = term.home / "work"
     term.start([*RIVULET, "--base-url", demo.base_url, "exec", "--approval", "ask", "make a file"], cwd=work)
-    term.wait("Apply this patch", what="the approval question")
+    term.wait("[y]es / [a]lways", what="the prompt for the answer")
     term.send("n", "Enter")
     assert term.wait_exit() == 0, term.screen()
     assert not (work / "rivulet-demo.txt").exists()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .chat_app import RIVULET, chat_ready
+from .chat_app import RIVULET, answer_approval, chat_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "tests" / "peers" / "mcp_server.py"
@@ -62,20 +62,7 @@ def servers_of(home: Path) -> set[int]:
 
 
 def answer(term, key: str) -> None:
-    """Answer the dialog. A key within its first half second is refused on purpose (someone
-    typing when it appears), with a toast: then the key goes again."""
-    from .tmux import Timeout
-
-    for _ in range(30):
-        term.send(key)
-        try:
-            term.wait(lambda s: "Call this MCP tool?" not in s or "answer again" in s, timeout=10, what="the answer")
-        except Timeout:
-            continue
-        if "Call this MCP tool?" not in term.screen():
-            return
-        term.wait(lambda s: "answer again" not in s, timeout=30, what="the toast to go")
-    raise AssertionError(f"the dialog did not take {key!r}:\n{term.screen()}")
+    answer_approval(term, key, "Call this MCP tool?")  # once the dialog takes answers
 
 
 def test_a_chat_calls_an_mcp_tool_after_approval(term, model):

@@ -4,7 +4,7 @@ answer y, and the files are back."""
 
 from __future__ import annotations
 
-from .chat_app import RIVULET, chat_ready
+from .chat_app import RIVULET, answer_approval, chat_ready
 from .tmux import Timeout
 
 
@@ -33,7 +33,7 @@ def test_ask_approve_undo_and_the_files_are_back(term, server):
     term.wait(chat_ready, what="the chat")
     term.send("change the notes", "Enter")
     term.wait("Run this command?", what="the approval dialog")
-    _answer(term, "y", "Run this command?")
+    answer_approval(term, "y", "Run this command?")
     term.wait("Done in", what="the turn's end")
     assert (work / "notes.md").read_text() == "new line\n" and (work / "made.txt").exists()
     term.type("/undo")

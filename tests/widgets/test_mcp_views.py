@@ -84,6 +84,9 @@ async def test_the_mcp_approval_shows_server_tool_and_indented_arguments_at_80x2
         assert detail.max_scroll_y > 0  # 30 more lines: they scroll, the buttons stay
         buttons = list(app.screen.query(Button))
         assert len(buttons) == 4 and all(app.screen.region.contains_region(b.region) for b in buttons)
+        await pilot.press("a")  # "always" is picked, not yet given (issue 35, item 5)
+        await pilot.pause()
+        assert app.answers == []
         await pilot.press("a")
         await pilot.pause()
     assert app.answers == [Decision.ALWAYS]
@@ -197,7 +200,10 @@ async def test_always_for_the_tool_with_any_arguments_is_its_own_labelled_choice
         assert "any arg" in str(buttons["always-tool"].label) and "any arguments" in str(buttons["always-tool"].tooltip)
         assert "exact arguments" in str(buttons["always"].tooltip)
         assert all(app.screen.region.contains_region(b.region) and b.region.area > 0 for b in buttons.values())
-        await pilot.click("#always-tool")
+        await pilot.click("#always-tool")  # picked, not yet given: it takes a second step too
+        await pilot.pause()
+        assert app.answers == [] and buttons["always-tool"].has_focus
+        await pilot.press("enter")
         await pilot.pause()
     assert app.answers == [Decision.ALWAYS_TOOL]
     for destructive in (await _request_from_the_core({"path": "x"}, destructive=True),
