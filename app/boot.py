@@ -175,12 +175,14 @@ def prepare(args: argparse.Namespace) -> Ready:
     except ConfigError as exc:
         raise BootError(exc.message, 2) from None
     try:
+        from rivulet.core.checkpoints.recovery import recover_at_start
         from rivulet.core.engine import Notices, build_transport
         from rivulet.core.store.prompt_history import PromptHistory, history_file
         from rivulet.core.tools.mcp_config import parse_servers
         from rivulet.core.tools.router import tool_settings
 
         tools = tool_settings(settings)
+        recovered = recover_at_start(tools.workspace)  # before anything touches the workspace's files
         parse_servers(settings.mcp_servers)  # a bad [mcp_servers] table: one line before a turn runs
         from rivulet.core.hooks.spec import load_hooks
 
@@ -191,6 +193,8 @@ def prepare(args: argparse.Namespace) -> Ready:
             settings = settings.model_copy(update={"model": session_model(session, settings.model)})
         prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
         notices = Notices()
+        if recovered:
+            notices(recovered)  # a notice in the chat once it runs (Notices holds it until then)
         ready = Ready(settings, build_transport(settings, notices), tools, demo, session, writer, prompts, images,
                       cancelled, notices, args)
     except ConfigError as exc:

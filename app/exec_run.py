@@ -62,6 +62,11 @@ async def run_exec(args: argparse.Namespace) -> int:
         mcp = McpWiring.from_settings(settings)
     except ConfigError as exc:
         return _fail(exc.message, 2)
+    from rivulet.core.checkpoints.recovery import recover_at_start
+
+    recovered = recover_at_start(tools_settings.workspace)  # before anything touches the workspace's files
+    if recovered:
+        print(f"rivulet: {recovered}", file=sys.stderr)
     try:
         images = cli_images(args, settings)
     except RivuletError as exc:
@@ -86,6 +91,8 @@ async def run_exec(args: argparse.Namespace) -> int:
         return _fail(exc.message, 2)
     engine = Engine(settings, bus=bus, tool_settings=tools_settings, approver=approver, mcp=mcp, writer=writer,
                     hooks=hooks)
+    if not args.json:
+        _workspace_notes_on_stderr(engine)
     for refused in engine.conversation.project.refused if not args.json else []:  # (--json has it as a notice)
         print(f"rivulet: warning: AGENTS.md: {sanitize(refused)}", file=sys.stderr)
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
@@ -115,6 +122,7 @@ async def run_exec(args: argparse.Namespace) -> int:
         if not interrupt.fired:
             interrupt.remove()
         gone.cancel()
+        await _checkpoint_written(engine)  # its notice (a turn without one) while the loop can say it
         await engine.aclose()  # the session_end hooks, its servers, transport and session file
         if demo is not None:
             demo.stop()
@@ -136,6 +144,25 @@ async def run_exec(args: argparse.Namespace) -> int:
     if result.no_answer:
         return 1
     return 0
+
+
+def _workspace_notes_on_stderr(engine: Any) -> None:
+    """exec prints no bus notice, but what concerns the workspace's files is a stderr line:
+    waiting for another rivulet running a tool in it, a turn without a checkpoint."""
+    def note(text: str) -> None:
+        print(f"rivulet: {sanitize(text)}", file=sys.stderr, flush=True)
+
+    tools = engine.agent_tools
+    if tools is not None and tools.turn_lock is not None:
+        tools.turn_lock.notice = note
+    if tools is not None and tools.checkpoints is not None:
+        tools.checkpoints.notice = note
+
+
+async def _checkpoint_written(engine: Any) -> None:
+    checkpoints = engine.agent_tools.checkpoints if engine.agent_tools is not None else None
+    if checkpoints is not None:
+        await asyncio.to_thread(checkpoints.wait)  # (a notice it hands to the loop runs before this returns)
 
 
 def _print_sources(sources: list[Any]) -> None:

@@ -2,6 +2,10 @@
 (core/checkpoints/actions.py); it shows what it will do and applies it with --yes, or
 when the user answers y on the terminal.
 
+It first finishes a restore a kill interrupted (one line on stderr), and waits for
+another rivulet that runs a tool in the workspace (one line too) before it changes files.
+A turn without a checkpoint (its store's disk was full) is named with its reason.
+
 Exit codes: 0 done (or nothing to do with --dry-run), 1 nothing to undo or redo, or
 the restore failed (every file as before), 2 a question nobody can answer (no
 terminal and no --yes).
@@ -17,9 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rivulet.core.checkpoints.actions import carry_out, describe, outcome, propose
-from rivulet.core.checkpoints.restore import choose_session, diff_text
+from rivulet.core.checkpoints.actions import carry_out, describe, outcome, propose, without_checkpoint
+from rivulet.core.checkpoints.recovery import recover_at_start
+from rivulet.core.checkpoints.restore import choose_session, diff_text, no_checkpoint
 from rivulet.core.checkpoints.store import CheckpointStore
+from rivulet.core.checkpoints.turn_lock import RESTORING, TurnLock
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
 
@@ -51,16 +57,24 @@ def run_undo(args: argparse.Namespace) -> int:
     if not workspace.is_dir():
         print(sanitize(f"rivulet: workspace {workspace} is not a directory"), file=sys.stderr)
         return 2
+    recovered = recover_at_start(workspace)
+    if recovered:
+        print(f"rivulet: {recovered}", file=sys.stderr)
     store = CheckpointStore(workspace)
     direction = "redo" if args.redo else "undo"
     try:
         session = choose_session(store, args.session, direction)
         p = propose(store, session, direction, max(1, args.turns)) if session else None
-    except RivuletError as exc:
-        print(sanitize(f"rivulet: {exc.message}"), file=sys.stderr)
+        missing = no_checkpoint(store, session) if session and direction == "undo" else []
+    except (RivuletError, OSError) as exc:
+        print(sanitize(f"rivulet: {getattr(exc, 'message', None) or exc}"), file=sys.stderr)
         return 1
+    for cp in missing:  # newer than what can be undone: said, and left as they are
+        print(f"rivulet: {without_checkpoint(cp)}" + ("; its changes stay" if p is not None else ""),
+              file=sys.stderr)
     if p is None:
-        print(f"rivulet: nothing to {direction} in {sanitize(str(store.workspace))}", file=sys.stderr)
+        if not missing:
+            print(f"rivulet: nothing to {direction} in {sanitize(str(store.workspace))}", file=sys.stderr)
         return 1
     assert session is not None  # a plan is only made for a session
     chosen = "" if args.session else \
@@ -83,10 +97,22 @@ def run_undo(args: argparse.Namespace) -> int:
         if answer.lower() not in ("y", "yes"):
             print("Nothing was changed.")
             return 0
+    lock = TurnLock(workspace, session)
+    try:  # another rivulet's turn in this workspace ends first (its checkpoint then names what it changed)
+        lock.hold_blocking(RESTORING, say=lambda text: print(f"rivulet: {text}", file=sys.stderr, flush=True))
+    except KeyboardInterrupt:
+        print("rivulet: interrupted: nothing was changed", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        print(sanitize(f"rivulet: the workspace's lock cannot be taken ({exc.strerror or exc}): nothing was changed"),
+              file=sys.stderr)
+        return 1
     try:
         result = carry_out(store, p, overwrite=args.force, record=_record(session) if session else None)
     except RivuletError as exc:
         print(sanitize(f"rivulet: {exc.message}"), file=sys.stderr)
         return 1
+    finally:
+        lock.release()
     print(outcome(p, result))
     return 0

@@ -51,15 +51,31 @@ if TYPE_CHECKING:
 
 
 class Notices:
-    """Where the transport's fallback notice goes. A transport may be made before the bus
-    it reports to (the chat makes it in its boot thread): the engine points this at the bus."""
+    """Where the transport's fallback notice goes, and what the chat's boot found (an
+    interrupted restore finished). They may come before the bus they go to (the chat makes
+    the transport in its boot thread): they are held until the engine points this at the bus."""
 
     def __init__(self) -> None:
-        self.target: Callable[[str], None] | None = None
+        self._target: Callable[[str], None] | None = None
+        self._held: list[str] = []
+
+    @property
+    def target(self) -> Callable[[str], None] | None:
+        return self._target
+
+    @target.setter
+    def target(self, target: Callable[[str], None] | None) -> None:
+        self._target = target
+        if target is not None:
+            held, self._held = self._held, []
+            for text in held:
+                target(text)
 
     def __call__(self, text: str) -> None:
-        if self.target is not None:
-            self.target(text)
+        if self._target is not None:
+            self._target(text)
+        else:
+            self._held.append(text)
 
 
 def build_transport(settings: Settings, notices: Notices) -> Transport:
@@ -128,10 +144,14 @@ class Engine:
     def _checkpoints(self, tools: Any) -> None:
         """A checkpoint of the workspace per turn that runs a tool (core/checkpoints): /undo,
         /redo, rewinds with files, `rivulet undo`. Keyed by the session held at the time."""
-        from rivulet.core.checkpoints.actions import for_run
+        from rivulet.core.checkpoints.actions import for_run, turn_lock_for
 
-        tools.checkpoints = for_run(self.settings, tools.workspace, self._session_id,
-                                    lambda text: self.bus.publish(Notice(text)))
+        def notice(text: str) -> None:
+            self.bus.publish(Notice(text))
+
+        # One rivulet at a time runs tools that may change the workspace (checkpoints or not).
+        tools.turn_lock = turn_lock_for(tools.workspace, self._session_id, notice)
+        tools.checkpoints = for_run(self.settings, tools.workspace, self._session_id, notice, tools.turn_lock)
 
     def _conversation(self, session: Session | None, writer: SessionFile | None) -> Conversation:
         conversation = Conversation(self.settings, self.transport, self.bus,

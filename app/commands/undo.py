@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from rivulet.core.checkpoints.actions import carry_out, describe, outcome, propose
-from rivulet.core.checkpoints.restore import Plan, diff_text
+from rivulet.core.checkpoints.actions import carry_out, describe, outcome, propose, without_checkpoint
+from rivulet.core.checkpoints.restore import Plan, diff_text, no_checkpoint
+from rivulet.core.checkpoints.turn_lock import RESTORING
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
 from rivulet.widgets.choice import Choice, ChoiceScreen
@@ -54,7 +55,9 @@ async def _ask_and_restore(app: CommandContext, direction: str, turns: int) -> b
     await asyncio.to_thread(cps.wait)  # the last turn's checkpoint, if it is still being written
     p = await asyncio.to_thread(propose, cps.store, cps.session, direction, turns)
     if p is None:
-        app.notify("Nothing to undo: no turn of this session changed files, or all are undone" if direction == "undo"
+        missing = await asyncio.to_thread(no_checkpoint, cps.store, cps.session) if direction == "undo" else []
+        app.notify(f"Nothing to undo: {without_checkpoint(missing[0])}" if missing else
+                   "Nothing to undo: no turn of this session changed files, or all are undone" if direction == "undo"
                    else "Nothing to redo: /undo first (a new turn after an undo ends what can be redone)")
         return False
     return await confirm_and_restore(app, cps, p)
@@ -71,7 +74,13 @@ async def confirm_and_restore(app: CommandContext, cps: TurnCheckpoints, p: Plan
 
 async def _restore(app: CommandContext, cps: TurnCheckpoints, p: Plan, overwrite: bool) -> bool:
     try:
-        result = await asyncio.to_thread(carry_out, cps.store, p, overwrite, _recorder(app))
+        if cps.lock is not None:  # another rivulet's turn in this workspace ends first (said, Esc stops it)
+            await cps.lock.hold(RESTORING)
+        try:
+            result = await asyncio.to_thread(carry_out, cps.store, p, overwrite, _recorder(app))
+        finally:
+            if cps.lock is not None:
+                cps.lock.release()
     except (RivuletError, OSError) as exc:
         app.notify(sanitize(f"Not restored: {getattr(exc, 'message', None) or exc}"), severity="error")
         return False

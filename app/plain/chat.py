@@ -116,6 +116,7 @@ async def run_plain(args: argparse.Namespace) -> int:
     from rivulet.app.boot import BootError, cli_images, settings_for
     from rivulet.app.plain.reader import LineReader
     from rivulet.app.plain.resume import resumed_session
+    from rivulet.core.checkpoints.recovery import recover_at_start
     from rivulet.core.config_sources import safe_url
     from rivulet.core.engine import Engine
     from rivulet.core.hooks.wiring import make_hooks
@@ -130,6 +131,9 @@ async def run_plain(args: argparse.Namespace) -> int:
     try:
         settings, demo = settings_for(args)
         tools_settings = tool_settings(settings)
+        recovered = recover_at_start(tools_settings.workspace)  # before anything touches the workspace's files
+        if recovered:
+            print(f"rivulet: {recovered}", file=sys.stderr)
         mcp = McpWiring.from_settings(settings)
         hooks, ignored = make_hooks(settings, tools_settings.workspace, bus, tools_settings.secrets)
         session, writer = resumed_session(args, settings)

@@ -14,8 +14,8 @@ from rivulet.core.sanitize import sanitize
 
 if TYPE_CHECKING:  # restore is imported by an undo, not by every run that takes checkpoints
     from rivulet.core.checkpoints.restore import Plan, Result
-    from rivulet.core.checkpoints.store import CheckpointStore
-
+    from rivulet.core.checkpoints.store import Checkpoint, CheckpointStore
+    from rivulet.core.checkpoints.turn_lock import TurnLock
 
 
 def limits_of(settings: Any) -> CheckpointLimits:
@@ -42,6 +42,11 @@ def propose(store: CheckpointStore, session: str | None, direction: str, turns: 
         return restore.plan(store, chosen, direction) if chosen else None
 
 
+def without_checkpoint(cp: Checkpoint) -> str:
+    """One line for a turn that has no checkpoint (its record says why)."""
+    return sanitize(f"turn {cp.turn} has no checkpoint: {cp.why or 'it was not taken'}")
+
+
 def describe(p: Plan) -> list[str]:
     """The plan in plain lines (untrusted names and commands on one row each, escaped):
     what changes, what is left alone and why, and every command whose effects outside
@@ -65,11 +70,19 @@ def describe(p: Plan) -> list[str]:
 
 def carry_out(store: CheckpointStore, p: Plan, overwrite: bool = False,
               record: Callable[[dict[str, Any]], None] | None = None) -> Result:
-    """Restore, all or nothing; then record it (the session file)."""
+    """Restore, all or nothing; then record it (the session file). Hold the workspace's
+    turn lock around it. The plan is made again first: what changed while it was shown
+    (another session's turn that ran meanwhile) is left as it is, `overwrite` or not."""
     from rivulet.core.checkpoints import restore
 
     with store.locked():
-        result = restore.apply(store, p, overwrite=overwrite)
+        now = {cp.seq: cp.status for cp in store.checkpoints()}
+        if any(now.get(cp.seq) != cp.status for cp in p.checkpoints):
+            raise restore.RestoreError(f"turn {', '.join(str(t) for t in p.turns)} was undone, redone or pruned "
+                                       "meanwhile (another rivulet?): nothing was changed")
+        fresh = restore.plan(store, p.checkpoints, p.direction)
+        unseen = {path: why for path, why in fresh.conflicts.items() if path not in p.conflicts}
+        result = restore.apply(store, fresh, overwrite=overwrite, unseen=unseen)
     if record is not None:
         record({"type": "restore", "direction": p.direction, "turns": p.turns, "files": result.changed,
                 "left": result.left, "time": round(time.time(), 3)})
@@ -89,9 +102,17 @@ def outcome(p: Plan, result: Result) -> str:
 
 
 def for_run(settings: Any, workspace: Path, session: str | Callable[[], str | None],
-            notice: Callable[[str], None]) -> TurnCheckpoints | None:
+            notice: Callable[[str], None], lock: TurnLock | None = None) -> TurnCheckpoints | None:
     """The checkpoints of a chat or exec run (None: `checkpoints = false`)."""
     if not getattr(settings, "checkpoints", True):
         return None
-    return TurnCheckpoints(workspace, session, limits_of(settings), notice=notice)
+    return TurnCheckpoints(workspace, session, limits_of(settings), notice=notice, lock=lock)
+
+
+def turn_lock_for(workspace: Path, session: Callable[[], str | None], notice: Callable[[str], None]) -> TurnLock:
+    """The workspace's turn lock for a run (with checkpoints or without: two writers in one
+    workspace wait for each other either way)."""
+    from rivulet.core.checkpoints.turn_lock import TurnLock
+
+    return TurnLock(workspace, session, notice=notice)
 

@@ -17,6 +17,15 @@ from pathlib import Path
 CHUNK = 1024 * 1024
 
 
+class StoreWriteError(OSError):
+    """The store could not be written (its disk is full, say): not a fault of the file
+    being kept, and no other file would fare better."""
+
+
+def _store_error(exc: OSError) -> StoreWriteError:
+    return StoreWriteError(exc.errno, exc.strerror or str(exc), exc.filename)
+
+
 class Objects:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -61,13 +70,17 @@ class Objects:
         return stored[0]
 
     def _store(self, reader: Callable[[], bytes], limit: int) -> tuple[str, int] | None:
-        """`reader` returns the next chunk, b"" at the end."""
-        if not os.path.isdir(self.root):
-            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        """`reader` returns the next chunk, b"" at the end. What fails on the store's side
+        is a StoreWriteError; a reader's own OSError is raised as it is."""
         tmp = self.root / f".tmp-{secrets.token_hex(8)}"
+        try:
+            if not os.path.isdir(self.root):
+                self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise _store_error(exc) from None
         h = hashlib.sha256()
         size = 0
-        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
             while True:
                 chunk = reader()
@@ -81,8 +94,11 @@ class Objects:
                     return None
                 h.update(chunk)
                 view = memoryview(chunk)
-                while view:
-                    view = view[os.write(out, view):]
+                try:
+                    while view:
+                        view = view[os.write(out, view):]
+                except OSError as exc:
+                    raise _store_error(exc) from None
         except BaseException:
             if out >= 0:
                 os.close(out)
@@ -90,16 +106,19 @@ class Objects:
             raise
         digest = h.hexdigest()
         final = self.path(digest)
+        os.close(out)
         if os.path.isfile(final):
-            os.close(out)
             tmp.unlink(missing_ok=True)
             return digest, 0
-        os.close(out)
         try:
-            os.replace(tmp, final)
-        except FileNotFoundError:
-            os.mkdir(os.path.dirname(final), 0o700)
-            os.replace(tmp, final)
+            try:
+                os.replace(tmp, final)
+            except FileNotFoundError:
+                os.mkdir(os.path.dirname(final), 0o700)
+                os.replace(tmp, final)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise _store_error(exc) from None
         return digest, size
 
     def read(self, digest: str) -> bytes:

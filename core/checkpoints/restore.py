@@ -5,11 +5,16 @@ A restore first keeps the content of every path it will change (the "prior" side
 writes a journal naming each path's prior and target entry, and only then touches the
 workspace. Each file is written to a temporary name and renamed over the old one. When
 every path is done the journal is marked done, the checkpoints' statuses are written
-and the journal is removed. A kill at any point leaves the journal: the next use of the
-store (`CheckpointStore.locked`) puts every path back to its prior entry if the journal
-was not done (the workspace as before), or only finishes the bookkeeping if it was
-(the workspace as after). Every step is idempotent, so a kill during recovery is
-recovered the same way.
+and the journal is removed. A kill at any point leaves the journal: the next start of any
+command in the workspace (recovery.py), or the next use of the store
+(`CheckpointStore.locked`), puts every path back to its prior entry if the journal was not
+done (the workspace as before), or only finishes the bookkeeping if it was (the workspace
+as after). Every step is idempotent, so a kill during recovery is recovered the same way.
+
+A plan leaves alone what changed since the turn: a path whose content differs from what
+the turn left (a user's edit), and a path another session's turn changed since this one
+began (two rivulets in one workspace: the other's checkpoint names it), even if its
+content is as this turn left it.
 
 Paths are walked from the workspace's descriptor with O_NOFOLLOW: a restore never
 writes through a link, whatever a turn left in the workspace.
@@ -27,7 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rivulet.core.checkpoints.store import Checkpoint, CheckpointStore, write_json
+from rivulet.core.checkpoints.objects import StoreWriteError
+from rivulet.core.checkpoints.store import FAILED, Checkpoint, CheckpointStore, write_json
 from rivulet.core.checkpoints.walk import PathEntry, lstat_entry
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import one_row
@@ -88,9 +94,10 @@ def choose_session(store: CheckpointStore, ref: str | None, direction: str) -> s
     turns may all be undone while an older session's are not."""
     cps = store.checkpoints()
     if ref is None:
-        if direction == "undo":
-            wanted = [cp for cp in cps[::-1] if cp.status == "applied"]
-            return next((cp.session for cp in wanted if cp.changes), wanted[0].session if wanted else None)
+        if direction == "undo":  # (a turn without a checkpoint counts: `rivulet undo` says why)
+            wanted = [cp for cp in cps[::-1] if cp.status in ("applied", FAILED)]
+            return next((cp.session for cp in wanted if cp.changes or cp.status == FAILED),
+                        wanted[0].session if wanted else None)
         return next((cp.session for cp in cps if cp.status == "undone"), None)
     ids = list(dict.fromkeys(cp.session for cp in cps[::-1]))
     matches = [s for s in ids if s == ref] or [s for s in ids if s.startswith(ref)]
@@ -100,6 +107,17 @@ def choose_session(store: CheckpointStore, ref: str | None, direction: str) -> s
         raise RivuletError(f"no checkpoint of a session {ref!r} in this workspace")
     return matches[0]
 
+
+def no_checkpoint(store: CheckpointStore, session: str | None) -> list[Checkpoint]:
+    """The session's turns without a checkpoint since its newest one still applied (those
+    an undo cannot put back), newest first."""
+    out: list[Checkpoint] = []
+    for cp in store.checkpoints(session)[::-1]:
+        if cp.status == "applied":
+            break
+        if cp.status == FAILED:
+            out.append(cp)
+    return out
 
 
 def undoable(store: CheckpointStore, session: str | None, turns: int = 1) -> list[Checkpoint]:
@@ -134,6 +152,7 @@ def plan(store: CheckpointStore, cps: list[Checkpoint], direction: str) -> Plan:
                 ops[c.path].target = then
             else:
                 ops[c.path] = Op(c.path, now, then)
+    others = _others_since(store, cps)
     for op in sorted(ops.values(), key=lambda o: o.path):
         if op.expect is not None and op.target is not None and op.expect.same_content(op.target):
             continue  # changed and changed back
@@ -141,10 +160,27 @@ def plan(store: CheckpointStore, cps: list[Checkpoint], direction: str) -> Plan:
                 op.target.digest is None or not store.objects.has(op.target.digest)):
             out.lost.append(f"{op.path}: its content was not kept (over a cap, or unreadable): left as it is")
             continue
-        why = _differs(store, op.path, op.expect)
+        why = others.get(op.path) or _differs(store, op.path, op.expect)
         if why:
             out.conflicts[op.path] = why
         out.ops.append(op)
+    return out
+
+
+def _others_since(store: CheckpointStore, cps: list[Checkpoint]) -> dict[str, str]:
+    """Paths another session's turn changed after the first of `cps` began: path -> how it
+    is said. Such a turn ran beside it (its checkpoint may hold the other's files) or after it."""
+    if not cps:
+        return {}
+    mine = {cp.session for cp in cps}
+    since = min(cp.started for cp in cps)
+    out: dict[str, str] = {}
+    for other in store.checkpoints():
+        if other.session in mine or other.status != "applied" or other.time <= since:
+            continue
+        for c in other.changes:
+            out.setdefault(c.path, f"changed by another session's turn since (session {other.session}, "
+                                   f"turn {other.turn})")
     return out
 
 
@@ -225,12 +261,16 @@ def diff_text(store: CheckpointStore, p: Plan) -> str:
 # ---- the restore ---------------------------------------------------------------------------
 
 
-def apply(store: CheckpointStore, p: Plan, *, overwrite: bool = False,
+def apply(store: CheckpointStore, p: Plan, *, overwrite: bool = False, unseen: dict[str, str] | None = None,
           step: Callable[[int], None] | None = None) -> Result:
-    """Restore the plan's paths, all or nothing; a conflicting path only if `overwrite`.
-    Call it inside `store.locked()`. `step(n)` runs after each change (tests kill there)."""
-    ops = [op for op in p.ops if overwrite or op.path not in p.conflicts]
+    """Restore the plan's paths, all or nothing; a conflicting path only if `overwrite`, and
+    an `unseen` one (a conflict the user was not shown) never. Call it inside
+    `store.locked()`. `step(n)` runs after each change (tests kill there): 0 once the
+    journal is written, before the first change; -1 once it is marked done."""
+    unseen = unseen or {}
+    ops = [op for op in p.ops if (overwrite or op.path not in p.conflicts) and op.path not in unseen]
     left = [f"{path}: {why}, left as it is" for path, why in p.conflicts.items() if not overwrite]
+    left += [f"{path}: {why}, left as it is" for path, why in unseen.items() if path not in p.conflicts or overwrite]
     token = secrets.token_hex(6)
     prior: list[tuple[str, PathEntry | None]] = []
     for op in ops:
@@ -238,6 +278,9 @@ def apply(store: CheckpointStore, p: Plan, *, overwrite: bool = False,
         if now is not None and now.kind == "file":
             try:
                 kept = store.objects.put_file(os.path.join(store.workspace, op.path), 1 << 62)
+            except StoreWriteError as exc:
+                raise RestoreError(f"the checkpoint store could not keep {shown(op.path)} "
+                                   f"({exc.strerror or exc}): nothing was restored") from None
             except OSError as exc:
                 raise RestoreError(f"{shown(op.path)} cannot be read ({exc.strerror or exc}): "
                                    "nothing was restored") from None
@@ -252,6 +295,8 @@ def apply(store: CheckpointStore, p: Plan, *, overwrite: bool = False,
         "ops": [[op.path, _json(before), _json(op.target)] for op, (_, before) in zip(ops, prior, strict=True)],
         "statuses": {str(cp.seq): status for cp in p.checkpoints}}
     write_json(store.journal, journal)
+    if step is not None:
+        step(0)
     try:
         left += _run(store, [(op.path, op.target) for op in ops], token, step)
     except OSError as exc:
@@ -269,7 +314,7 @@ def apply(store: CheckpointStore, p: Plan, *, overwrite: bool = False,
 
 def recover(store: CheckpointStore, step: Callable[[int], None] | None = None) -> str | None:
     """Finish a restore a kill interrupted: back to before it, or, if it was done, only its
-    bookkeeping. Returns what was done (None: there was nothing to recover)."""
+    bookkeeping. Returns what was done, "rolled back" or "finished" (None: nothing)."""
     try:
         journal = json.loads(store.journal.read_bytes())
     except FileNotFoundError:
@@ -279,12 +324,12 @@ def recover(store: CheckpointStore, step: Callable[[int], None] | None = None) -
         return None
     if journal.get("phase") == "done":
         _finish(store, journal)
-        return "finished an interrupted restore"
+        return "finished"
     pairs = [(str(path), PathEntry.from_json(before) if before else None) for path, before, _ in journal["ops"]]
     _run(store, pairs, str(journal["token"]), step, ignore_errors=True)
     _sweep(store, [p for p, _ in pairs], str(journal["token"]))
     store.journal.unlink(missing_ok=True)
-    return "undid an interrupted restore: every file is as it was before it"
+    return "rolled back"
 
 
 def _finish(store: CheckpointStore, journal: dict[str, Any]) -> None:

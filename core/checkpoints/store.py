@@ -4,14 +4,19 @@
 workspace, 0700): `objects/` (objects.py), `state.json` (the last walk, with digests,
 so the next walk reads only the files whose stat changed), `turns/<seq>.json` (one per
 turn that ran a tool: what it changed, both sides), `journal.json` while a restore runs
-(restore.py) and `lock` (one process at a time changes this directory).
+(restore.py), `lock` (one process at a time changes this directory) and `turn.lock`
+(turn_lock.py: one rivulet at a time runs tools or restores in the workspace).
+
+A turn whose checkpoint fails (a full disk) leaves nothing behind: the objects its walks
+stored that nothing names are removed (`prune`), and a `failed` record says why, so that
+`rivulet undo` can say "turn N has no checkpoint: why" (issue 36).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
-import hashlib
 import json
 import os
 import time
@@ -22,15 +27,12 @@ from typing import Any
 
 from rivulet.core.checkpoints.limits import MB as MB
 from rivulet.core.checkpoints.limits import CheckpointLimits as CheckpointLimits
-from rivulet.core.checkpoints.objects import Objects
+from rivulet.core.checkpoints.objects import Objects, StoreWriteError
+from rivulet.core.checkpoints.place import default_root as default_root
+from rivulet.core.checkpoints.place import store_dir
 from rivulet.core.checkpoints.walk import PathEntry, Walk, walk
 
-
-def default_root() -> Path:
-    from platformdirs import user_data_dir
-
-    override = os.environ.get("RIVULET_CHECKPOINTS_DIR")
-    return Path(override) if override else Path(user_data_dir("rivulet")) / "checkpoints"
+FAILED = "failed"  # a turn's record without a checkpoint: `why` says why
 
 
 @dataclass
@@ -69,25 +71,30 @@ class Checkpoint:
     changes: list[PathChange] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # "path: why its content was not kept"
     commands: list[str] = field(default_factory=list)  # every command the turn ran
-    status: str = "applied"  # "undone" after /undo; "dropped": undone, then a new turn came
+    # "undone" after /undo; "dropped": undone, then a new turn came; FAILED: no checkpoint (`why`)
+    status: str = "applied"
+    started: float = 0.0  # when its walk before ran (the turn's changes came after it)
+    why: str = ""  # a FAILED turn's reason
 
     def to_json(self) -> dict[str, Any]:
         return {"seq": self.seq, "session": self.session, "turn": self.turn, "time": self.time,
                 "changes": [c.to_json() for c in self.changes], "skipped": self.skipped,
-                "commands": self.commands, "status": self.status}
+                "commands": self.commands, "status": self.status, "started": self.started, "why": self.why}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Checkpoint:
-        return cls(int(data["seq"]), str(data["session"]), int(data["turn"]), float(data["time"]),
+        end = float(data["time"])
+        return cls(int(data["seq"]), str(data["session"]), int(data["turn"]), end,
                    [PathChange.from_json(c) for c in data.get("changes") or []],
                    [str(s) for s in data.get("skipped") or []], [str(c) for c in data.get("commands") or []],
-                   str(data.get("status") or "applied"))
+                   str(data.get("status") or "applied"), float(data.get("started") or end), str(data.get("why") or ""))
 
 
 @dataclass
 class WorkspaceSnapshot:
     walk: Walk
     not_kept: dict[str, str] = field(default_factory=dict)  # path -> why its content was not kept
+    taken: float = 0.0  # when the walk began
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -95,11 +102,17 @@ def write_json(path: Path, data: Any) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
     try:
-        os.write(fd, json.dumps(data, separators=(",", ":")).encode())
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+        try:
+            view = memoryview(json.dumps(data, separators=(",", ":")).encode())
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a full disk leaves no half file behind
+        raise
     dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(dfd)
@@ -111,11 +124,17 @@ def _size(n: int) -> str:
     return f"{n / MB:.1f} MB" if n >= MB else f"{n / 1024:.0f} KB"
 
 
+def why_failed(exc: OSError) -> str:
+    """Why a turn has no checkpoint, in words (its store could not be written)."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk of the checkpoint store is full ({exc.strerror or exc})"
+    return f"the checkpoint store could not be written ({exc.strerror or exc})"
+
+
 class CheckpointStore:
     def __init__(self, workspace: Path, root: Path | None = None, limits: CheckpointLimits | None = None) -> None:
         self.workspace = workspace.resolve()
-        key = hashlib.sha256(os.fsencode(self.workspace)).hexdigest()[:20]
-        self.dir = (root or default_root()) / key
+        self.dir = store_dir(self.workspace, root)
         self.limits = limits or CheckpointLimits()
         self.objects = Objects(self.dir / "objects")
         self.turns_dir = self.dir / "turns"
@@ -133,18 +152,23 @@ class CheckpointStore:
         from rivulet.core.store.session import private_dir
 
         private_dir(self.turns_dir)
-        marker = self.dir / "workspace"
+        marker = self.dir / "workspace"  # whose folder this is, for a person looking (0600, as every file here)
         if not marker.exists():
-            marker.write_text(str(self.workspace) + "\n")
+            fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            try:
+                os.write(fd, os.fsencode(self.workspace) + b"\n")
+            finally:
+                os.close(fd)
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
-        """This workspace's store, for one process at a time (a second chat waits)."""
+    def locked(self, recover_first: bool = True) -> Iterator[None]:
+        """This workspace's store, for one process at a time (a second chat waits for the
+        few moments a walk or a restore holds it; a whole turn holds turn_lock.py's)."""
         self._ensure()
-        fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            if self.journal.exists():  # a restore was killed: finish it first (before or after, never half)
+            if recover_first and self.journal.exists():  # a restore was killed: finish it (before or after)
                 from rivulet.core.checkpoints.restore import recover
 
                 recover(self)
@@ -163,10 +187,14 @@ class CheckpointStore:
 
     def snapshot(self) -> WorkspaceSnapshot:
         """Walk the workspace and keep the content of every file whose stat changed since
-        the last walk (within the caps). Call it locked."""
+        the last walk (within the caps). Call it locked. A content the store has no room
+        for is not kept (said, as for a cap). OSError: the store's own record could not be
+        written, even after what only the last walk named was removed (the caller then
+        removes what this walk stored: `prune`)."""
         known = self._state()
+        taken = time.time()
         found = walk(self.workspace, self.limits.max_entries, self._own_dirs())
-        snap = WorkspaceSnapshot(found)
+        snap = WorkspaceSnapshot(found, taken=taken)
         if found.too_many:
             return snap
         budget = self.limits.turn_bytes
@@ -191,6 +219,9 @@ class CheckpointStore:
                 continue
             try:
                 stored = self.objects.put_file(os.path.join(root, rel), min(self.limits.file_bytes, budget))
+            except StoreWriteError as exc:  # the store's disk, not the file
+                snap.not_kept[rel] = why_failed(exc)
+                continue
             except OSError:
                 stored = None  # unreadable, or gone: not kept
             if stored is None:
@@ -199,7 +230,14 @@ class CheckpointStore:
             budget -= stored[1]
             found.entries[rel] = entry.with_digest(stored[0])
         if dirty:
-            write_json(self.dir / "state.json", {k: v.to_json() for k, v in found.entries.items()})
+            state = {k: v.to_json() for k, v in found.entries.items()}
+            try:
+                write_json(self.dir / "state.json", state)
+            except OSError:
+                # A full store: the contents only the last walk named (files gone or changed since)
+                # go first. Were they kept, a workspace that shrank to fit would never fit again.
+                self.prune(found.entries)
+                write_json(self.dir / "state.json", state)
         return snap
 
     def _own_dirs(self) -> frozenset[str]:
@@ -238,11 +276,22 @@ class CheckpointStore:
                 cp.status = "dropped"
                 self.save(cp)
         seq = max((cp.seq for cp in cps), default=0) + 1
-        cp = Checkpoint(seq, session, turn, time.time(), changes, skipped, commands)
+        cp = Checkpoint(seq, session, turn, time.time(), changes, skipped, commands, started=before.taken)
         self.objects.sync({e.digest for c in changes for e in (c.before, c.after) if e is not None and e.digest})
         self.save(cp)
         self.prune(after.walk.entries, [*cps, cp])  # the list just read: not listed and stat'ed again
         return cp
+
+    def record_failure(self, session: str, turn: int, why: str, commands: list[str]) -> None:
+        """A turn that has no checkpoint, and why (what `rivulet undo` says of it). Call it
+        locked."""
+        cps = self.checkpoints()
+        for cp in cps:  # as for a checkpoint: the workspace went another way, an undone turn stays undone
+            if cp.status == "undone":
+                cp.status = "dropped"
+                self.save(cp)
+        seq = max((cp.seq for cp in cps), default=0) + 1
+        self.save(Checkpoint(seq, session, turn, time.time(), commands=commands, status=FAILED, why=why))
 
     def save(self, cp: Checkpoint) -> None:
         write_json(self.turns_dir / f"{cp.seq:08d}.json", cp.to_json())

@@ -29,6 +29,7 @@ from rivulet.core.turn.bus import EventBus, Notice, ToolOutputDelta, TurnDiffUpd
 from rivulet.core.turn.tool_api import StopTurn
 
 if TYPE_CHECKING:  # (the MCP client and the hooks come with a configured server or hook)
+    from rivulet.core.checkpoints.turn_lock import TurnLock
     from rivulet.core.checkpoints.turns import TurnCheckpoints
     from rivulet.core.hooks.dispatch import Hooks
     from rivulet.core.tools.mcp_client import McpManager
@@ -123,6 +124,9 @@ class AgentTools:
         self.hooks: Hooks | None = None  # the user's before_tool, after_tool and after_patch hooks
         # The turn's checkpoint (core/checkpoints): taken before the first call that may change files.
         self.checkpoints: TurnCheckpoints | None = None
+        # The workspace's turn lock (core/checkpoints/turn_lock.py): one rivulet at a time runs
+        # tools that may change its files; with checkpoints on, they hold it (the same lock).
+        self.turn_lock: TurnLock | None = None
 
     async def approve_hosted(self, request: dict[str, Any]) -> str:
         """A remote MCP approval request (the API runs the call): yes, no or stop."""
@@ -178,7 +182,17 @@ class AgentTools:
 
     def end_turn(self, turn_id: int) -> None:
         if self.checkpoints is not None:
-            self.checkpoints.end_turn(turn_id)
+            self.checkpoints.end_turn(turn_id)  # lets the turn lock go once its checkpoint is written
+        elif self.turn_lock is not None:
+            self.turn_lock.release()
+
+    async def _before_change(self, command: str | None = None) -> None:
+        """Before a call that may change files: wait for another rivulet running one in this
+        workspace (said once), then the turn's checkpoint (its walk before)."""
+        if self.checkpoints is not None:
+            await self.checkpoints.before_tool(command)
+        elif self.turn_lock is not None:
+            await self.turn_lock.hold()
 
     # ---- running a call ----------------------------------------------------------------
 
@@ -215,8 +229,7 @@ class AgentTools:
         if self.mcp is not None and self.mcp.owns(call):
             server = self.mcp.manager.find(str(name))
             boxed = server is not None and server[0].config.command is not None and self.sandbox.active
-            if self.checkpoints is not None:  # a server may write the workspace too
-                await self.checkpoints.before_tool(f"MCP tool {name}")
+            await self._before_change(f"MCP tool {name}")  # a server may write the workspace too
             guard = self._protected_guard() if boxed else None  # a stdio server writes the workspace too
             return await self._settle(call, guard, await self.mcp.run(call, self._decide))
         return await self._builtin.run(call)
@@ -248,8 +261,7 @@ class AgentTools:
         if await self._decide(call, request, "The user declined this patch; no file was changed.") is Decision.NO:
             return _output(call, "The user declined this patch; no file was changed. Do not apply it again "
                                  "unchanged: ask the user what they want instead.")
-        if self.checkpoints is not None:
-            await self.checkpoints.before_tool()
+        await self._before_change()
         for change in changes:
             self.turn_diff.remember(change.path, change.old)
         try:
@@ -298,8 +310,7 @@ class AgentTools:
             if self.bus is not None:
                 self.bus.publish(ToolOutputDelta(cid, self._mask(text)))
 
-        if self.checkpoints is not None:
-            await self.checkpoints.before_tool(command if sandboxed else f"{command}  (outside the sandbox)")
+        await self._before_change(command if sandboxed else f"{command}  (outside the sandbox)")
         guard = self._protected_guard() if sandboxed else None
         result = await run_shell(command, cwd, timeout=timeout, limit=self.settings.output_limit, on_output=show,
                                  secrets=self.settings.secrets, sandbox=self.sandbox if sandboxed else None,

@@ -21,7 +21,8 @@ NOT_NEEDED = ("textual", "rich", "pydantic", "pydantic_settings", "click", "pygm
               "rivulet.core.hooks.runner", "ctypes", "difflib", "rivulet.app.attach.refs",
               # httpx's default transport (httpcore's pool on anyio): ~64 ms; core/protocol/h11_transport.py
               "httpcore", "anyio",
-              # the default config and sessions folders, when both are given (as here)
+              # the default config, sessions and checkpoints folders, when all are given (as here; exec
+              # looks for an interrupted restore in the checkpoints' folder at every start)
               "platformdirs",
               # the Unicode tables of core/sanitize.py: an answer all in ASCII takes its fast path
               "regex")
@@ -47,7 +48,8 @@ def _answer(request: Request) -> Reply | None:
 
 def test_an_exec_turn_imports_nothing_it_does_not_use(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "RIVULET_"))}
-    env.update({"RIVULET_CONFIG": os.devnull, "RIVULET_SESSIONS_DIR": str(tmp_path), "HOME": str(tmp_path)})
+    env.update({"RIVULET_CONFIG": os.devnull, "RIVULET_SESSIONS_DIR": str(tmp_path), "HOME": str(tmp_path),
+                "RIVULET_CHECKPOINTS_DIR": str(tmp_path / "checkpoints")})
     with LocalServer(_answer) as server:
         proc = subprocess.run([sys.executable, "-c", PROBE.format(url=server.base_url, modules=NOT_NEEDED)],
                               capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)

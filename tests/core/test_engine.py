@@ -82,14 +82,16 @@ async def test_new_conversation_keeps_the_tools_and_starts_an_empty_history(tmp_
 
 async def test_the_transport_fallback_notice_reaches_the_bus_of_the_engine_built_later():
     notices = Notices()
-    notices("before any bus: dropped, not raised")
+    notices("before any bus: held until the engine binds it (the chat's boot says what it recovered)")
     bus = EventBus()
     seen: list = []
     bus.subscribe(seen.append, Notice)
     engine = Engine(settings(save_sessions=False), bus=bus, transport=serving(answer("r1", "x")), notices=notices)
     notices("WebSocket unavailable; using HTTP streaming (SSE) for this session")
     await bus.drain()
-    assert [n.text for n in seen] == ["WebSocket unavailable; using HTTP streaming (SSE) for this session"]
+    assert [n.text for n in seen] == [
+        "before any bus: held until the engine binds it (the chat's boot says what it recovered)",
+        "WebSocket unavailable; using HTTP streaming (SSE) for this session"]
     await engine.aclose()
 
 

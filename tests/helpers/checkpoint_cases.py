@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -101,3 +102,22 @@ restore.recover(CheckpointStore(ws, data), step=step)
 def recover_process(ws: Path, data: Path, kill_at: int) -> list[str]:
     """Recovery of a killed restore, itself killed at step `kill_at`."""
     return [sys.executable, "-c", RECOVER, str(ws), str(data), str(kill_at)]
+
+
+def killed_restore(tmp_path: Path, kill_at: int) -> tuple[Path, dict, dict]:
+    """A workspace (`tmp_path/ws`, its store in `tmp_path/data`) with one checkpointed turn
+    whose undo was killed at step `kill_at` (0: the journal written, no file changed yet;
+    -1: complete, its bookkeeping not): (the workspace, its state before the turn, after it)."""
+    from rivulet.core.checkpoints.store import CheckpointStore
+
+    ws, data = tmp_path / "ws", tmp_path / "data"
+    many_files(ws)
+    before = state(ws)
+    turn(ws, data, many_changes)
+    after = state(ws)
+    done = subprocess.run(restore_process(ws, data, kill_at), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 9, done.stderr  # killed there, the journal left
+    assert CheckpointStore(ws, data).journal.exists()
+    if kill_at not in (0, -1):
+        assert state(ws) not in (before, after)  # mixed: what the fault left
+    return ws, before, after

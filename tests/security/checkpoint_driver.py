@@ -3,7 +3,10 @@ came of it as JSON (the checkpoint tests start it as root and as nobody).
 
 `--uid N --gid M`: everything is imported first, then the driver drops to that user
 (as sandbox_driver.py does). Input (JSON on stdin): workspace, data (the store's root),
-setup (a shell command run first, as that user), command (the turn's shell command)."""
+setup (a shell command run first, as that user), command (the turn's shell command),
+umask (set before anything is made), loose_lock (the turn lock's file made 0644 first, as
+an older rivulet or another umask would leave it). The turn and the undo hold the
+workspace's turn lock, as the engine's do; `modes` is every path of the store's folder."""
 
 from __future__ import annotations
 
@@ -22,6 +25,8 @@ import pathspec  # noqa: F401
 import platformdirs  # noqa: F401  (what the store imports lazily: a folder nobody cannot enter)
 
 from rivulet.core.checkpoints import actions, restore  # noqa: F401  (imported before the drop)
+from rivulet.core.checkpoints.place import store_dir
+from rivulet.core.checkpoints.turn_lock import RESTORING, TurnLock
 from rivulet.core.checkpoints.turns import TurnCheckpoints
 from rivulet.core.errors import RivuletError
 from rivulet.core.store import session  # noqa: F401
@@ -52,9 +57,15 @@ async def _run(job: dict) -> dict:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(ws), "GIT_CONFIG_NOSYSTEM": "1"}
     if job.get("setup"):
         subprocess.run(["bash", "-c", job["setup"]], cwd=ws, check=True, env=env, capture_output=True)
+    if job.get("loose_lock"):
+        folder = store_dir(ws, Path(job["data"]))
+        folder.mkdir(parents=True)
+        (folder / "turn.lock").touch(0o644)
+        os.chmod(folder / "turn.lock", 0o644)
     tools = AgentTools(ToolSettings(workspace=ws, sandbox="off"), ApprovalPolicy("never-ask", _yes))
-    cps = TurnCheckpoints(ws, "S", root=Path(job["data"]))
-    tools.checkpoints = cps
+    lock = TurnLock(ws, "S", root=Path(job["data"]))
+    cps = TurnCheckpoints(ws, "S", root=Path(job["data"]), lock=lock)
+    tools.checkpoints, tools.turn_lock = cps, lock
     before = state(ws)
     tools.start_turn()
     call = {"type": "function_call", "id": "fc", "call_id": "c1", "name": "shell",
@@ -68,11 +79,25 @@ async def _run(job: dict) -> dict:
     try:
         p = actions.propose(cps.store, "S", "undo")
         assert p is not None, "no checkpoint"
-        actions.carry_out(cps.store, p)
+        lock.hold_blocking(RESTORING)
+        try:
+            actions.carry_out(cps.store, p)
+        finally:
+            lock.release()
     except RivuletError as exc:
         error = exc.message
     return {"uid": os.getuid(), "output": output, "before": before, "after": after, "undone": state(ws),
-            "error": error}
+            "error": error, "modes": _modes(store_dir(ws, Path(job["data"])))}
+
+
+def _modes(folder: Path) -> dict[str, list]:
+    """Every path under the store's folder: [kind, mode, owner]."""
+    out: dict[str, list] = {".": ["dir", stat.S_IMODE(folder.stat().st_mode), folder.stat().st_uid]}
+    for p in folder.rglob("*"):
+        st = p.lstat()
+        out[p.relative_to(folder).as_posix()] = ["dir" if stat.S_ISDIR(st.st_mode) else "file",
+                                                 stat.S_IMODE(st.st_mode), st.st_uid]
+    return out
 
 
 async def _yes(_request: object) -> Decision:
@@ -89,6 +114,8 @@ def main() -> None:
         os.setgroups([])
         os.setgid(args.gid)
         os.setuid(args.uid)
+    if "umask" in job:
+        os.umask(job["umask"])
     print(json.dumps(asyncio.run(_run(job))))
 
 

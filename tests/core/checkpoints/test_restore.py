@@ -22,6 +22,8 @@ from helpers.checkpoint_cases import (
 from rivulet.core.checkpoints import restore
 from rivulet.core.checkpoints.store import CheckpointLimits, CheckpointStore
 
+NEVER = 10**6  # a step no restore reaches (0 is a step: the journal written, nothing changed yet)
+
 
 def _setup(tmp_path: Path):
     ws, data = tmp_path / "ws", tmp_path / "data"
@@ -65,7 +67,7 @@ def test_a_restore_killed_at_random_times_is_never_half_done(tmp_path):
     ws, data, before, after = _setup(tmp_path)
     rng = random.Random(26)
     for _ in range(8):
-        proc = subprocess.Popen(restore_process(ws, data, 0), stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(restore_process(ws, data, NEVER), stdout=subprocess.PIPE, text=True)
         assert proc.stdout.readline().strip() == "ready"  # the plan is made: the restore starts now
         # A random moment inside the restore (or just after it).
         for _ in range(rng.randrange(0, 40)):
