@@ -23,11 +23,13 @@ Process-wide, so only the real chat turns it on (`app/launch.py`), not apps in t
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rivulet.core.turn.bus import ResponseStarted
 
 if TYPE_CHECKING:
+    from rivulet.app.boot import Ready
     from rivulet.app.bus_bridge import BusBridge
 
 
@@ -37,6 +39,22 @@ class GcPacing:
 
     def install(self, bridge: BusBridge) -> None:
         bridge.route_at_once({ResponseStarted: self.start_up_over})
+
+    def after_boot(self, boot: Callable[[], Ready]) -> Callable[[], Ready]:
+        """`boot`, then, if it read a session to resume, what is alive frozen at once: the
+        session's items are ~10 tracked objects each (400,000 for 20,000 turns), and every
+        full collection until the first request walked them all again (three passes of
+        0.15 s each at 20,000 turns, on whichever thread allocated next). Not collected
+        first, since a full pass is what this saves: what start-up has left as garbage by
+        then is ~5,000 objects, under 1 MB."""
+
+        def run() -> Ready:
+            ready = boot()
+            if ready.session is not None:
+                gc.freeze()
+            return ready
+
+        return run
 
     def start_up_over(self, _: Any = None) -> None:
         """The first request is sent: what start-up left alive stays for good."""

@@ -114,8 +114,9 @@ def _fail(message: str, code: int = 1) -> int:
 
 
 def run_tui(args: argparse.Namespace) -> int:
-    """The chat. A plain start draws its first frame before the settings are validated
-    (app/boot.py); `resume` prepares first, since its picker and session come before it."""
+    """The chat. A plain start, and `resume` with an id or --last, draw their first frame
+    before the settings are validated and the session read (app/boot.py); `resume` with
+    its picker prepares first, since the picker and the session come before the chat."""
     from rivulet.app.plain.choose import wants_plain
 
     if wants_plain(args):  # lines on the terminal's own scrollback (app/plain)
@@ -134,9 +135,22 @@ def run_tui(args: argparse.Namespace) -> int:
         parse_servers(view.mcp_servers)  # a bad [mcp_servers] table: one line, before anything is drawn
     except ConfigError as exc:
         return _fail(exc.message, 2)
+    from rivulet.app.gc_pacing import GcPacing
     from rivulet.app.tui import RivuletApp
 
-    if args.command == "resume":
+    pacing = GcPacing()  # process-wide: the real chat's, not the tests' apps
+    if args.command == "resume" and (args.id or args.last):
+        # As a fresh start: the first frame and the composer at once, the session read in the
+        # boot thread (issue 36.9). An id that names no session is one line, nothing drawn.
+        from rivulet.core.store.session import SessionError, find_session
+
+        try:
+            if args.id:
+                find_session(args.id)
+        except SessionError as exc:
+            return _fail(exc.message)
+        app = RivuletApp.booting(view, pacing.after_boot(partial(prepare, args)), demo=args.demo or view.needs_demo)
+    elif args.command == "resume":  # the picker: the session and the settings first
         try:
             ready = prepare(args)
         except BootError as exc:
@@ -147,9 +161,7 @@ def run_tui(args: argparse.Namespace) -> int:
         app = RivuletApp.from_ready(ready)
     else:
         app = RivuletApp.booting(view, partial(prepare, args), demo=args.demo or view.needs_demo)
-    from rivulet.app.gc_pacing import GcPacing
-
-    GcPacing().install(app.bridge)  # at the first request sent
+    pacing.install(app.bridge)  # at the first request sent
     try:
         app.run()
     finally:

@@ -16,13 +16,17 @@ RESUME_WIDGETS = 8
 if TYPE_CHECKING:
     from rivulet.app.commands.context import CommandContext
     from rivulet.core.turn.history import HistoryEntry
+    from rivulet.widgets.frozen_entries import Record
 
 
-async def rebuild_transcript(app: CommandContext) -> None:
-    """Every committed item becomes its entry again, in order; each output joins its call."""
+async def rebuild_transcript(app: CommandContext, records: list[Record] | None = None) -> None:
+    """Every committed item becomes its entry again, in order; each output joins its call.
+    `records`: the session's, already built (a resume builds them in its boot thread)."""
     assert app.session is not None
-    await mount_history(app, app.session.history.entries)
+    await mount_history(app, app.session.history.entries, records)
     meta = app.session.meta
+    for welcome in app.chat.transcript.query("#welcome"):  # a demo chat's, drawn before the session came
+        await welcome.remove()
     for warning in app.session.warnings:
         app.notify(sanitize(warning), severity="warning", timeout=8)
     workspace = app.tool_settings.workspace if app.tool_settings is not None else None
@@ -32,22 +36,31 @@ async def rebuild_transcript(app: CommandContext) -> None:
     app.chat.status.say(f"Resumed session {sanitize(meta.id)}: {len(app.session.history)} items")
 
 
-async def mount_history(app: CommandContext, entries: list[HistoryEntry]) -> None:
-    """History entries as transcript entries, at its end (also after an edit cut it back)."""
+def transcript_records(entries: list[HistoryEntry]) -> list[Record]:
+    """History as the transcript shows it, oldest first: (key, item, its call's output),
+    an output that has its call shown with it rather than on its own. Plain data, a pass
+    over every entry: a resume makes it in the boot thread, off the UI's."""
     outputs = {it.call_id(e.item): e.item for e in entries if it.is_output(e.item)}
     called = {it.call_id(e.item) for e in entries if it.is_call(e.item)}
-    shown = [e for e in entries if not (it.is_output(e.item) and it.call_id(e.item) in called)]
-    # The oldest go straight to the frozen block: a long session resumes as fast as a short one.
+    return [(e.key or f"item-{e.seq}", e.item, outputs.get(it.call_id(e.item))) for e in entries
+            if not (it.is_output(e.item) and it.call_id(e.item) in called)]
+
+
+async def mount_history(app: CommandContext, entries: list[HistoryEntry], records: list[Record] | None = None) -> None:
+    """History entries as transcript entries, at its end (also after an edit cut it back);
+    `records`: theirs, if already made (`transcript_records`)."""
+    shown = transcript_records(entries) if records is None else records
+    # The oldest go straight to the frozen block as data (drawn only where seen): a long
+    # session resumes as fast as a short one.
     cut = max(0, len(shown) - RESUME_WIDGETS)
     if cut:
         frozen = await app.commits.frozen_block()
-        frozen.add_all([(entry.key or f"item-{entry.seq}", entry.item, outputs.get(it.call_id(entry.item)))
-                        for entry in shown[:cut]])
+        frozen.add_all(shown[:cut])
     widgets = []
-    for entry in shown[cut:]:
-        widget = entry_for(entry.item, entry.key or f"item-{entry.seq}")
+    for key, item, output in shown[cut:]:
+        widget = entry_for(item, key)
         if isinstance(widget, ToolCallEntry):
-            widget.output = outputs.get(it.call_id(entry.item))
+            widget.output = output
         widgets.append(widget)
     await app.chat.transcript.mount_all(widgets)
     app.chat.transcript.follow()  # at the bottom, and kept there as entries render

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from rivulet.app.boot import Ready
     from rivulet.app.tui import RivuletApp
     from rivulet.core.config import Settings
+    from rivulet.widgets.frozen_entries import Record
 
 
 def patch_textual() -> None:
@@ -123,10 +124,16 @@ async def boot_in_thread(app: RivuletApp) -> None:
 
     boot = app.starting.boot
     assert boot is not None
+    records: list[Record] | None = None
 
     def run() -> Ready:
-        app.ready = boot()  # set here too: a quit during the boot still stops its demo server
-        return app.ready
+        nonlocal records
+        ready = app.ready = boot()  # set here too: a quit during the boot still stops its demo server
+        if ready.session is not None:  # a resume: its transcript as data, a pass over all of it, made here
+            from rivulet.app.resume import transcript_records
+
+            records = transcript_records(ready.session.history.entries)
+        return ready
 
     try:
         ready = await asyncio.to_thread(run)
@@ -146,11 +153,13 @@ async def boot_in_thread(app: RivuletApp) -> None:
     app.themes_ready = False  # the settings' own theme is not a change to remember
     apply_settings_view(app)
     app.themes_ready = True
-    start(app)
-    app.post_message(InputReleased())  # behind every key that came before it
+    start(app, records)
+    # Behind every key that came before it, and behind a resumed transcript (scheduled by
+    # `start`): a message sent meanwhile comes after the session's entries.
+    app.call_after_refresh(app.post_message, InputReleased())
 
 
-def start(app: RivuletApp) -> None:
+def start(app: RivuletApp, records: list[Record] | None = None) -> None:
     """Everything that needs the settings: the engine (conversation, tools, MCP), ticks."""
     from rivulet.app.commands.model import refresh_model_status
     from rivulet.app.commands.registry import slash_commands
@@ -180,7 +189,7 @@ def start(app: RivuletApp) -> None:
     if engine.session is not None:
         from rivulet.app.resume import rebuild_transcript
 
-        app.call_after_refresh(rebuild_transcript, app)
+        app.call_after_refresh(rebuild_transcript, app, records)
         if engine.session.background:  # a background response the last run left running
             from rivulet.app.background_resume import reattach_later
 

@@ -124,6 +124,7 @@ class FrozenEntries(Widget):
         super().__init__(**kwargs)
         self.entries: list[Record] = []  # (key, item, output), oldest first
         self._calls: dict[str, int] = {}  # call id -> index, so a late output finds its call
+        self._indexed = 0  # entries looked at for `_calls` (when a late output first asks)
         self.lo = self.hi = 0  # the window: entries [lo, hi) are drawn
         self.pinned = False  # the user scrolled up: the window stays where it is
         self.moved = False  # `show` put the window elsewhere: a pending scroll shift is void
@@ -143,17 +144,22 @@ class FrozenEntries(Widget):
 
     def add_all(self, entries: list[tuple[str, Item, Item | None]]) -> None:
         """Appends, then one refresh (a resume adds thousands: a refresh each was ~2 s of
-        a 5,000-turn resume under load, each one asking the compositor for the region)."""
+        a 5,000-turn resume under load, each one asking the compositor for the region).
+        Nothing looks at each entry here: a resume's first frame costs a screen, not its length."""
         self._fresh += len(entries)
-        for key, item, output in entries:
-            if it.is_call(item) and (call := it.call_id(item)):
-                self._calls[call] = len(self.entries)
-            self.entries.append((key, item, output))
+        self.entries.extend(entries)
         if entries and not self.pinned:
             self.refresh(layout=True)  # the tail window may now hold them
 
     def has_call(self, call_id: str | None) -> bool:
-        return call_id is not None and call_id in self._calls
+        if call_id is None:
+            return False
+        for index in range(self._indexed, len(self.entries)):  # the entries added since last asked
+            item = self.entries[index][1]
+            if it.is_call(item) and (call := it.call_id(item)):
+                self._calls[call] = index
+        self._indexed = len(self.entries)
+        return call_id in self._calls
 
     def set_output(self, call_id: str, output: Item) -> None:
         index = self._calls[call_id]
@@ -164,7 +170,7 @@ class FrozenEntries(Widget):
             self.refresh(layout=True)
 
     def clear(self) -> None:
-        self.entries, self._calls, self._cache = [], {}, {}
+        self.entries, self._calls, self._cache, self._indexed = [], {}, {}, 0
         self.lo = self.hi = 0
         self._measure()
         self.refresh(layout=True)
