@@ -92,13 +92,19 @@ class TurnLock:
 
     async def hold(self, doing: str = RUNNING) -> None:
         """Take the lock, waiting for another rivulet's turn or restore to end (said once,
-        through `notice`). Cancelling the wait (Esc, Ctrl-C) leaves it untaken."""
-        busy = self.try_hold(doing)
-        if busy is None:
-            return
-        self.notice(_waiting(busy))
-        while self.try_hold(doing) is not None:
-            await asyncio.sleep(POLL)
+        through `notice`). Cancelling the wait (Esc, Ctrl-C) leaves it untaken. A lock that
+        cannot be made (rivulet's data folder unwritable) is said, and the run goes on
+        without it: the tool must not fail for an advisory lock."""
+        try:
+            busy = self.try_hold(doing)
+            if busy is None:
+                return
+            self.notice(_waiting(busy))
+            while self.try_hold(doing) is not None:
+                await asyncio.sleep(POLL)
+        except OSError as exc:
+            self.notice(one_row(f"The workspace's lock cannot be taken ({exc.strerror or exc}): this run does not "
+                                "wait for another rivulet in it"))
 
     def hold_blocking(self, doing: str = RUNNING, say: Callable[[str], None] | None = None) -> None:
         """`hold` for a thread or a command without an event loop (`rivulet undo`)."""

@@ -272,3 +272,14 @@ async def test_with_checkpoints_off_a_tool_still_waits_for_another_rivulet_in_th
     await asyncio.wait_for(turn, 30)
     assert (ws / "x").read_text() == "x\n" and not tools.turn_lock.held
     await engine.aclose()
+
+
+async def test_a_lock_that_cannot_be_made_is_said_and_the_tool_goes_on(tmp_path):
+    ws, data = tmp_path / "ws", tmp_path / "data"
+    ws.mkdir()
+    data.write_text("a file where rivulet's data folder should be")
+    said: list[str] = []
+    lock = TurnLock(ws, "S1", root=data, notice=said.append)
+    await lock.hold()  # no exception: the turn's tool still runs
+    assert not lock.held and said == ["The workspace's lock cannot be taken (Not a directory): this run does not "
+                                      "wait for another rivulet in it"]
