@@ -74,6 +74,9 @@ def test_typing_on_across_the_terminal_prompt_does_not_answer_it(term, slow_demo
         wait_prompt(term)
         term.type("make a file")
         term.send("Enter")
+        # The turn under way: keys sent with the Enter would be the line editor's, kept for
+        # the next message.
+        term.wait("thinking:", what="the turn under way")
     screen = _type_on(term, "rivulet-demo.txt  (+3 -0)", "a\ny\n")  # answers typed ahead, and on
     assert DROPPED.strip() in screen and "[y]es / [a]lways" not in screen, screen
     assert not (work / "rivulet-demo.txt").exists()
