@@ -100,7 +100,7 @@ async def test_a_server_error_with_markup_and_escapes_is_shown_as_text_everywher
         await until(pilot, lambda: app.query("Toast"), "the retry toast")
         await pilot.pause()
         shots.append(screen_output(app))  # the retry toast
-        await until(pilot, lambda: app._status.state == "failed", "the failure", rounds=2000)
+        await until(pilot, lambda: app._status.state == "failed", "the failure")
         await pilot.pause()
         shots.append(screen_output(app))  # the error entry and the status line
         assert app.is_running
