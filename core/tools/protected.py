@@ -8,8 +8,10 @@ A pattern without a slash matches any one path component (`.git` protects every
 `.git` directory at any depth, and everything under it); a pattern with a slash matches
 the path relative to the workspace. Always on, whatever the setting: files inside a
 virtualenv (a directory holding `pyvenv.cfg`) and rivulet's own config and data
-directories when they lie inside the workspace, and the directory a `.git` file's
-`gitdir:` points to.
+directories when they lie inside the workspace, the directory a `.git` file's
+`gitdir:` points to, and any directory git would take for a git directory, whatever its
+name (`HEAD` with `objects/` and `refs/`, or with `commondir`: git's own test), the
+workspace root included: `git status` there runs its config's core.fsmonitor.
 """
 
 from __future__ import annotations
@@ -61,6 +63,41 @@ def pattern_reason(rel: str, patterns: tuple[str, ...] | list[str] = DEFAULT_PRO
     return None
 
 
+# What makes a directory a git directory to git (setup.c's is_git_directory, a superset:
+# any kind of entry counts, since a link can be made to resolve later).
+GIT_MARKS = ("HEAD", "objects", "refs", "commondir")
+# What `git init --bare` makes: at the workspace root these are the git directory.
+GIT_PARTS = ("HEAD", "branches", "commondir", "config", "description", "hooks", "info", "objects", "refs")
+GIT_DIR_WHY = "a git directory (HEAD, objects, refs): git run there uses its config and hooks (core.fsmonitor)"
+
+
+def git_marks(path: str | Path) -> frozenset[str]:
+    """Which of GIT_MARKS `path` holds; empty without `HEAD` (then one lstat only)."""
+    if not os.path.lexists(os.path.join(path, "HEAD")):
+        return frozenset()
+    return frozenset(m for m in GIT_MARKS if m == "HEAD" or os.path.lexists(os.path.join(path, m)))
+
+
+def is_git_dir(marks: frozenset[str] | set[str]) -> bool:
+    return "HEAD" in marks and ("commondir" in marks or {"objects", "refs"} <= marks)
+
+
+def made_git_dirs(workspace: Path, rels: list[str]) -> list[str]:
+    """Why writing `rels` (a patch's new files) would make a directory a git directory."""
+    added: dict[tuple[str, ...], set[str]] = {}
+    for rel in rels:
+        parts = PurePosixPath(rel.replace("\\", "/")).parts
+        for n, part in enumerate(parts):
+            if part in GIT_MARKS:
+                added.setdefault(parts[:n], set()).add(part)
+    out = []
+    for folder, names in added.items():
+        path = workspace.joinpath(*folder)
+        if is_git_dir(git_marks(path) | names) and not is_git_dir(git_marks(path)):
+            out.append(f"{'/'.join(folder) or 'the workspace root'} would become {GIT_DIR_WHY}")
+    return out
+
+
 def protection_reason(workspace: Path, rel: str,
                       patterns: tuple[str, ...] | list[str] = DEFAULT_PROTECTED) -> str | None:
     """Why writing `rel` (relative to `workspace`) must be asked about, or None."""
@@ -74,6 +111,9 @@ def protection_reason(workspace: Path, rel: str,
             break
         if (parent / "pyvenv.cfg").is_file():
             return f"{rel} is inside a virtualenv ({_rel(parent, root)})"
+        if is_git_dir(git_marks(parent)) and (parent != root or parts[0] in GIT_PARTS):
+            return f"{rel} is inside {_rel(parent, root)}, {GIT_DIR_WHY}" if parent != root else \
+                f"{rel}: the workspace root is {GIT_DIR_WHY}"
     for folder in rivulet_dirs():
         if target == folder or folder in target.parents:
             return f"{rel} is in rivulet's own settings or data ({folder})"

