@@ -232,8 +232,16 @@ class AgentTools:
             server = self.mcp.manager.find(str(name))
             boxed = server is not None and server[0].config.command is not None and self.sandbox.active
             await self._before_change(f"MCP tool {name}")  # a server may write the workspace too
-            guard = self._protected_guard() if boxed else None  # a stdio server writes the workspace too
-            return await self._settle(call, guard, await self.mcp.run(call, self._decide))
+            taken = [self._protected_guard() if boxed else None]  # a stdio server writes the workspace too
+
+            async def decide(call: it.Item, request: ApprovalRequest, declined: str) -> Decision:
+                decision = await self._decide(call, request, declined)
+                if taken[0] is not None:  # again: what changed while the question waited is not the call's
+                    taken[0] = self._protected_guard()
+                return decision
+
+            done = await self.mcp.run(call, decide)
+            return await self._settle(call, taken[0], done)
         return await self._builtin.run(call)
 
     async def _decide(self, call: it.Item, request: ApprovalRequest, declined: str) -> Decision:
@@ -318,6 +326,8 @@ class AgentTools:
                 self.bus.publish(ToolOutputDelta(cid, self._mask(text)))
 
         await self._before_change(command if sandboxed else f"{command}  (outside the sandbox)")
+        if guard is not None:  # again: what changed while the question or the turn lock waited is not the command's
+            guard = self._protected_guard()
         result = await run_shell(command, cwd, timeout=timeout, limit=self.settings.output_limit, on_output=show,
                                  secrets=self.settings.secrets, sandbox=self.sandbox if sandboxed else None,
                                  read_only=guard.read_only() if guard is not None else None)

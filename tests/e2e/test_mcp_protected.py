@@ -36,3 +36,29 @@ async def test_what_a_sandboxed_mcp_call_writes_to_a_protected_path_is_asked_abo
     assert approver.asked[1].protected and ".envrc" in approver.asked[1].title
     assert "wiped x" in out and ".envrc: removed" in out
     assert not (tmp_path / ".envrc").exists()
+
+
+@pytest.mark.bwrap
+@pytest.mark.skipif(not probe().ok, reason="bubblewrap cannot run here")
+async def test_what_the_user_changes_while_an_mcp_question_waits_is_not_the_calls(tmp_path):
+    """The walk the call is compared against is taken after the question is answered."""
+    (tmp_path / ".vscode").mkdir()
+    tasks = tmp_path / ".vscode" / "tasks.json"
+    tasks.write_text("{}\n")
+    manager = McpManager(parse_servers({"local": stdio_table(tmp_path / "marks.txt")}), workspace=tmp_path)
+    asked = []
+
+    async def user(request):
+        asked.append(request)
+        tasks.write_text('{"tasks": ["the user\'s own"]}\n')  # edited in the editor before answering
+        return Decision.YES
+
+    tools = AgentTools(ToolSettings(workspace=tmp_path, shell=False, patch_tool="off", sandbox="workspace-write"),
+                       ApprovalPolicy("ask", user), mcp=manager)
+    await tools.start_mcp()
+    try:
+        out = (await tools.run(_call("local__wipe", '{"target": "x"}')))["output"]
+    finally:
+        await manager.aclose()
+    assert [r.kind for r in asked] == ["mcp"] and "wiped x" in out
+    assert "the user's own" in tasks.read_text()
