@@ -70,6 +70,8 @@ class ApprovalRequest(msgspec.Struct, dict=True):
     # An MCP call's arguments exactly as they are sent (`canonical_json` of what runs, or a
     # remote call's own text): with the tool, what "always" remembers. `detail` is for display.
     arguments: str | None = None
+    # The question's heading where the kind's own does not fit ("Keep what the command wrote").
+    heading: str | None = None
 
     def tool_key(self) -> tuple[object, ...]:
         """An MCP call's tool, whatever its arguments: what "always for this tool" remembers."""

@@ -102,7 +102,7 @@ def patch_question(r: ApprovalRequest, where: str = "below") -> Question:
     warnings += lookalikes("\n".join(files), "the list of files")
     if in_content := reveal(r.detail.replace("\r\n", "\n"))[1]:
         warnings.append(f"The patch's content holds {' and '.join(in_content)}: shown in the diff as codes.")
-    return Question("Apply this patch", plural(len(files), "file"), "", warnings, shown, numbered=False)
+    return Question(r.heading or "Apply this patch", plural(len(files), "file"), "", warnings, shown, numbered=False)
 
 
 def question(r: ApprovalRequest, where: str = "below") -> Question:

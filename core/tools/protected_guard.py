@@ -73,6 +73,7 @@ async def settle(guard: Guard, before: Snapshot, call: it.Item, approvals: Appro
     marks = [f"{c.what} {c.path}" for c in changes]
     title = "keep what the command wrote" + (": " + ", ".join(marks) if marks else " (rivulet could not check it all)")
     request = ApprovalRequest("patch", it.call_id(call) or "", title, detail=_detail(before, changes), files=marks,
+                              heading="Keep what the command wrote",
                               reason="a sandboxed command wrote these protected paths: yes keeps what it wrote, "
                                      "no undoes it" if changes else
                                      "a sandboxed command left more names than rivulet checks: yes keeps what it "

@@ -34,3 +34,19 @@ async def test_what_changes_while_the_question_waits_is_not_the_commands(tmp_pat
     assert [r.title for r in asked] == ["echo hi"]  # no second question about .vscode
     assert tasks.read_text() == USERS  # and the user's edit was not undone
     assert "undid" not in str(out["output"])
+
+
+async def test_the_question_about_what_a_command_wrote_says_so(tmp_path: Path):
+    from rivulet.core.tools.approval_text import question
+
+    asked: list[ApprovalRequest] = []
+
+    async def user(request: ApprovalRequest) -> Decision:
+        asked.append(request)
+        return Decision.YES if len(asked) == 1 else Decision.NO
+
+    tools = AgentTools(ToolSettings(workspace=tmp_path, sandbox="workspace-write"), ApprovalPolicy("ask", user))
+    assert tools.sandbox.active
+    await tools.run(fn_call("fc_1", "call_1", "shell", {"command": "mkdir .vscode && echo '{}' > .vscode/tasks.json"}))
+    assert len(asked) == 2 and question(asked[1]).ask == "Keep what the command wrote"  # not "Apply this patch"
+    assert not (tmp_path / ".vscode").exists()
