@@ -1,9 +1,9 @@
 """A stat walk of the workspace: every file, directory and symbolic link `.gitignore`
 leaves in, with what a change would show (kind, mode, size, times, inode).
 
-Nothing is opened and no link is followed (`os.scandir`'s lstat). `.git`, `.hg` and `.svn`
-are never entered: what a command does to them is not undone. The ignore rules are
-parsed with `pathspec` (git's pattern rules), never by the repository's git.
+Nothing but a `.gitignore` is opened and no link is followed (`os.scandir`'s lstat). `.git`,
+`.hg` and `.svn` are never entered: what a command does to them is not undone. The walk and
+its ignore rules are core/ignore_walk.py's (git's rules, never the repository's git).
 """
 
 from __future__ import annotations
@@ -12,14 +12,12 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
+from rivulet.core import ignore_walk
 from rivulet.core.checkpoints.limits import MAX_ENTRIES as MAX_ENTRIES
+from rivulet.core.ignore_walk import RulesByDir
 
-if TYPE_CHECKING:
-    import pathspec  # imported by the first walk that meets a .gitignore: ~10 ms a start that walks nothing
-
-SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
 # A workspace with more names than MAX_ENTRIES is not checkpointed (said, not half done).
 
 
@@ -98,88 +96,37 @@ def lstat_entry(root: Path, rel: str) -> PathEntry | None:
 
 
 @dataclass
-class _Rules:
-    base: str  # the directory of the .gitignore, relative to the workspace ("" for the top)
-    spec: pathspec.GitIgnoreSpec
-
-    def ignores(self, rel: str, is_dir: bool) -> bool:
-        inner = rel[len(self.base) + 1:] if self.base else rel
-        return self.spec.match_file(inner + "/" if is_dir else inner)
-
-
-@dataclass
 class Walk:
     entries: dict[str, PathEntry] = field(default_factory=dict)
     ignored_dirs: list[str] = field(default_factory=list)  # whole directories left out
-    rules: dict[str, list[_Rules]] = field(default_factory=dict)  # by directory: the rules in force
+    rules: RulesByDir = field(default_factory=RulesByDir)  # by directory: the rules in force
     too_many: bool = False
 
     def ignores(self, rel: str, is_dir: bool = False) -> bool:
         """Whether this walk's rules leave `rel` out (a path in a directory it never saw:
         the rules of the nearest directory it saw)."""
-        parts = rel.split("/")
-        for n in range(1, len(parts)):
-            prefix = "/".join(parts[:n])
-            if prefix in SKIP_DIRS or any(r.ignores(prefix, True) for r in self._rules_at("/".join(parts[:n - 1]))):
-                return True
-        return any(r.ignores(rel, is_dir) for r in self._rules_at("/".join(parts[:-1])))
-
-    def _rules_at(self, directory: str) -> list[_Rules]:
-        while directory not in self.rules and directory:
-            directory = directory.rpartition("/")[0]
-        return self.rules.get(directory, [])
+        return self.rules.ignores(rel, is_dir)
 
 
 def walk(root: Path, max_entries: int = MAX_ENTRIES, exclude: frozenset[str] = frozenset()) -> Walk:
     """Every kept path under `root` (relative, `/`-separated), as a PathEntry without digest.
     `exclude`: relative directories never entered (rivulet's own, when inside the workspace)."""
     out = Walk()
-    stack: list[tuple[str, list[_Rules]]] = [("", [])]
-    while stack:
-        rel_dir, parent_rules = stack.pop()
-        here = list(parent_rules)
-        abs_dir = os.path.join(root, rel_dir) if rel_dir else str(root)
-        try:
-            with os.scandir(abs_dir) as it:
-                children = list(it)
-        except OSError:
-            continue  # unreadable (a directory the user cannot list): left as it is
-        if any(c.name == ".gitignore" and c.is_file(follow_symlinks=False) for c in children):
+    for found in ignore_walk.walk(root, with_stat=True, exclude=exclude, rules=out.rules,
+                                  ignored_dirs=out.ignored_dirs):
+        st = found.st
+        assert st is not None  # asked for
+        target = None
+        if stat.S_ISLNK(st.st_mode):
             try:
-                with open(os.path.join(abs_dir, ".gitignore"), "rb") as fh:
-                    lines = fh.read(1024 * 1024).decode("utf-8", "replace").splitlines()
-                import pathspec
-
-                here.append(_Rules(rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
-            except (OSError, ValueError):
-                pass
-        out.rules[rel_dir] = here
-        for child in children:
-            rel = f"{rel_dir}/{child.name}" if rel_dir else child.name
-            try:
-                st = child.stat(follow_symlinks=False)
+                target = os.readlink(found.entry.path)
             except OSError:
                 continue
-            is_dir = stat.S_ISDIR(st.st_mode)
-            if is_dir and (child.name in SKIP_DIRS or rel in exclude):
-                continue
-            if here and any(r.ignores(rel, is_dir) for r in here):
-                if is_dir:
-                    out.ignored_dirs.append(rel)
-                continue
-            target = None
-            if stat.S_ISLNK(st.st_mode):
-                try:
-                    target = os.readlink(child.path)
-                except OSError:
-                    continue
-            entry = entry_of(st, target)
-            if entry is None:
-                continue
-            out.entries[rel] = entry
-            if len(out.entries) > max_entries:
-                out.too_many = True
-                return out
-            if is_dir:
-                stack.append((rel, here))
+        entry = entry_of(st, target)
+        if entry is None:
+            continue
+        out.entries[found.rel] = entry
+        if len(out.entries) > max_entries:
+            out.too_many = True
+            return out
     return out

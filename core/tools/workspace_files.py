@@ -2,24 +2,21 @@
 
 In a git work tree, `git ls-files --cached --others --exclude-standard` is the truth
 (tracked files plus untracked ones that no ignore rule hides, every ignore source
-honoured). Elsewhere, or when git is missing or refuses, a walk honours each
-directory's `.gitignore` (parsed by `pathspec`, which implements git's pattern rules)
-and never enters `.git`. Paths are relative to the workspace, with `/` separators.
+honoured). Elsewhere, or when git is missing or refuses, core/ignore_walk.py's walk
+honours each directory's `.gitignore` as git does and never enters `.git`. Paths are
+relative to the workspace, with `/` separators.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
-import pathspec
-
+from rivulet.core import ignore_walk
 from rivulet.core.tools.safe_git import run_git
 
 MAX_FILES = 50_000  # a completion list has no use for more; huge trees stay fast
-SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
 def list_files(workspace: Path, *, max_files: int = MAX_FILES, use_git: bool = True) -> list[str]:
@@ -51,45 +48,15 @@ def _git_files(workspace: Path, max_files: int) -> list[str] | None:
     return out
 
 
-@dataclass
-class _Rules:
-    base: str  # the directory of the .gitignore, relative to the workspace ("" for the top)
-    spec: pathspec.GitIgnoreSpec
-
-    def ignores(self, rel: str, is_dir: bool) -> bool:
-        inner = rel[len(self.base) + 1:] if self.base else rel
-        return self.spec.match_file(inner + "/" if is_dir else inner)
-
-
 def _walk(workspace: Path, max_files: int) -> list[str]:
+    """The files the ignore rules leave in; a link to a directory is neither entered nor listed."""
     out: list[str] = []
-    rules: dict[str, list[_Rules]] = {}  # by directory: the rules in force there
-    for top, dirs, names in os.walk(workspace):
-        rel_top = os.path.relpath(top, workspace).replace(os.sep, "/")
-        rel_top = "" if rel_top == "." else rel_top
-        parent = rules.get(os.path.dirname(rel_top) if rel_top else None, [])  # type: ignore[arg-type]
-        here = list(parent)
-        ignore_file = Path(top) / ".gitignore"
-        if ignore_file.is_file():
-            try:
-                lines = ignore_file.read_text(errors="replace").splitlines()
-                here.append(_Rules(rel_top, pathspec.GitIgnoreSpec.from_lines(lines)))
-            except OSError:
-                pass
-        rules[rel_top] = here
-
-        def rel(name: str, rel_top: str = rel_top) -> str:
-            return f"{rel_top}/{name}" if rel_top else name
-
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not any(r.ignores(rel(d), True) for r in here)
-                         and not os.path.islink(os.path.join(top, d)))
-        for name in sorted(names):
-            path = rel(name)
-            if any(r.ignores(path, False) for r in here):
-                continue
-            out.append(path)
-            if len(out) >= max_files:
-                return out
+    for found in ignore_walk.walk(workspace):
+        if found.is_dir or (found.entry.is_symlink() and found.entry.is_dir()):
+            continue
+        out.append(found.rel)
+        if len(out) >= max_files:
+            break
     return out
 
 
