@@ -41,12 +41,13 @@ from rivulet.core.turn.recorder import SessionFile
 from rivulet.core.turn.tool_api import ToolRouter
 
 if TYPE_CHECKING:
+    from rivulet.core.checkpoints.turns import TurnCheckpoints
     from rivulet.core.hooks.dispatch import Hooks
     from rivulet.core.store.session import Session
     from rivulet.core.tools.approval import Approver
     from rivulet.core.tools.mcp_client import McpTool
     from rivulet.core.tools.mcp_wiring import McpWiring, Notify
-    from rivulet.core.tools.router import ToolSettings
+    from rivulet.core.tools.router import AgentTools, ToolSettings
     from rivulet.core.turn.history import Compaction
 
 
@@ -92,6 +93,8 @@ class Engine:
     with `approver` (default: the bus, see the module docstring) and the MCP servers of
     the settings (`mcp`, or made here; a bad table raises ConfigError)."""
 
+    agent_tools: AgentTools | None  # the tools made here (None: `tools` was given, or no tool settings)
+
     def __init__(self, settings: Settings, *, bus: EventBus | None = None, transport: Transport | None = None,
                  notices: Notices | None = None, tools: ToolRouter | None = None,
                  tool_settings: ToolSettings | None = None, approver: Approver | None = None,
@@ -130,7 +133,7 @@ class Engine:
         self._warming = False  # the first walk waits for the first call of a tool
 
     def _agent_tools(self, tool_settings: ToolSettings, approver: Approver | None,
-                     mcp: McpWiring | None) -> Any:
+                     mcp: McpWiring | None) -> AgentTools:
         from rivulet.core.tools.approval import ApprovalPolicy
         from rivulet.core.tools.approval_event import BusApprover
         from rivulet.core.tools.mcp_wiring import McpWiring
@@ -141,7 +144,7 @@ class Engine:
         policy = ApprovalPolicy(self.settings.approval, approver or BusApprover(self.bus))
         return AgentTools(tool_settings, policy, self.bus, mcp=self.mcp.manager)
 
-    def _checkpoints(self, tools: Any) -> None:
+    def _checkpoints(self, tools: AgentTools) -> None:
         """A checkpoint of the workspace per turn that runs a tool (core/checkpoints): /undo,
         /redo, rewinds with files, `rivulet undo`. Keyed by the session held at the time."""
         from rivulet.core.checkpoints.actions import for_run, turn_lock_for
@@ -170,7 +173,7 @@ class Engine:
             attach(self.hooks, conversation)
         return conversation
 
-    def _warm_at_first_call(self, checkpoints: Any) -> None:
+    def _warm_at_first_call(self, checkpoints: TurnCheckpoints) -> None:
         """The workspace's first walk (core/checkpoints) starts in a thread when the model
         begins its first call of a tool, while the call's arguments stream: the tool's own
         walk then finds the files read. Not at the start: a turn that runs no tool (most of
@@ -198,7 +201,7 @@ class Engine:
         self._started = True
         if self.hooks is not None and self._session_start is None:
             self._session_start = asyncio.ensure_future(self.hooks.session_start(resumed=self.session is not None))
-        checkpoints = getattr(self.agent_tools, "checkpoints", None)
+        checkpoints = self.agent_tools.checkpoints if self.agent_tools is not None else None
         if checkpoints is not None and not self._warming:
             self._warming = True
             self._warm_at_first_call(checkpoints)
