@@ -63,12 +63,6 @@ class Objects:
         finally:
             os.close(fd)
 
-    def put_bytes(self, data: bytes) -> str:
-        chunks = iter([data, b""])
-        stored = self._store(lambda: next(chunks), len(data))
-        assert stored is not None
-        return stored[0]
-
     def _store(self, reader: Callable[[], bytes], limit: int) -> tuple[str, int] | None:
         """`reader` returns the next chunk, b"" at the end. What fails on the store's side
         is a StoreWriteError; a reader's own OSError is raised as it is."""
