@@ -1,44 +1,77 @@
-"""The httpx client of rivulet's requests: httpx's API over our own HTTP/1.1 transport.
+"""The httpx client of rivulet's requests, on httpx's own transport (httpcore's pool).
 
-The default transport is `H11Transport` (h11_transport.py: asyncio streams and h11, no
-httpcore or anyio to import at start), with its TLS context made at the first https
-request. Everything else is httpx's own: proxies from the environment (HTTPS_PROXY,
-HTTP_PROXY, ALL_PROXY, NO_PROXY) are mounted by httpx as its own proxy transports, so a
-proxied request goes through httpcore exactly as before, and only then imports it.
-Both, and a `base` transport given instead of H11Transport (httpx's own, in tests), go
-under `KeepAliveResend` (keep_alive.py): a request on a kept-alive connection the server
-had closed is sent again at once. A transport given by the caller (tests' MockTransport)
-is used as it is. tests/core/protocol/test_http_client.py checks them.
+Every request goes through `httpx.AsyncHTTPTransport`, configured here once:
+- HTTP/1.1 only (the Responses stream needs nothing of HTTP/2, and h2 is not a dependency);
+- TLS verified as httpx verifies (certifi's roots, or SSL_CERT_FILE / SSL_CERT_DIR);
+- an idle connection is kept `KEEP_ALIVE_S` (httpx's default is 5 s): a turn's follow-up
+  after a tool ran, or the next message, reuses it instead of a new TLS handshake. httpcore
+  drops a kept connection the server has closed before reusing it; one closed while the next
+  request was going out is re-sent by `KeepAliveResend` (keep_alive.py), which wraps every
+  transport of the client: the direct one and httpx's proxy transports;
+- proxies from the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY), as httpx
+  mounts them (trust_env).
+A response head is limited by httpcore (100 KiB, keep_alive.HEAD_MAX); a body by byte_caps.py.
+`base` replaces the AsyncHTTPTransport under the re-send (tests).
+
+httpcore keeps a connection only when its response was read to the end; one closed before
+(the SSE reader stops at response.completed) closes the connection, and every request of a
+turn would pay a new one, a TLS handshake on a real API. `read_rest` reads what is left.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 
-from rivulet.core.protocol.h11_transport import H11Transport
+from rivulet.core.errors import RivuletError
 from rivulet.core.protocol.keep_alive import KeepAliveResend
+
+# Longer than a tool's run or a reply typed, shorter than the idle timeouts of the NATs and
+# load balancers in between (4-6 minutes at the least), which drop a connection silently.
+KEEP_ALIVE_S = 120.0
+LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=KEEP_ALIVE_S)
 
 
 class RivuletClient(httpx.AsyncClient):
-    def __init__(self, timeout: httpx.Timeout, base: httpx.AsyncBaseTransport | None = None) -> None:
+    """httpx's client, its transports under the re-send. httpx has no public way to wrap the
+    transports it makes (a `transport=` given turns its proxies from the environment off), so
+    its two private hooks are overridden: each is called with the client's options."""
+
+    def __init__(self, timeout: httpx.Timeout, base: httpx.AsyncBaseTransport | None) -> None:
         self._base = base
-        super().__init__(timeout=timeout)
+        super().__init__(timeout=timeout, limits=LIMITS, http1=True, http2=False, trust_env=True)
 
     def _init_transport(self, **options: Any) -> httpx.AsyncBaseTransport:  # type: ignore[override]
-        # httpx's hook for the default transport (called with keywords).
-        given = options.get("transport")
-        if given is not None:
-            return given  # type: ignore[no-any-return]
-        return KeepAliveResend(self._base or H11Transport(verify=options.get("verify", True),
-                                                          cert=options.get("cert"),
-                                                          trust_env=options.get("trust_env", True)))
+        return KeepAliveResend(self._base or super()._init_transport(**options))
 
     def _init_proxy_transport(self, proxy: httpx.Proxy, **options: Any) -> httpx.AsyncBaseTransport:  # type: ignore[override]
         return KeepAliveResend(super()._init_proxy_transport(proxy, **options))
 
 
 def new_client(timeout: httpx.Timeout, base: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
-    """The client for rivulet's requests; `base`: the transport under it (default H11Transport)."""
-    return RivuletClient(timeout=timeout, base=base)
+    """The client for rivulet's requests; `base`: the transport under the re-send (default
+    httpx's AsyncHTTPTransport, configured as above)."""
+    return RivuletClient(timeout, base)
+
+
+# What a reader leaves after the event it stops at: the chunked framing's end, a `[DONE]`. A
+# server that sends more, or holds the stream open, has its connection closed instead.
+REST_MAX_BYTES = 64 * 1024
+REST_MAX_S = 0.25
+
+
+async def read_rest(pieces: AsyncIterator[bytes]) -> None:
+    """Read the rest of a body the reader needs no more of (bounded, errors ignored: the
+    answer is whole), so that httpcore puts its connection back in the pool."""
+    read = 0
+    try:
+        async with asyncio.timeout(REST_MAX_S):
+            async for piece in pieces:
+                read += len(piece)
+                if read > REST_MAX_BYTES:
+                    return
+    except (TimeoutError, httpx.HTTPError, RivuletError):
+        return

@@ -8,12 +8,12 @@ and the server never saw it. The client cannot tell this from a server that fail
 unless the connection was reused, so that is the rule: a request that may have gone out
 on a pooled connection and failed with no answer (`_unanswered`) is sent again once, at
 once; the failed connection is gone from the pool, so the second try connects anew.
-It wraps whichever transport the client uses (H11Transport now, httpx's own after
-issue 37; tests/core/protocol/test_keep_alive.py runs both), so every request of the
-client has it: the turn's stream, background GET and cancel, doctor's probes, /models.
+It wraps every transport of the client (httpx's AsyncHTTPTransport and its proxy
+transports: http_client.py), so every request has it: the turn's stream, background GET
+and cancel, doctor's probes, /models (tests/core/protocol/test_keep_alive.py).
 
 It also names one failure that would otherwise read as a cut stream: a response head
-larger than the transports read (`HEAD_MAX`, h11's limit as httpcore sets it) is a
+larger than httpcore reads (`HEAD_MAX`, h11's limit as httpcore sets it) is a
 LimitExceeded, not retried.
 """
 
@@ -27,7 +27,7 @@ from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import LimitExceeded
 
 log = logging.getLogger(__name__)
-HEAD_MAX = 100 * 1024  # the largest response head either transport buffers (httpcore's h11 limit)
+HEAD_MAX = 100 * 1024  # the largest response head httpcore buffers (its h11 max_incomplete_event_size)
 Origin = tuple[bytes, bytes, int | None]
 
 
@@ -63,7 +63,7 @@ class KeepAliveResend(httpx.AsyncBaseTransport):
 
 def _unanswered(exc: httpx.TransportError) -> bool:
     """Whether the request failed before any byte of an answer came: the server hung up
-    (both transports say "Server disconnected without sending a response"), reset the
+    (httpcore says "Server disconnected without sending a response"), reset the
     connection while it was read or written, or it was never made."""
     if isinstance(exc, httpx.RemoteProtocolError):
         return "without sending a response" in str(exc)

@@ -2,7 +2,8 @@
 
 `POST {base_url}/responses` with `stream: true`; each SSE `data:` field goes through
 the shared payload layer (`stream.payload_event`). Reading stops at
-`response.completed` (the caller closes the generator, which closes the response);
+`response.completed` (the caller closes the generator, which closes the response; what
+follows the event is read first, so the connection is kept: http_client.read_rest);
 an EOF before it is a StreamError raised by the state machine.
 """
 
@@ -25,7 +26,7 @@ from rivulet.core.protocol.background import StreamCursor, sequenced_event
 from rivulet.core.protocol.byte_caps import ACCEPT_ENCODING, ERROR_BODY_MAX, body_pieces, message_max_bytes, read_capped
 from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.protocol.events import Completed, Delta, ResponseEvent
-from rivulet.core.protocol.http_client import new_client
+from rivulet.core.protocol.http_client import new_client, read_rest
 from rivulet.core.protocol.idle import IdleWatchdog
 from rivulet.core.protocol.mapping import TEXT_DELTA_KIND
 from rivulet.core.protocol.payloads import payload_event, wire_event
@@ -156,7 +157,8 @@ class SseTransport:
                         self._client.stream(method, url, content=body, params=params,
                                             headers=headers) as response):
                 await _raise_for_status(response)
-                async for chunk in body_pieces(response):
+                pieces = body_pieces(response)
+                async for chunk in pieces:
                     # While the consumer handles this chunk's events no network wait
                     # happens, so its time (even awaiting approval) is not idleness.
                     watchdog.hold()
@@ -169,6 +171,7 @@ class SseTransport:
                                 wire = DECODE(data)
                             except msgspec.DecodeError:
                                 if data == b"[DONE]":  # LiteLLM's dialect; the events before it decide.
+                                    await read_rest(pieces)
                                     return
                                 event = payload_event(data)
                             else:
@@ -183,6 +186,7 @@ class SseTransport:
                                     continue
                                 event = wire_event(wire, data)
                         elif data == b"[DONE]":
+                            await read_rest(pieces)
                             return
                         else:
                             event, seq = sequenced_event(data)
@@ -191,9 +195,13 @@ class SseTransport:
                         complete = True
                         if event is None:
                             continue
-                        yield event
                         if type(event) is Completed:
+                            # The consumer closes the stream at this event: the rest of the body
+                            # is read first, so the turn's next request reuses the connection.
+                            await read_rest(pieces)
+                            yield event
                             return
+                        yield event
                     watchdog.waiting(reset=complete)
                 for data in decoder.close():
                     if cursor is None:

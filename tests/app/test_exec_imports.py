@@ -19,8 +19,6 @@ NOT_NEEDED = ("textual", "rich", "pydantic", "pydantic_settings", "click", "pygm
               "pathspec", "rivulet.core.checkpoints.restore", "rivulet.core.checkpoints.store",
               "rivulet.core.tools.shell", "rivulet.core.tools.patch_apply", "rivulet.core.hooks.dispatch",
               "rivulet.core.hooks.runner", "ctypes", "difflib", "rivulet.app.attach.refs",
-              # httpx's default transport (httpcore's pool on anyio): ~64 ms; core/protocol/h11_transport.py
-              "httpcore", "anyio",
               # the default config, sessions and checkpoints folders, when all are given (as here; exec
               # looks for an interrupted restore in the checkpoints' folder at every start)
               "platformdirs",

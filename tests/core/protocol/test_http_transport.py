@@ -1,14 +1,18 @@
-"""The HTTP/1.1 transport under httpx (core/protocol/h11_transport.py), on real sockets:
-keep-alive reuse, both body framings, cuts and timeouts as httpx's own exceptions, TLS that
-verifies, and a turn's requests through the SSE transport on one connection."""
+"""rivulet's requests on httpx's own transport, as core/protocol/http_client.py configures
+it, on real sockets: keep-alive reuse (a turn's requests, streamed and stopped at
+response.completed, on one connection; an idle one kept past httpx's default 5 s; one the
+server closed while idle never used), both body framings, the response head's size cap,
+cuts and timeouts as httpx's own exceptions, and TLS that verifies."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import socket
 import ssl
 import threading
+import time
 from contextlib import aclosing
 
 import httpx
@@ -18,9 +22,11 @@ from helpers.raw_http_server import RawServer, response, self_signed_cert, serve
 from helpers.streams import simple_text_response
 
 from rivulet.core import errors
-from rivulet.core.protocol.h11_transport import H11Transport
-from rivulet.core.protocol.http_client import new_client
+from rivulet.core.protocol import http_client
+from rivulet.core.protocol.http_client import KEEP_ALIVE_S, new_client
 from rivulet.core.protocol.sse_transport import SseTransport
+from rivulet.core.turn.bus import EventBus
+from rivulet.core.turn.conversation import Conversation
 from rivulet.core.turn.state_machine import consume_response
 
 TIMEOUT = httpx.Timeout(30.0)
@@ -66,6 +72,96 @@ async def test_a_turn_of_sse_requests_stopped_at_completed_shares_one_connection
     finally:
         await transport.aclose()
     assert server.connections == 1 and server.requests == ["POST /v1/responses HTTP/1.1"] * 3
+
+
+def _chunked_sse(text: str, hold: bool = False):
+    """Each answer streamed chunked, as the real API sends it: the events, then the chunked
+    framing's end written apart (or, `hold`, never: the stream held open after the answer)."""
+    events = simple_text_response(text)
+
+    def handler(conn, n):
+        while conn.read_request() is not None:
+            conn.send(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
+            conn.send(b"%x\r\n%s\r\n" % (len(events), events))
+            if hold:
+                conn.server.done.wait(60)
+                return
+            conn.send(b"0\r\n\r\n")
+    return handler
+
+
+async def test_two_turns_of_a_conversation_share_one_connection(servers):
+    # The reader stops at response.completed; what follows it (the chunked body's end) is read
+    # before the stream closes, so httpcore keeps the connection: on a real API, one TLS
+    # handshake for the conversation, not one per request.
+    server = servers(_chunked_sse("hi"))
+    s = settings(base_url=server.url + "/v1")
+    transport = SseTransport(s)
+    try:
+        conversation = Conversation(s, transport, EventBus())
+        for prompt in ("one", "two"):
+            assert (await conversation.run_turn(prompt)).last_message == "hi"
+    finally:
+        await transport.aclose()
+    assert server.connections == 1 and server.requests == ["POST /v1/responses HTTP/1.1"] * 2
+
+
+async def test_a_stream_held_open_after_completed_still_ends_the_turn(servers, monkeypatch):
+    # The rest is read for a moment only: then the connection is closed, and the next
+    # request has a new one.
+    monkeypatch.setattr(http_client, "REST_MAX_S", 0.05)
+    server = servers(_chunked_sse("hi", hold=True))
+    s = settings(base_url=server.url + "/v1")
+    transport = SseTransport(s)
+    try:
+        conversation = Conversation(s, transport, EventBus())
+        for prompt in ("one", "two"):
+            assert (await conversation.run_turn(prompt)).last_message == "hi"
+    finally:
+        await transport.aclose()
+    assert server.connections == 2
+
+
+async def test_an_idle_connection_is_kept_two_minutes_not_httpx_default_five_seconds(servers, monkeypatch):
+    # A tool's long run or a reply thought over leaves the connection idle for more than
+    # httpx's default 5 s; it is still used. Past KEEP_ALIVE_S it is not (a NAT on the way may
+    # have dropped it without a word). httpcore reads the time from time.monotonic.
+    server = servers(serve_keep_alive(_echo))
+    shift = [0.0]
+    real = time.monotonic
+    monkeypatch.setattr(time, "monotonic", lambda: real() + shift[0])
+    async with new_client(TIMEOUT) as client:
+        await client.get(server.url)
+        shift[0] += KEEP_ALIVE_S - 1
+        await client.get(server.url)
+        assert server.connections == 1
+        shift[0] += KEEP_ALIVE_S + 1
+        await client.get(server.url)
+    assert server.connections == 2 and len(server.requests) == 3
+
+
+async def test_a_kept_connection_the_server_closed_while_idle_is_not_used(servers, caplog):
+    # httpcore sees the server's close before it reuses the connection: the request goes out
+    # on a new one at once, and is never sent into the closed one (no re-send needed).
+    caplog.set_level(logging.INFO, logger="rivulet.core.protocol.keep_alive")
+    closed = threading.Event()
+
+    def handler(conn, n):
+        if conn.read_request() is not None:
+            conn.send(response(f"connection {n}".encode()))  # kept alive, for all the client knows
+        if n == 0:
+            conn.sock.close()
+            closed.set()
+        else:
+            serve_keep_alive(lambda *_: response(b"again"))(conn, n)
+
+    server = servers(handler)
+    async with new_client(TIMEOUT) as client:
+        assert (await client.get(server.url)).text == "connection 0"
+        assert await asyncio.to_thread(closed.wait, 30)
+        assert (await client.get(server.url)).text == "connection 1"
+    assert server.connections == 2 and len(server.requests) == 2
+    assert "sending the request again" not in caplog.text
 
 
 async def test_a_chunked_response_is_joined_and_its_connection_kept(servers):
@@ -127,8 +223,9 @@ async def test_a_body_cut_mid_way_is_a_protocol_error_and_a_retryable_stream_err
         await transport.aclose()
 
 
-async def test_a_response_head_of_90_kb_is_read_as_httpcore_read_it(servers):
+async def test_a_response_head_of_90_kb_is_read(servers):
     cookie = "c" * 90_000  # more than one read (64 KiB), past h11's own 16 KiB, within httpcore's 100 KiB
+    # (past 100 KiB: test_keep_alive.py's test_a_200_kb_response_head_is_one_clear_error_not_retried)
     server = servers(serve_keep_alive(lambda *_: response(b"ok", set_cookie=cookie)))
     async with new_client(TIMEOUT) as client:
         answer = await client.get(server.url)
@@ -195,7 +292,7 @@ def tls_server(tmp_path):
     server.close()
 
 
-async def test_tls_verifies_the_server_and_makes_its_context_only_when_needed(tls_server, monkeypatch):
+async def test_tls_verifies_the_server_as_httpx_does_and_keeps_the_connection(tls_server, monkeypatch):
     server, cert = tls_server
     url = f"https://127.0.0.1:{server.port}/"
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
@@ -205,11 +302,8 @@ async def test_tls_verifies_the_server_and_makes_its_context_only_when_needed(tl
             await client.get(url)
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # as httpx reads it
     async with new_client(TIMEOUT) as client:
-        transport = client._transport.inner  # under the keep-alive re-send (keep_alive.py)
-        assert isinstance(transport, H11Transport) and transport.tls_context is None
         assert (await client.get(url)).text == "secret"
         assert (await client.get(url)).text == "secret"
-        assert transport.tls_context is not None and transport.tls_context.check_hostname
     assert server.connections == 2  # one refused, then one kept alive for both requests
 
 
