@@ -1,8 +1,8 @@
 """Where settings come from, without pydantic: the config file (its path, its TOML, edits
 that keep its comments), the environment, and URLs made safe to show.
 
-`core/config.py` validates all of it into `Settings` (with pydantic only for what its
-fast check cannot vouch for). Validating still costs an import or two, so the chat draws its first frame from
+`core/config.py` validates all of it into `Settings` with pydantic. Importing pydantic and
+building the model costs about a tenth of a second of CPU, so the chat draws its first frame from
 `peek`: the few values that frame shows (model, server, theme, keymap), read here the
 way `Settings` reads them; the full validation follows at once (app/boot.py), and a bad
 value still stops the chat with one line.

@@ -1,5 +1,5 @@
-"""`rivulet exec` imports what a turn needs and nothing else: no TUI, no settings library,
-no pydantic (the usual settings need none of its conversions), no command-line tool of
+"""`rivulet exec` imports what a turn needs and nothing else: no TUI, no pydantic-settings
+(pydantic validates the settings; the layering is ours), no command-line tool of
 httpx, no MCP SDK when no server is configured; no code of a tool, a checkpoint walk or a
 hook in a turn that runs none, and no class of ours made by @dataclass. Each of these cost
 milliseconds of a start (benchmarks/exec_bench.py measures it)."""
@@ -13,7 +13,7 @@ import sys
 from helpers.local_server import LocalServer, Reply, Request, sse_reply
 from helpers.streams import simple_text_response
 
-NOT_NEEDED = ("textual", "rich", "pydantic", "pydantic_settings", "click", "pygments", "mcp", "websockets",
+NOT_NEEDED = ("textual", "rich", "pydantic_settings", "click", "pygments", "mcp", "websockets",
               "rivulet.core.tools.mcp_client",
               # what only a tool call, a hook or an error needs (issue 22: each is a few ms of a start)
               "pathspec", "rivulet.core.checkpoints.restore", "rivulet.core.checkpoints.store",
