@@ -1,19 +1,21 @@
-"""exec benchmark: `rivulet exec` side by side with Codex CLI's `exec` and a plain-Python floor client.
+"""exec benchmark: `rivulet exec` beside a floor client built from the same libraries, and Codex CLI.
 
-Two workloads, each peer a fresh process per run, runs interleaved (peer A, peer B, ...,
-then again), medians reported:
+Two workloads, each peer a fresh process per run, the peers alternated within each
+repetition (peer A, peer B, ..., then again), medians of N reported:
 
-* **tiny turn**: one request, a one-word answer. Whole-process CPU (utime+stime from
+* **tiny turn**: one request, a one-word answer. Whole-process CPU time (user + sys from
   `wait4`, children included), wall time, and *launch to first request*: from just
   before the spawn until the local server reads the request line.
 * **many items**: one response of N output items (default 10,000 messages, each sent as
   OpenAI sends one: added, part added, a delta, text done, part done, item done).
 
 Peers: rivulet (`.venv/bin/rivulet`), rivulet before a change (`--before PATH`, e.g. a
-scratch install of main), Codex CLI when its binary is there (`--codex PATH`), and the
-floor: this file run as `--floor-client URL`, the standard library only (http.client,
-json): it reads the stream, parses every event, keeps each finished item and prints the
-last message, which is what `rivulet exec` prints.
+scratch install of main), Codex CLI when its binary is there (`--codex PATH`, a reference
+figure, not a target), and the floor: exec_floor.py, built from the
+libraries rivulet stands on (asyncio, httpx's AsyncClient with its default transport,
+msgspec): it streams the same POST, decodes every event with msgspec, keeps each finished
+item and prints the last message, which is what `rivulet exec` prints. The goal (issue 37):
+rivulet's tiny turn within 1.3x the floor's CPU time.
 
 Run: .venv/bin/python benchmarks/exec_bench.py [--runs N] [--items N] [--before PATH] [--also NAME=PATH]
      [--codex PATH]
@@ -123,42 +125,6 @@ class BenchServer(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_port}/v1"
 
 
-# ---- the floor client -------------------------------------------------------------------------
-
-def floor_client(base_url: str) -> int:
-    """Plain Python: POST, split the SSE stream, json.loads every event, keep finished items,
-    print the last message's text."""
-    import http.client
-    from urllib.parse import urlsplit
-
-    url = urlsplit(base_url)
-    conn = http.client.HTTPConnection(url.hostname, url.port)
-    body = json.dumps({"model": "m", "input": [{"role": "user", "content": "hi"}], "stream": True})
-    conn.request("POST", url.path + "/responses", body, {"content-type": "application/json",
-                                                         "accept": "text/event-stream"})
-    resp = conn.getresponse()
-    items: list[dict[str, Any]] = []
-    buf = b""
-    done = False
-    while not done:
-        chunk = resp.read1(65536)
-        if not chunk:
-            break
-        buf += chunk
-        *blocks, buf = buf.split(b"\n\n")
-        for block in blocks:
-            for line in block.split(b"\n"):
-                if line.startswith(b"data: "):
-                    ev = json.loads(line[6:])
-                    if ev["type"] == "response.output_item.done":
-                        items.append(ev["item"])
-                    elif ev["type"] == "response.completed":
-                        done = True
-    last = next((i for i in reversed(items) if i.get("type") == "message"), None)
-    print("".join(p.get("text", "") for p in last["content"]) if last else "")
-    return 0
-
-
 # ---- the peers ------------------------------------------------------------------------------------
 
 class Peer:
@@ -199,8 +165,13 @@ class Rivulet(Peer):
 class Floor(Peer):
     name = "floor"
 
+    def __init__(self, python: Path, tmp: Path, base_url: str) -> None:
+        super().__init__(tmp, base_url)
+        self.python = python
+
     def argv(self) -> list[str]:
-        return [sys.executable, str(Path(__file__).resolve()), "--floor-client", self.base_url]
+        # Its own small file: this one's imports (http.server, argparse, ...) are no part of a client.
+        return [str(self.python), str(Path(__file__).resolve().parent / "exec_floor.py"), self.base_url]
 
 
 class Codex(Peer):
@@ -272,14 +243,16 @@ def measure(peers: list[Peer], server: BenchServer, runs: int, expect: str) -> d
             for name, rs in samples.items() if rs}
 
 
-def table(title: str, results: dict[str, dict[str, float]], ref: str, keys: list[tuple[str, str]]) -> str:
+def table(title: str, results: dict[str, dict[str, float]], refs: list[str], keys: list[tuple[str, str]]) -> str:
+    """Medians, and each one's ratio to every reference peer present (the floor first)."""
+    refs = [ref for ref in refs if ref in results]
     lines = [f"### {title}", "", "| peer | runs | " + " | ".join(label for _, label in keys) + " | " +
-             " | ".join(f"{label} / {ref}" for _, label in keys) + " |",
-             "|---" * (2 + 2 * len(keys)) + "|"]
-    base = results.get(ref)
+             " | ".join(f"{label} / {ref}" for ref in refs for _, label in keys) + " |",
+             "|---" * (2 + len(keys) * (1 + len(refs))) + "|"]
     for name, r in results.items():
         vals = " | ".join(f"{r[k]:.3f}" for k, _ in keys)
-        ratios = " | ".join(f"{r[k] / base[k]:.2f}x" if base and base[k] else "-" for k, _ in keys)
+        ratios = " | ".join(f"{r[k] / results[ref][k]:.2f}x" if results[ref][k] else "-"
+                            for ref in refs for k, _ in keys)
         lines.append(f"| {name} | {r['n']} | {vals} | {ratios} |")
     return "\n".join(lines)
 
@@ -296,10 +269,10 @@ def main() -> int:
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                     help="an environment variable for the rivulet peers (e.g. RIVULET_SAVE_SESSIONS=false)")
     ap.add_argument("--only", default="", help="peers to run, comma-separated (default: all found)")
-    ap.add_argument("--floor-client", metavar="URL", help=argparse.SUPPRESS)
+    ap.add_argument("--floor-python", type=Path, default=Path(sys.executable),
+                    help="the interpreter of the floor: the one of the rivulet build it is compared to (an "
+                         "editable checkout's venv runs its .pth hook at every start, an installed build's does not)")
     args = ap.parse_args()
-    if args.floor_client:
-        return floor_client(args.floor_client)
 
     # As `pip install` does for a wheel: with PYTHONDONTWRITEBYTECODE set, an editable
     # checkout would otherwise compile its modules at every start, a cost no user pays.
@@ -322,23 +295,23 @@ def main() -> int:
         else:
             print(f"Codex CLI not found at {args.codex} (npm install --prefix /work/peer/codex "
                   "@openai/codex@0.169.0): its row is missing", file=sys.stderr)
-        peers.append(Floor(tmp, server.base_url))
+        peers.append(Floor(args.floor_python, tmp, server.base_url))
         if args.only:
             peers = [p for p in peers if p.name in args.only.split(",")]
-        ref = "codex" if any(p.name == "codex" for p in peers) else "floor"
         print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start "
               "(a shared machine: compare the ratios of one run)" +
               (f"; rivulet ran with {' '.join(args.env)}" if args.env else "") + "\n")
         server.body = response_body(1)
         tiny = measure(peers, server, args.runs, "Hello")
-        print(table("A tiny exec turn (seconds, medians)", tiny, ref,
-                    [("cpu", "CPU s"), ("first_request", "launch to 1st request s"), ("wall", "wall s")]))
+        print(table("A tiny exec turn (seconds, medians; the goal: rivulet's CPU <= 1.3x the floor's; "
+                    "Codex for reference)", tiny, ["floor", "codex"],
+                    [("cpu", "CPU s"), ("wall", "wall s"), ("first_request", "launch to 1st request s")]))
         print()
         if args.items:
             server.body = response_body(args.items)
             many = measure(peers, server, args.item_runs, f"Hello {args.items - 1}")
             print(table(f"{args.items:,} items in one response (seconds, medians; ratios to the floor)", many,
-                        "floor", [("wall", "wall s"), ("cpu", "CPU s"), ("maxrss_mb", "peak RSS MB")]))
+                        ["floor"], [("wall", "wall s"), ("cpu", "CPU s"), ("maxrss_mb", "peak RSS MB")]))
             print()
         print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0

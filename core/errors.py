@@ -10,7 +10,6 @@ anything that looks like a key before it is stored in an error.
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from datetime import UTC
@@ -329,9 +328,10 @@ def error_from_body(status: int, body: bytes | bytearray | str, retry_after_head
     return error
 
 
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_TAG = re.compile(r"<[^>]+>")
-_SKIP = re.compile(r"<(script|style|head)[^>]*>.*?</\1>", re.IGNORECASE | re.DOTALL)
+# An HTML page's, compiled (re's cache) and `html` imported with the first page: no start pays them.
+_TITLE = r"<title[^>]*>(.*?)</title>"
+_TAG = r"<[^>]+>"
+_SKIP = r"<(script|style|head)[^>]*>.*?</\1>"
 ONE_LINE_MAX = 200
 
 
@@ -340,11 +340,13 @@ def one_line(text: str, limit: int = ONE_LINE_MAX) -> str:
     line of visible text), anything else its first non-empty line, capped."""
     stripped = text.strip()
     if stripped[:1] == "<" or "<html" in stripped[:500].lower():
-        title = _TITLE.search(stripped)
+        import html
+
+        title = re.search(_TITLE, stripped, re.IGNORECASE | re.DOTALL)
         if title and title.group(1).strip():
             stripped = title.group(1)
         else:
-            stripped = _TAG.sub("\n", _SKIP.sub("", stripped))
+            stripped = re.sub(_TAG, "\n", re.sub(_SKIP, "", stripped, flags=re.IGNORECASE | re.DOTALL))
         stripped = html.unescape(stripped)
     line = next((ln.strip() for ln in stripped.splitlines() if ln.strip()), "")
     line = " ".join(line.split())

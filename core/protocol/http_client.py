@@ -2,7 +2,9 @@
 
 Every request goes through `httpx.AsyncHTTPTransport`, configured here once:
 - HTTP/1.1 only (the Responses stream needs nothing of HTTP/2, and h2 is not a dependency);
-- TLS verified as httpx verifies (certifi's roots, or SSL_CERT_FILE / SSL_CERT_DIR);
+- TLS verified as httpx verifies (certifi's roots, or SSL_CERT_FILE / SSL_CERT_DIR), with
+  one transport per scheme made at its first request: a run against a local server over
+  plain http never parses certifi's roots (~20 ms of CPU at every start);
 - an idle connection is kept `KEEP_ALIVE_S` (httpx's default is 5 s): a turn's follow-up
   after a tool ran, or the next message, reuses it instead of a new TLS handshake. httpcore
   drops a kept connection the server has closed before reusing it; one closed while the next
@@ -21,6 +23,7 @@ turn would pay a new one, a TLS handshake on a real API. `read_rest` reads what 
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -35,6 +38,28 @@ KEEP_ALIVE_S = 120.0
 LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=KEEP_ALIVE_S)
 
 
+class PerScheme(httpx.AsyncBaseTransport):
+    """httpx's AsyncHTTPTransport for each scheme, made at the scheme's first request. The
+    plain-http one never makes a TLS connection (proxies are transports of their own), so
+    its context trusts nothing and loads no roots: were it ever used, it would refuse."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, httpx.AsyncHTTPTransport] = {}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        scheme = request.url.scheme
+        transport = self._made.get(scheme)
+        if transport is None:
+            verify: ssl.SSLContext | bool = True if scheme == "https" else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            transport = self._made[scheme] = httpx.AsyncHTTPTransport(verify=verify, http1=True, http2=False,
+                                                                      limits=LIMITS, trust_env=True)
+        return await transport.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        for transport in self._made.values():
+            await transport.aclose()
+
+
 class RivuletClient(httpx.AsyncClient):
     """httpx's client, its transports under the re-send. httpx has no public way to wrap the
     transports it makes (a `transport=` given turns its proxies from the environment off), so
@@ -45,7 +70,8 @@ class RivuletClient(httpx.AsyncClient):
         super().__init__(timeout=timeout, limits=LIMITS, http1=True, http2=False, trust_env=True)
 
     def _init_transport(self, **options: Any) -> httpx.AsyncBaseTransport:  # type: ignore[override]
-        return KeepAliveResend(self._base or super()._init_transport(**options))
+        # (the options are the client's own, those PerScheme gives its transports)
+        return KeepAliveResend(self._base or PerScheme())
 
     def _init_proxy_transport(self, proxy: httpx.Proxy, **options: Any) -> httpx.AsyncBaseTransport:  # type: ignore[override]
         return KeepAliveResend(super()._init_proxy_transport(proxy, **options))

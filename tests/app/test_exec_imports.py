@@ -23,7 +23,9 @@ NOT_NEEDED = ("textual", "rich", "pydantic_settings", "click", "pygments", "mcp"
               # looks for an interrupted restore in the checkpoints' folder at every start)
               "platformdirs",
               # the Unicode tables of core/sanitize.py: an answer all in ASCII takes its fast path
-              "regex")
+              "regex",
+              # an HTML error page's entities (core/errors.one_line): only with such a page (issue 37)
+              "html")
 
 PROBE = """
 import sys

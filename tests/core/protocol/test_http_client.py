@@ -4,6 +4,10 @@ Its behaviour on real sockets: test_http_transport.py, test_keep_alive.py."""
 
 from __future__ import annotations
 
+import socket
+import ssl
+
+import certifi
 import httpx
 import pytest
 from helpers.raw_http_server import RawServer, response, serve_keep_alive
@@ -12,10 +16,50 @@ from rivulet.core.protocol.http_client import new_client
 from rivulet.core.protocol.keep_alive import KeepAliveResend
 
 
-def test_every_request_goes_through_httpx_own_transport():
-    client = new_client(httpx.Timeout(5.0))
-    direct = client._transport_for_url(httpx.URL("https://api.example.com/v1"))
-    assert isinstance(direct, KeepAliveResend) and type(direct.inner) is httpx.AsyncHTTPTransport
+async def test_every_request_goes_through_httpx_own_transport(monkeypatch):
+    handled: list[str] = []
+    original = httpx.AsyncHTTPTransport.handle_async_request
+
+    async def spy(self, request):
+        handled.append(str(request.url))
+        return await original(self, request)
+
+    monkeypatch.setattr(httpx.AsyncHTTPTransport, "handle_async_request", spy)
+    server = RawServer(serve_keep_alive(lambda *_: response(b"ok")))
+    try:
+        async with new_client(httpx.Timeout(30.0)) as client:
+            assert (await client.get(f"{server.url}/v1/models")).text == "ok"
+            assert isinstance(client._transport, KeepAliveResend)  # under the re-send
+    finally:
+        server.close()
+    assert handled == [f"{server.url}/v1/models"]
+
+
+async def test_plain_http_loads_no_certificates_and_https_loads_httpx_default_ones(monkeypatch):
+    # Parsing certifi's roots costs ~20 ms of CPU: a run against a local server over plain
+    # http never pays it; the first https request verifies as httpx does.
+    for name in ("SSL_CERT_FILE", "SSL_CERT_DIR", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    loaded: list[object] = []
+    original = ssl.SSLContext.load_verify_locations
+
+    def spy(self, cafile=None, capath=None, cadata=None):
+        loaded.append(cafile)
+        return original(self, cafile, capath, cadata)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", spy)
+    server = RawServer(serve_keep_alive(lambda *_: response(b"ok")))
+    try:
+        async with new_client(httpx.Timeout(30.0)) as client:
+            assert (await client.get(f"{server.url}/")).text == "ok"
+            assert loaded == []
+            with socket.socket() as unused:  # nobody listens: the request fails once the context is made
+                unused.bind(("127.0.0.1", 0))
+                with pytest.raises(httpx.ConnectError):
+                    await client.get(f"https://127.0.0.1:{unused.getsockname()[1]}/")
+    finally:
+        server.close()
+    assert loaded == [certifi.where()]
 
 
 def test_proxies_from_the_environment_still_apply(monkeypatch):
