@@ -48,6 +48,7 @@ DEFAULT_CODEX = Path("/work/peer/codex/node_modules/@openai/codex-linux-x64/vend
                      "x86_64-unknown-linux-musl/bin/codex")
 COLS, ROWS = 120, 40
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+SETTLE_LIMIT = 120.0  # seconds a peer may take to finish drawing the 1 MB answer before idle is measured
 # Typed characters whose arrival on screen is timed: never in the stream or any peer's UI.
 PROBES = [chr(c) for c in [*range(0x0410, 0x0450), *range(0x03B1, 0x03CA), *range(0x0391, 0x03A2),
                            *range(0x0531, 0x0557), *range(0x0561, 0x0587)]]
@@ -218,6 +219,7 @@ class Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/responses"):
             self._json(404, {"error": {"message": f"no route {self.path}"}})
             return
+        self.server.stamp(json.dumps(request.get("input")))
         plan = self.server.plan
         tools = {t.get("name"): t.get("type") for t in request.get("tools") or [] if isinstance(t, dict)}
         inputs = request.get("input") or []
@@ -289,7 +291,21 @@ class BenchServer(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Handler)  # loopback only, a free port
         self.plan = Plan()
+        self.watched: dict[str, threading.Event] = {}  # a marker a request's input will carry
+        self.marks: dict[str, float] = {}  # marker -> when the first request with it came
         threading.Thread(target=self.serve_forever, name="bench-server", daemon=True).start()
+
+    def watch(self, marker: str) -> threading.Event:
+        self.watched[marker] = threading.Event()
+        return self.watched[marker]
+
+    def stamp(self, text: str) -> None:
+        """A request came: the time, for each watched marker its input carries."""
+        now = time.monotonic()
+        for marker, seen in list(self.watched.items()):
+            if marker in text and not seen.is_set():
+                self.marks[marker] = now
+                seen.set()
 
     @property
     def base_url(self) -> str:
@@ -475,6 +491,64 @@ class PtyProc:
                     pass
 
 
+class ScreenPty(PtyProc):
+    """A pty whose output also feeds a terminal emulator (pyte), for a peer that draws by
+    cell diffs (Codex: ratatui writes only the cells that changed, so a line's text is never
+    in the output whole). `expect` then looks at the emulated screen."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str) -> None:
+        import pyte  # benchmarks only: the `bench` extra (scripts/setup --with-peers)
+
+        self.screen = pyte.Screen(COLS, ROWS)
+        self.stream = pyte.ByteStream(self.screen)
+        self.watches: list[tuple[str, list[Any]]] = []
+        super().__init__(argv, env, cwd)
+
+    def _answer_queries(self, data: bytes) -> None:  # called by the drain thread for every read
+        super()._answer_queries(data)
+        self.stream.feed(data)
+        if self.watches:
+            shown, now = "\n".join(self.screen.display), time.monotonic()
+            for text, w in self.watches:
+                if w[2] is None and text in shown:
+                    w[2] = now
+
+
+def spawn(peer: Peer, ws: Path) -> PtyProc:
+    """The peer in a pty: Codex's output through a terminal emulator (see ScreenPty)."""
+    kind = ScreenPty if isinstance(peer, Codex) else PtyProc
+    return kind(peer.argv(), peer.env(), str(ws))
+
+
+def expect(proc: PtyProc, needle: str) -> list[Any]:
+    """Watch for `needle` in the output from now on (the drain thread stamps it): cheap even
+    when the output is megabytes, unlike a regex over the whole screen text, and no polling
+    beside the peer."""
+    w = [time.monotonic(), len(proc.buf), None]
+    with proc.cond:
+        if isinstance(proc, ScreenPty):
+            proc.watches.append((needle, w))
+        else:
+            proc.waits[needle.encode()] = w
+    return w
+
+
+def unwatch(proc: PtyProc, needle: str) -> None:
+    """Stop watching `needle`: a PtyProc's watches are also its typed probes."""
+    with proc.cond:
+        if not isinstance(proc, ScreenPty):
+            proc.waits.pop(needle.encode(), None)
+
+
+def wait_seen(proc: PtyProc, w: list[Any], timeout: float) -> float | None:
+    """The time the watched needle showed (monotonic), or None after `timeout`."""
+    deadline = time.monotonic() + timeout
+    with proc.cond:
+        while w[2] is None and not proc.closed and time.monotonic() < deadline:
+            proc.cond.wait(0.2)
+    return w[2]
+
+
 def _cmdline(pid: int) -> bytes:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
@@ -601,40 +675,53 @@ class Run:
         self.peer, self.server, self.ws, self.quick, self.log = peer, server, ws, quick, log
         self.r: dict[str, Any] = {}
         self.probes = list(PROBES)
+        self.ended_at = 0.0  # when the server wrote the last turn's last Markdown delta
 
     def go(self) -> dict[str, Any]:
-        p = self.proc = PtyProc(self.peer.argv(), self.peer.env(), str(self.ws))
+        p = self.proc = spawn(self.peer, self.ws)
         try:
-            self.r["launch"] = p.wait_text(self.peer.ready, 30)
-            if self.r["launch"] is None:
+            composer = expect(p, self.peer.ready)
+            if wait_seen(p, composer, 30) is None:
                 self.log(f"  {self.peer.name}: the composer never showed; screen: {p.text()[-600:]!r}")
                 return self.r
+            unwatch(p, self.peer.ready)  # (the watches are the typed probes' table too)
+            self.r["launch"] = composer[2] - p.t0
             self.r["quiet"] = self.wait_quiet()  # start-up work done (Codex keeps loading after drawing)
-            self.idle()
+            if self.r["quiet"] is not None:
+                self.idle()
             self.typing_latency("lat_idle", 12 if self.quick else 30)
             n = 400 if self.quick else 1000
             self.turn("cpu50", 50, markdown_deltas(n // 4 if self.quick else n // 2))
             self.turn("cpu200", 200, markdown_deltas(n * 2))
             self.turn("cpu200_typing", 200, markdown_deltas(n * 2), typing=True)
-            self.turn("mb1", 4000, markdown_deltas(4000, 256), settle=4.0)
-            # Idle again, once a blinking cursor would have stopped (GTK's default: 10 s
-            # after the last key): what an untouched chat costs.
-            self.wait_quiet()  # the 1 MB answer may still be rendering
-            time.sleep(max(0.0, 11.0 - (time.monotonic() - self.proc.last_write)))
-            self.idle("idle_late")
+            self.turn("mb1", 4000, markdown_deltas(4000, 256), settle=0.0)
+            # Idle again, once the 1 MB answer is drawn (a peer may render it for a minute
+            # after it streamed: that is not idle) and a blinking cursor would have stopped
+            # (GTK's default: 10 s after the last key): what an untouched chat costs.
+            quiet = self.wait_quiet(limit=SETTLE_LIMIT)
+            if quiet is None:
+                c0, t0 = cpu_seconds(p.pid), time.monotonic()
+                time.sleep(1.0)
+                busy = 100 * (cpu_seconds(p.pid) - c0) / (time.monotonic() - t0)
+                self.r["idle_late_busy"] = f"still {busy:.0f} % of a core {SETTLE_LIMIT:.0f} s after the 1 MB answer"
+            else:
+                self.r["mb1_settle"] = p.t0 + quiet - self.ended_at  # from the server's last write
+                time.sleep(max(0.0, 11.0 - (time.monotonic() - self.proc.last_write)))
+                self.idle("idle_late")
         finally:
             self.r["mem"] = memory_mb(p.pid) if p.alive() else None
             p.stop(self.peer.quit_keys)
         return self.r
 
-    def wait_quiet(self, limit: float = 20.0) -> float:
-        """Seconds since launch until two 0.5 s windows in a row use under 10 % of a core."""
+    def wait_quiet(self, limit: float = 20.0) -> float | None:
+        """Seconds since launch until two 0.5 s windows in a row use under 10 % of a core,
+        or None if that did not happen within `limit` seconds."""
         deadline, calm = time.monotonic() + limit, 0
         while time.monotonic() < deadline and calm < 2:
             c0 = cpu_seconds(self.proc.pid)
             time.sleep(0.5)
             calm = calm + 1 if cpu_seconds(self.proc.pid) - c0 < 0.05 else 0
-        return time.monotonic() - self.proc.t0
+        return time.monotonic() - self.proc.t0 if calm >= 2 else None
 
     def idle(self, key: str = "idle") -> None:
         secs = 4.0 if self.quick else 10.0
@@ -699,6 +786,7 @@ class Run:
         time.sleep(settle)
         self.wait_quiet()
         streamed = marks["t1"] - marks["t0"]
+        self.ended_at = marks["t1"]
         self.r[key] = {"cpu_per_s": (marks["c1"] - marks["c0"]) / streamed, "streamed_s": streamed,
                        "turn_cpu": cpu_seconds(pid) - c_turn, "deltas": len(deltas)}
         if typing:
@@ -710,13 +798,25 @@ class Run:
         self.log(f"  {self.peer.name} {key}: {self.r[key]['cpu_per_s']:.3f} CPU s/s over {streamed:.1f} s")
 
 
-def launch_median(peer: Peer, ws: Path, runs: int) -> tuple[float | None, list[float]]:
-    """Spawn to the composer (floor: first frame), `runs` fresh starts: one start is too
-    noisy a figure to compare. Each process is killed once its composer shows."""
-    times: list[float] = []
-    for _ in range(runs):
-        p = PtyProc(peer.argv(), peer.env(), str(ws))
-        t = p.wait_text(peer.ready, 30)
+def launch_once(peer: Peer, ws: Path, server: BenchServer) -> dict[str, float | None]:
+    """One fresh start: spawn to the composer (floor: its first frame), and to the request
+    of a prompt typed and sent the moment it showed (a composer that only looks ready, its
+    start-up still under way, takes the keys but sends later). Killed once the request came."""
+    marker = f"launch-{uuid.uuid4().hex[:8]}"
+    asked = server.watch(marker)
+    p = spawn(peer, ws)
+    out: dict[str, float | None] = {"composer": None, "request": None}
+    try:
+        composer = expect(p, peer.ready)
+        if wait_seen(p, composer, 30) is None:
+            return out
+        out["composer"] = composer[2] - p.t0
+        p.write(marker)
+        time.sleep(0.05)  # typed, then sent: a paste's Enter would be a newline
+        p.write(b"\r")
+        if asked.wait(30):
+            out["request"] = server.marks[marker] - p.t0
+    finally:
         family = tree(p.pid)
         for q in family:
             try:
@@ -725,11 +825,46 @@ def launch_median(peer: Peer, ws: Path, runs: int) -> tuple[float | None, list[f
                 pass
         os.waitpid(p.pid, 0)
         os.close(p.fd)
-        if t is None:
-            return None, times
-        times.append(t)
-        time.sleep(0.3)
-    return statistics.median(times), times
+    return out
+
+
+def launches(peers: list[tuple[Peer, Path]], server: BenchServer, runs: int) -> dict[str, dict[str, Any]]:
+    """`runs` fresh starts of each peer, the peers taking turns (each in turn first): the
+    median time to the composer and to the first request, and each start's figures."""
+    starts: dict[str, list[dict[str, float | None]]] = {peer.name: [] for peer, _ in peers}
+    for n in range(runs):
+        k = n % len(peers)
+        for peer, ws in peers[k:] + peers[:k]:
+            starts[peer.name].append(launch_once(peer, ws, server))
+            time.sleep(0.3)
+    out: dict[str, dict[str, Any]] = {}
+    for name, got in starts.items():
+        composer = [s["composer"] for s in got if s["composer"] is not None]
+        request = [s["request"] for s in got if s["request"] is not None]
+        out[name] = {"launch": statistics.median(composer) if len(composer) == len(got) else None,
+                     "launch_request": statistics.median(request) if len(request) == len(got) else None,
+                     "launches": got}
+    return out
+
+
+def merge_runs(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One peer's sessions as one: the median of each figure, the keys' latencies pooled."""
+    out: dict[str, Any] = {}
+    for key in {k for r in runs for k in r}:
+        values = [r[key] for r in runs if r.get(key) is not None]
+        if not values:
+            out[key] = None
+        elif key.startswith("lat_"):
+            out[key] = [v for got in values for v in got]
+        elif all(isinstance(v, (int, float)) for v in values):
+            out[key] = statistics.median(values)
+        elif all(isinstance(v, dict) for v in values):
+            out[key] = merge_runs(values)
+        elif all(isinstance(v, (list, tuple)) for v in values):  # (peak, settled) memory
+            out[key] = [statistics.median(col) for col in zip(*values, strict=True)]
+        else:
+            out[key] = values[0]
+    return out
 
 
 def wall_median(argv: list[str], env: dict[str, str], runs: int) -> tuple[float | None, str]:
@@ -830,13 +965,16 @@ def rows_for(results: dict[str, dict[str, Any]]) -> list[tuple[str, dict[str, fl
     add("CPU s, whole turn at 200/s (reasoning+patch+answer)", lambda n: g(n, "cpu200", "turn_cpu"), ".2f")
     add("CPU s per s, 1 MB answer (4,000 deltas at 4,000/s)", lambda n: g(n, "mb1", "cpu_per_s"), ".3f")
     add("idle CPU, % of one core", lambda n: None if g(n, "idle") is None else 100 * g(n, "idle"), ".2f")
-    add("  same, 11 s after the last key", lambda n: None if g(n, "idle_late") is None else 100 * g(n, "idle_late"),
-        ".2f")
+    add("idle CPU once the 1 MB answer is drawn, 11 s after the last key, %",
+        lambda n: None if g(n, "idle_late") is None else 100 * g(n, "idle_late"), ".2f")
+    add("  the 1 MB answer: end of its stream to quiet, s", lambda n: g(n, "mb1_settle"), ".1f")
     add("keystroke to screen, idle, median ms", lambda n: _ms(pct(g(n, "lat_idle"), 0.5)), ".1f")
     add("keystroke to screen, idle, p90 ms", lambda n: _ms(pct(g(n, "lat_idle"), 0.9)), ".1f")
     add("keystroke to screen, streaming 200/s, median ms", lambda n: _ms(pct(g(n, "lat_stream"), 0.5)), ".1f")
     add("keystroke to screen, streaming 200/s, p90 ms", lambda n: _ms(pct(g(n, "lat_stream"), 0.9)), ".1f")
-    add("launch to composer (floor: first frame), s, median of 7 starts (--quick: 3)", lambda n: g(n, "launch"),
+    add("launch to composer (floor: first frame), s, median of 7 starts (--quick: 3), alternated",
+        lambda n: g(n, "launch"), ".3f")
+    add("launch to the first request of a prompt sent as the composer shows, s", lambda n: g(n, "launch_request"),
         ".3f")
     add("launch to quiet (start-up CPU done), s", lambda n: g(n, "quiet"), ".2f")
     add("--help wall, s (floor: python -c pass)", lambda n: g(n, "help"), ".3f")
@@ -973,6 +1111,7 @@ def main() -> None:
     ap.add_argument("--only", default="rivulet,floor,codex", help="peers to run, comma-separated")
     ap.add_argument("--rivulet", default="", help="the rivulet command (default: this checkout's .venv/bin/rivulet), "
                     "e.g. /work/main/.venv/bin/rivulet to compare builds side by side")
+    ap.add_argument("--repeat", type=int, default=1, help="sessions of each peer, alternated (medians; keys pooled)")
     ap.add_argument("--profile", help="run only rivulet's 200/s turn under cProfile, writing this file")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                     help="an environment variable for rivulet only (to try a lever, e.g. TEXTUAL_FPS=30)")
@@ -1019,19 +1158,35 @@ def main() -> None:
             else:
                 notes.append(f"Codex CLI not found at {args.codex}: its column is empty "
                              "(npm install --prefix /work/peer/codex @openai/codex@0.169.0)")
-        results: dict[str, dict[str, Any]] = {}
-        for peer in peers:
-            log(f"{peer.name}: streaming runs")
-            ws = tmp / peer.name / "ws" if peer.name != "floor" else tmp / "floor" / "ws"
-            results[peer.name] = Run(peer, server, ws, args.quick, log).go()
-            runs = 3 if args.quick else 7
-            results[peer.name]["launch_first"] = results[peer.name].get("launch")
-            results[peer.name]["launch"], results[peer.name]["launches"] = launch_median(peer, ws, runs)
-            for argv, key in zip(peer.help_argv(), ("help", "version"), strict=False):  # the floor has no --version
-                value, err = wall_median(argv, peer.env(), runs)
-                results[peer.name][key] = value
-                if err:
-                    notes.append(f"{peer.name} {' '.join(Path(a).name for a in argv[-2:])}: failed ({err[:120]})")
+        ws_of = {peer.name: tmp / peer.name / "ws" for peer in peers}
+        streamed: dict[str, list[dict[str, Any]]] = {peer.name: [] for peer in peers}
+        for rep in range(args.repeat):
+            # Each repetition runs every peer's session once, each peer in turn first, so
+            # that the machine's drift over minutes falls on all of them alike.
+            k = rep % len(peers)
+            for peer in peers[k:] + peers[:k]:
+                log(f"{peer.name}: streaming runs" + (f" ({rep + 1}/{args.repeat})" if args.repeat > 1 else ""))
+                streamed[peer.name].append(Run(peer, server, ws_of[peer.name], args.quick, log).go())
+        results: dict[str, dict[str, Any]] = {name: merge_runs(runs) for name, runs in streamed.items()}
+        for name, runs in streamed.items():
+            results[name]["launch_first"] = runs[0].get("launch")
+            busy = [r["idle_late_busy"] for r in runs if r.get("idle_late_busy")]
+            notes += [f"{name}: idle after the 1 MB answer not measured: {b}" for b in busy]
+        runs = 3 if args.quick else 7
+        log(f"launches: {runs} of each peer, alternated")
+        for name, got in launches([(peer, ws_of[peer.name]) for peer in peers], server, runs).items():
+            results[name].update(got)
+        for n in range(runs):  # --help and --version, the peers alternated too
+            for peer in peers[n % len(peers):] + peers[:n % len(peers)]:
+                for argv, key in zip(peer.help_argv(), ("help", "version"), strict=False):  # the floor: no --version
+                    value, err = wall_median(argv, peer.env(), 1)
+                    results[peer.name].setdefault(f"{key}_runs", []).append(value)
+                    if err:
+                        notes.append(f"{peer.name} {' '.join(Path(a).name for a in argv[-2:])}: failed ({err[:120]})")
+        for name in results:
+            for key in ("help", "version"):
+                got = results[name].pop(f"{key}_runs", None)
+                results[name][key] = statistics.median(got) if got and None not in got else None
         # 200 turns: rivulet resumes a generated session file; the floor starts with the same text.
         if {"rivulet", "floor"} & only:
             sessions = tmp / "rivulet" / "sessions" if "rivulet" in only else tmp

@@ -3,8 +3,8 @@ server, with `rivulet exec` beside it in the same run.
 
 * **items**: one response of 1,000 / 10,000 items: request to the last item's text in the
   output, CPU of the process tree (scale_bench's `chat_items`, the plain chat as the peer).
-* **resume**: `rivulet resume ID --plain` of a 1-turn and a 2,000-turn session: launch to
-  the prompt, to the last answer printed, to a key echoed.
+* **resume**: `rivulet resume ID --plain` of a 2,000-turn session against a fresh
+  `rivulet --plain`, alternated: launch to the prompt, to a key echoed, to the last answer printed.
 * **soak**: 240 turns (reasoning, an apply_patch call, a 400-delta Markdown answer):
   CPU seconds per turn and RSS, the first tenth against the last tenth.
 
@@ -99,7 +99,9 @@ def main() -> None:
     ap.add_argument("--only", default="items,resume,soak")
     ap.add_argument("--items", default="1000,10000")
     ap.add_argument("--item-timeout-ms", type=float, default=15.0)
+    ap.add_argument("--repeat", type=int, default=1, help="items: repetitions, exec and plain alternated")
     ap.add_argument("--resume", default="2000")
+    ap.add_argument("--resume-repeat", type=int, default=3, help="resume: repetitions, alternated with a fresh start")
     ap.add_argument("--turns", type=int, default=240)
     ap.add_argument("--soak-rate", type=float, default=2000.0)
     ap.add_argument("--soak-deltas", type=int, default=400)

@@ -9,13 +9,19 @@ Sections (`--only items,typing,resume,soak`):
   - `rivulet exec` and the chat (`rivulet` in a pty, prompt typed, the clock stops when
     the last item's text is in the terminal output);
   - Codex CLI, when its binary is there: `codex exec --json` and its TUI, the same way.
-  Wall seconds from the request reaching the server (exec, floor: from spawn) to the end,
-  and CPU seconds of the process tree (CPU ms per item).
+  Every clock starts at the same point, the items request reaching the server (the
+  server stamps the time and reads the peer's CPU then), and ends at the peer's exit
+  (exec, the floor) or the last item on screen (the TUIs): wall seconds and CPU seconds
+  of the process tree (CPU ms per item). Start-up is live_bench's and exec_bench's.
+  `--repeat R` runs every peer R times, each repetition in a rotated order; medians.
 * **typing**: a key every 100 ms while 2,000 items stream in the chat (and Codex's TUI):
-  keystroke to screen, median / p90 / max.
-* **resume**: `rivulet resume` of a generated session of 1 / 200 / 2,000 / 5,000 turns (the
-  current session format, ~2 kB of Markdown per answer): launch to the composer, to the
-  last answer's last line drawn, and to a key typed the moment the composer shows.
+  keystroke to screen, median / p90 / max; the peers take turns within each round.
+* **resume**: `rivulet resume` of a generated session of 2,000 / 20,000 turns (the current
+  session format, ~2 kB of Markdown per answer) against a real fresh start (plain
+  `rivulet`, same server and config), every clock from spawn: to the composer, to a key
+  typed the moment it shows, and to the last answer's last line drawn.
+  `--resume-repeat R` (5) repetitions, each running the fresh start and every size in a
+  rotated order; medians, and the ratio to the fresh start per repetition.
 * **soak**: 240 turns in one chat (reasoning, an apply_patch call, a 400-delta Markdown
   answer), fast: CPU seconds per turn and RSS after each turn, the first tenth against the
   last tenth; and "Done": from the server writing `response.completed` to "Done" in the
@@ -27,6 +33,9 @@ Sections (`--only items,typing,resume,soak`):
 Run: .venv/bin/python benchmarks/scale_bench.py                    # everything, ~25 min
      .venv/bin/python benchmarks/scale_bench.py --only soak --turns 60
      .venv/bin/python benchmarks/scale_bench.py --only items --items 1000,2000 --peers rivulet,floor
+     .venv/bin/python benchmarks/scale_bench.py --only resume --resume-repeat 7
+Codex's columns need its binary: npm install --prefix /work/peer/codex @openai/codex@0.169.0;
+reading its screen needs pyte (the `bench` extra: scripts/setup --with-peers installs it).
 Not a test and not in CI: the numbers depend on the machine and its load.
 """
 
@@ -89,6 +98,7 @@ class ScaleHandler(lb.Handler):
             self.rfile = io.BytesIO(raw)  # live_bench's handler reads the body itself
             return super().do_POST()
         n = int(wanted.group(1))
+        self.server.stamp_items()  # every peer's clock starts here, as the request arrives
         body = self.bodies.get(n) or self.bodies.setdefault(n, items_body(n))
         self.server.plan.requests.append("items")
         self.server.items_asked.set()
@@ -110,61 +120,27 @@ class ScaleServer(lb.BenchServer):
         lb.ThreadingHTTPServer.__init__(self, ("127.0.0.1", 0), ScaleHandler)
         self.plan = lb.Plan()
         self.items_asked = threading.Event()
+        self.watched, self.marks = {}, {}  # (live_bench's request markers: unused here)
+        self.timed_pid: int | None = None  # the peer whose items request is awaited
+        self.asked: tuple[float, float] | None = None  # (monotonic time, its CPU s) when it came
         threading.Thread(target=self.serve_forever, name="scale-server", daemon=True).start()
+
+    def expect_items(self, pid: int) -> None:
+        self.timed_pid, self.asked = pid, None
+        self.items_asked.clear()
+
+    def stamp_items(self) -> None:
+        """The request is here: the clock's start for every peer, chat or exec or floor
+        (their start-ups differ and are timed by live_bench and exec_bench)."""
+        if self.asked is None:
+            pid = self.timed_pid
+            self.asked = (time.monotonic(), lb.cpu_seconds(pid) if pid is not None else 0.0)
 
 
 # ---- helpers ----------------------------------------------------------------------------
 
-class ScreenPty(lb.PtyProc):
-    """A pty whose output also feeds a terminal emulator (pyte), for a peer that draws by
-    cell diffs (Codex: ratatui writes only the cells that changed, so a line's text is never
-    in the output whole). `expect` then looks at the emulated screen."""
-
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: str) -> None:
-        import pyte  # benchmarks only: pip install -e ".[bench]"
-
-        self.screen = pyte.Screen(lb.COLS, lb.ROWS)
-        self.stream = pyte.ByteStream(self.screen)
-        self.watches: list[tuple[str, list[Any]]] = []
-        super().__init__(argv, env, cwd)
-
-    def _answer_queries(self, data: bytes) -> None:  # called by the drain thread for every read
-        super()._answer_queries(data)
-        self.stream.feed(data)
-        if self.watches:
-            shown, now = "\n".join(self.screen.display), time.monotonic()
-            for text, w in self.watches:
-                if w[2] is None and text in shown:
-                    w[2] = now
-
-
-
-def expect(proc: lb.PtyProc, needle: str) -> list[Any]:
-    """Watch for `needle` in the output from now on (the drain thread stamps it): cheap even
-    when the output is megabytes, unlike a regex over the whole screen text."""
-    w = [time.monotonic(), len(proc.buf), None]
-    with proc.cond:
-        if isinstance(proc, ScreenPty):
-            proc.watches.append((needle, w))
-        else:
-            proc.waits[needle.encode()] = w
-    return w
-
-
-def unwatch(proc: lb.PtyProc, needle: str) -> None:
-    """Stop watching `needle`: a PtyProc's watches are also its typed probes."""
-    with proc.cond:
-        if not isinstance(proc, ScreenPty):
-            proc.waits.pop(needle.encode(), None)
-
-
-def wait_seen(proc: lb.PtyProc, w: list[Any], timeout: float) -> float | None:
-    """The time the watched needle showed (monotonic), or None after `timeout`."""
-    deadline = time.monotonic() + timeout
-    with proc.cond:
-        while w[2] is None and not proc.closed and time.monotonic() < deadline:
-            proc.cond.wait(0.2)
-    return w[2]
+# The pty helpers live in live_bench (its launches read Codex's screen too).
+ScreenPty, expect, unwatch, wait_seen = lb.ScreenPty, lb.expect, lb.unwatch, lb.wait_seen
 
 
 def last_item_seen(proc: lb.PtyProc) -> int | None:
@@ -178,22 +154,32 @@ def last_item_seen(proc: lb.PtyProc) -> int | None:
     return max(map(int, found)) if found else None
 
 
-def run_timed(argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> dict[str, Any]:
-    """Spawn to exit: wall seconds and CPU seconds (the child and its waited-for children)."""
+def run_timed(argv: list[str], env: dict[str, str], cwd: Path, timeout: float,
+              server: ScaleServer) -> dict[str, Any]:
+    """A headless peer (exec, the floor) from its items request reaching the server to its
+    exit, as the chat is timed from the same request to its last item on screen: wall
+    seconds, and CPU seconds of the child and its waited-for children over that span.
+    `spawn` is spawn to exit, `startup` spawn to the request."""
     t0 = time.monotonic()
     p = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE)
+    server.expect_items(p.pid)
     timer = threading.Timer(timeout, p.kill)
     timer.start()
     try:
         _, status, usage = os.wait4(p.pid, 0)
     finally:
         timer.cancel()
-    wall = time.monotonic() - t0
+    end = time.monotonic()
     p.returncode = os.waitstatus_to_exitcode(status)
     err = p.stderr.read().decode(errors="replace").strip().splitlines() if p.stderr else []
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rc": p.returncode,
-            "err": err[-1][:160] if err and p.returncode else ""}
+    cpu = usage.ru_utime + usage.ru_stime
+    out = {"spawn": end - t0, "rc": p.returncode, "err": err[-1][:160] if err and p.returncode else ""}
+    if server.asked is None:
+        out["err"] = out["err"] or "no request reached the server"
+        return out
+    asked_at, cpu_then = server.asked
+    return {**out, "wall": end - asked_at, "cpu": cpu - cpu_then, "startup": asked_at - t0}
 
 
 FLOOR = r"""
@@ -220,6 +206,16 @@ def machine_pace() -> float:
         table[key] = table.get(key, 0) + len(str(n * 7))
     sorted(table.items(), key=lambda kv: kv[1])
     return time.thread_time() - c0
+
+
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The median wall and CPU seconds of the runs that finished (else the first error)."""
+    done = [r for r in runs if r.get("wall") is not None]
+    if not done:
+        return {"err": next((r["err"] for r in runs if r.get("err")), "no run finished")}
+    loads = [r["load"] for r in runs if "load" in r]
+    return {"wall": median([r["wall"] for r in done]), "cpu": median([r["cpu"] for r in done]),
+            "runs": len(done), "of": len(runs), "load": (min(loads), max(loads)) if loads else None}
 
 
 def median(values: list[float]) -> float | None:
@@ -262,23 +258,37 @@ class Bench:
     def items(self) -> None:
         for n in [int(x) for x in self.args.items.split(",")]:
             self.log(f"items: {n}")
-            r: dict[str, Any] = {}
             timeout = max(60.0, n * self.args.item_timeout_ms / 1000)
-            if "floor" in self.peers:
-                r["floor"] = run_timed([sys.executable, "-c", FLOOR, self.server.base_url, f"{ITEMS_MARK} {n}"],
-                                       dict(lb.BASE_ENV), self.tmp, timeout)
-            if "rivulet" in self.peers:
-                peer = self.rivulet(f"exec-{n}")
-                r["exec"] = run_timed([*self.rivulet_cmd, "--workspace", str(peer.tmp / "ws"), "exec",
-                                       f"{ITEMS_MARK} {n}"], peer.env(), peer.tmp / "ws", timeout)
-                r["chat"] = self.chat_items(self.rivulet(f"chat-{n}"), n, timeout)
-            cx = self.codex(f"codex-{n}")
-            if cx is not None:
-                r["codex_exec"] = run_timed([str(cx.binary), "exec", "--json", "--skip-git-repo-check",
-                                             f"{ITEMS_MARK} {n}"], cx.env(), self.tmp / f"codex-{n}" / "ws", timeout)
-                r["codex_tui"] = self.chat_items(self.codex(f"codex-tui-{n}"), n, timeout)
-            self.results[f"items_{n}"] = r
-            self.report_items(n, r)
+            peers = self.item_peers(n, timeout)
+            runs: dict[str, list[dict[str, Any]]] = {key: [] for key, _ in peers}
+            for rep in range(self.args.repeat):
+                # Each repetition runs every peer once, each in turn first: the machine's
+                # drift over minutes falls on all of them alike.
+                k = rep % len(peers)
+                for key, run in peers[k:] + peers[:k]:
+                    runs[key].append({**run(), "load": os.getloadavg()[0]})
+            self.results[f"items_{n}"] = runs
+            self.report_items(n, {key: median_run(rs) for key, rs in runs.items()})
+
+    def item_peers(self, n: int, timeout: float) -> list[tuple[str, Any]]:
+        """(name, a run of it) for each peer asked for: every clock starts at the request."""
+        mark = f"{ITEMS_MARK} {n}"
+        peers: list[tuple[str, Any]] = []
+        if "floor" in self.peers:
+            peers.append(("floor", lambda: run_timed([sys.executable, "-c", FLOOR, self.server.base_url, mark],
+                                                     dict(lb.BASE_ENV), self.tmp, timeout, self.server)))
+        if "rivulet" in self.peers:
+            ex = self.rivulet(f"exec-{n}")
+            peers.append(("exec", lambda: run_timed([*self.rivulet_cmd, "--workspace", str(ex.tmp / "ws"), "exec",
+                                                     mark], ex.env(), ex.tmp / "ws", timeout, self.server)))
+            peers.append(("chat", lambda: self.chat_items(self.rivulet(f"chat-{n}"), n, timeout)))
+        cx = self.codex(f"codex-{n}")
+        if cx is not None:
+            ws = self.tmp / f"codex-{n}" / "ws"
+            peers.append(("codex_exec", lambda: run_timed([str(cx.binary), "exec", "--json", "--skip-git-repo-check",
+                                                           mark], cx.env(), ws, timeout, self.server)))
+            peers.append(("codex_tui", lambda: self.chat_items(self.codex(f"codex-tui-{n}"), n, timeout)))
+        return peers
 
     def chat_items(self, peer: lb.Peer, n: int, timeout: float, typing: bool = False) -> dict[str, Any]:
         """A TUI asked for n items: request to the last item on screen, CPU, keys if typing."""
@@ -289,14 +299,14 @@ class Bench:
             if p.wait_text(peer.ready, 30) is None:
                 return {"err": "no composer"}
             self.quiet(p)
-            self.server.items_asked.clear()
+            self.server.expect_items(p.pid)
             p.write(f"{ITEMS_MARK} {n}")
             time.sleep(0.3)
             last = expect(p, f"Item {n - 1}:")
             p.write(b"\r")
-            if not self.server.items_asked.wait(20):
+            if not self.server.items_asked.wait(20) or self.server.asked is None:
                 return {"err": "no request"}
-            t0, c0 = time.monotonic(), lb.cpu_seconds(p.pid)
+            t0, c0 = self.server.asked  # stamped by the server as the request came, as exec's
             typed = 0
             if typing:
                 while last[2] is None and time.monotonic() - t0 < timeout:
@@ -341,7 +351,10 @@ class Bench:
                 return "n/a"
             if x.get("err") and "wall" not in x:
                 return x["err"]
-            return f"{x['wall']:.2f} s wall, {x['cpu']:.2f} CPU s ({1000 * x['cpu'] / n:.2f} ms/item)"
+            runs = f", median of {x['runs']}" + (f" ({x['of'] - x['runs']} failed)" if x["of"] > x["runs"] else "")
+            load = f", load {x['load'][0]:.1f}-{x['load'][1]:.1f}" if x.get("load") else ""
+            return (f"{x['wall']:.2f} s wall, {x['cpu']:.2f} CPU s ({1000 * x['cpu'] / n:.2f} ms/item)"
+                    f"{runs if x['of'] > 1 else ''}{load}")
 
         floor = (r.get("floor") or {}).get("wall")
         for key, label in (("floor", "floor (httpx, to EOF)"), ("exec", "rivulet exec"), ("chat", "rivulet chat"),
@@ -353,7 +366,7 @@ class Bench:
                     note += f", {wall / r['exec']['wall']:.2f}x exec"
                 if key == "chat" and wall and (r.get("codex_tui") or {}).get("wall"):
                     note += f", {wall / r['codex_tui']['wall']:.2f}x Codex's TUI"
-                self.add(f"{n:,} items", label, cell(r[key]), note.strip(", "))
+                self.add(f"{n:,} items, from the request", label, cell(r[key]), note.strip(", "))
 
     # -- a key while 2,000 items stream --
 
@@ -361,13 +374,18 @@ class Bench:
         n = self.args.typing_items
         self.log(f"typing while {n} items stream")
         timeout = max(60.0, n * self.args.item_timeout_ms / 1000)
-        for name, peer in (("rivulet", self.rivulet("typing") if "rivulet" in self.peers else None),
-                           ("codex", self.codex("codex-typing"))):
-            if peer is None:
-                continue
-            # A flood of 2,000 items lasts about a second: a few keys each. The rounds
-            # (each in a fresh process) pool theirs, so the median rests on more than five.
-            runs = [self.chat_items(peer, n, timeout, typing=True) for _ in range(self.args.typing_rounds)]
+        peers = [(name, peer) for name, peer in (("rivulet", self.rivulet("typing") if "rivulet" in self.peers
+                                                   else None), ("codex", self.codex("codex-typing")))
+                 if peer is not None]
+        # A flood of 2,000 items lasts about a second: a few keys each. The rounds (each in a
+        # fresh process) pool theirs, so the median rests on more than five; the peers take
+        # turns within each round, each in turn first.
+        rounds: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in peers}
+        for rnd in range(self.args.typing_rounds):
+            for name, peer in (peers if rnd % 2 == 0 else peers[::-1]):
+                rounds[name].append(self.chat_items(peer, n, timeout, typing=True))
+        for name, _ in peers:
+            runs = rounds[name]
             r = {"runs": runs, "keys": [k for run in runs for k in run.get("keys") or []],
                  "err": "; ".join(run["err"] for run in runs if run.get("err"))}
             self.results[f"typing_{name}"] = r
@@ -382,41 +400,76 @@ class Bench:
     # -- resume --
 
     def resume(self) -> None:
+        """`rivulet resume` of each size against a real fresh start (plain `rivulet`, same
+        server and config), every clock from spawn; each repetition runs all of them, each
+        in turn first, so the machine's drift falls on all alike."""
         if "rivulet" not in self.peers:
             return
-        base: dict[str, float | None] = {}
-        for turns in [1] + [int(x) for x in self.args.resume.split(",")]:
-            self.log(f"resume: {turns} turns")
+        sizes = [int(x) for x in self.args.resume.split(",")]
+        sids: dict[int, str] = {}
+        for turns in sizes:
             peer = self.rivulet(f"resume-{turns}")
-            sid = write_session(peer.tmp / "sessions", turns, str(peer.tmp / "ws"))
-            peer.extra = ["resume", sid]
-            p = lb.PtyProc(peer.argv(), peer.env(), str(peer.tmp / "ws"))
-            r: dict[str, Any] = {}
-            try:
-                last = expect(p, f"End of answer {turns - 1}.")
-                ready = p.wait_text(peer.ready, 90)
-                if ready is not None:
-                    r["composer"] = ready
-                    probe = self.next_probe(p)
-                    key = expect(p, probe)
-                    p.write(probe)
-                    seen = wait_seen(p, key, 120)
-                    r["key"] = None if seen is None else seen - p.t0
+            sids[turns] = write_session(peer.tmp / "sessions", turns, str(peer.tmp / "ws"))
+        kinds = [0, *sizes]  # 0: the fresh start
+        runs: dict[int, list[dict[str, Any]]] = {turns: [] for turns in kinds}
+        for rep in range(self.args.resume_repeat):
+            k = rep % len(kinds)
+            for turns in kinds[k:] + kinds[:k]:
+                self.log(f"resume: {turns} turns" if turns else "resume: the fresh start")
+                runs[turns].append(self.resume_run(turns, sids.get(turns)))
+        self.results["resume"] = runs
+        self.report_resume(runs, sizes)
+
+    def resume_run(self, turns: int, sid: str | None) -> dict[str, Any]:
+        """Spawn to the composer (the footer's `Send`), to a key typed the moment it showed,
+        and (resumed) to the last answer's last line; RSS a second after."""
+        peer = self.rivulet(f"resume-{turns}" if turns else "fresh-start")
+        peer.extra = ["resume", sid] if sid else []
+        p = lb.PtyProc(peer.argv(), peer.env(), str(peer.tmp / "ws"))
+        r: dict[str, Any] = {"load": os.getloadavg()[0]}
+        try:
+            last = expect(p, f"End of answer {turns - 1}.") if turns else None
+            composer = expect(p, peer.ready)  # stamped by the drain thread: no polling beside the peer
+            if wait_seen(p, composer, 90) is not None:
+                r["composer"] = composer[2] - p.t0
+                probe = self.next_probe(p)
+                key = expect(p, probe)
+                p.write(probe)
+                seen = wait_seen(p, key, 120)
+                r["key"] = None if seen is None else seen - p.t0
+            if last is not None:
                 seen = wait_seen(p, last, 120)
                 r["last"] = None if seen is None else seen - p.t0
-                time.sleep(1.0)
-                r["hwm"], r["rss"] = lb.memory_mb(p.pid)
-            finally:
-                p.stop(peer.quit_keys)
-            self.results[f"resume_{turns}"] = r
-            if turns == 1:
-                base = dict(r)
-            ratios = ", ".join(f"{k} {r[k] / base[k]:.2f}x" for k in ("key", "last")
-                               if r.get(k) and base.get(k) and turns > 1)
-            self.add(f"resume {turns:,} turns" if turns > 1 else "resume 1 turn (fresh start)",
-                     "composer / last answer / key shown, s; RSS MB",
-                     f"{fmt_s(r.get('composer'))} / {fmt_s(r.get('last'))} / {fmt_s(r.get('key'))}; "
-                     f"{r.get('rss', 0):.0f}", ratios + (" vs 1 turn" if ratios else ""))
+            time.sleep(1.0)
+            r["hwm"], r["rss"] = lb.memory_mb(p.pid)
+        finally:
+            p.stop(peer.quit_keys)
+        return r
+
+    def report_resume(self, runs: dict[int, list[dict[str, Any]]], sizes: list[int]) -> None:
+        def med(rs: list[dict[str, Any]], key: str) -> float | None:
+            return median([r[key] for r in rs if r.get(key) is not None])
+
+        fresh = runs[0]
+        loads = [r["load"] for rs in runs.values() for r in rs]
+        reps = len(fresh)
+        self.add("resume: fresh start (plain rivulet)", f"composer / key shown, s (median of {reps})",
+                 f"{fmt_s(med(fresh, 'composer'))} / {fmt_s(med(fresh, 'key'))}",
+                 f"every clock from spawn; load average {min(loads):.1f}-{max(loads):.1f}")
+        targets = {2000: 1.3, 20000: 1.6}
+        for turns in sizes:
+            rs = runs[turns]
+            ratios = []
+            for what in ("key", "composer"):
+                paired = [a[what] / b[what] for a, b in zip(rs, fresh, strict=True) if a.get(what) and b.get(what)]
+                mine, theirs = med(rs, what), med(fresh, what)
+                if mine and theirs and paired:
+                    ratios.append(f"{what} {mine / theirs:.2f}x a fresh start (per repetition: median "
+                                  f"{median(paired):.2f}x, {min(paired):.2f}-{max(paired):.2f}x)")
+            target = f"; target key <= {targets[turns]}x" if turns in targets else ""
+            self.add(f"resume {turns:,} turns", "composer / key shown / last answer drawn, s; RSS MB",
+                     f"{fmt_s(med(rs, 'composer'))} / {fmt_s(med(rs, 'key'))} / {fmt_s(med(rs, 'last'))}; "
+                     f"{med(rs, 'rss') or 0:.0f}", "; ".join(ratios) + target)
 
     # -- soak --
 
@@ -602,8 +655,11 @@ def main() -> None:
     ap.add_argument("--item-timeout-ms", type=float, default=15.0, help="allowed wall ms per item (min 60 s)")
     ap.add_argument("--typing-items", type=int, default=2000)
     ap.add_argument("--typing-rounds", type=int, default=4, help="floods typed into, keys pooled")
-    ap.add_argument("--resume", default="200,2000,5000", help="turns of the resumed sessions (a 1-turn one "
-                    "is the baseline)")
+    ap.add_argument("--repeat", type=int, default=1, help="items: repetitions, the peers alternated in each")
+    ap.add_argument("--resume", default="2000,20000", help="turns of the resumed sessions (the baseline is a "
+                    "fresh start)")
+    ap.add_argument("--resume-repeat", type=int, default=5, help="resume: repetitions, fresh start and each "
+                    "size alternated in each")
     ap.add_argument("--turns", type=int, default=240, help="soak turns")
     ap.add_argument("--soak-rate", type=float, default=2000.0, help="soak: deltas per second")
     ap.add_argument("--soak-profile", default=None, metavar="PREFIX",
