@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from rivulet.core.config_sources import DEFAULT_BASE_URL, is_loopback, safe_url
+from rivulet.core.config_sources import DEFAULT_BASE_URL
 from rivulet.core.errors import ConfigError, RivuletError
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[S
     if no_server:
         raise ConfigError("OPENAI_API_KEY is not set: set it, pass --base-url for a local server, "
                           "or add --demo to try the built-in demo")
-    if settings.api_key is None and settings.auth != "none" and not is_loopback(settings.base_url):
+    if settings.api_key is None and settings.auth != "none" and not settings.endpoint.is_loopback:
         raise ConfigError(f"{settings.key_variable()} is not set (a key is needed for any server but a local one)")
     from rivulet.app.capability_probe import apply_cached
 
@@ -151,7 +151,7 @@ def session_for(args: argparse.Namespace, settings: Settings) -> tuple[Session |
         return None, None, False
     from rivulet.core.store.lazy_session import LazySessionWriter
 
-    return None, LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url)), False
+    return None, LazySessionWriter(model=settings.model, base_url=settings.endpoint.safe), False
 
 
 def session_model(session: Session, default: str) -> str:

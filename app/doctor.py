@@ -22,7 +22,6 @@ from typing import Any
 
 from rivulet.core import items as it
 from rivulet.core.config import Settings, effective_patch_tool
-from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import RivuletError
 from rivulet.core.protocol.events import Delta
 from rivulet.core.sanitize import sanitize
@@ -92,7 +91,7 @@ class Doctor:
         self.settings = settings
         self.timeout = timeout
         self.stored = stored  # try previous_response_id, whose two requests the server keeps
-        self.report = Report(safe_url(settings.base_url), settings.model)
+        self.report = Report(settings.endpoint.safe, settings.model)
 
     def _body(self, prompt: str, **extra: Any) -> dict[str, Any]:
         return {"model": self.settings.model, "input": [it.user_message(prompt)], "stream": True,

@@ -16,9 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import redact
-from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.sanitize import sanitize
 
 if TYPE_CHECKING:
@@ -60,7 +58,7 @@ def _versions() -> list[str]:
 def failing_request(probe: DoctorProbe, settings: Settings) -> str:
     """The probe's request as a curl command, the key as its variable, never its value."""
     query = {k: (v if k in SHOWN_QUERY else "…") for k, v in settings.query.items()}
-    url = endpoint(safe_url(settings.base_url), "responses")
+    url = settings.endpoint.display("responses")
     if query:
         url += "?" + urlencode(query)
     lines = [f"curl -N '{url}' \\", "  -H 'Content-Type: application/json' \\"]
@@ -76,7 +74,7 @@ def failing_request(probe: DoctorProbe, settings: Settings) -> str:
 def markdown_report(report: Report, settings: Settings, models: list[str]) -> str:
     out = [f"# rivulet doctor report: {_cell(report.server)}", ""]
     out += [f"- versions: {', '.join(_versions())}",
-            f"- server: `{_cell(safe_url(settings.base_url))}`" + (f" (provider {settings.provider})"
+            f"- server: `{_cell(settings.endpoint.safe)}`" + (f" (provider {settings.provider})"
                                                                     if settings.provider else ""),
             f"- model: `{_cell(report.model)}`",
             f"- models listed: {len(models)}" + (f" ({', '.join(_cell(m, 60) for m in models[:MODELS_SHOWN])}"

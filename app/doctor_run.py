@@ -8,7 +8,6 @@ import json
 import sys
 
 from rivulet.app.doctor import Doctor, Report
-from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import ConfigError
 from rivulet.core.sanitize import sanitize
 
@@ -48,7 +47,7 @@ async def run_doctor(args: argparse.Namespace) -> int:
     from rivulet.app.capability_probe import remember, server_fingerprint
 
     stored = not getattr(args, "no_store", False)
-    print(sanitize(f"rivulet doctor: about {9 if stored else 7} short requests to {safe_url(settings.base_url)} "
+    print(sanitize(f"rivulet doctor: about {9 if stored else 7} short requests to {settings.endpoint.safe} "
                    "on your key" + ("; 2 of them set store: true (the server keeps them) to try previous_response_id: "
                                     "--no-store skips them" if stored else "")), file=sys.stderr)
     try:

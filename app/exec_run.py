@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rivulet.app.boot import cli_images, settings_for
 from rivulet.app.launch import _fail
-from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import ConfigError, RivuletError, redact
 from rivulet.core.sanitize import sanitize
 
@@ -83,7 +82,7 @@ async def run_exec(args: argparse.Namespace) -> int:
     approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
     # A blank prompt is no conversation worth a file; --ephemeral runs leave none either.
     saving = settings.save_sessions and not getattr(args, "ephemeral", False) and bool(prompt.strip())
-    writer = LazySessionWriter(model=settings.model, base_url=safe_url(settings.base_url), frontend="exec") \
+    writer = LazySessionWriter(model=settings.model, base_url=settings.endpoint.safe, frontend="exec") \
         if saving else None
     try:
         hooks = _exec_hooks(args, settings, tools_settings, bus)

@@ -13,8 +13,9 @@ from rivulet.app.chat_phase import Running
 from rivulet.app.keymap import apply_keymap
 from rivulet.app.paste_guard import install as install_paste_guard
 from rivulet.app.styles_cache_fix import install as install_styles_cache_fix
-from rivulet.core.config_sources import safe_url, save_setting
+from rivulet.core.config_sources import save_setting
 from rivulet.core.errors import ConfigError, one_line
+from rivulet.core.server_endpoint import safe_url
 from rivulet.core.turn import bus as b
 from rivulet.themes import THEMES
 from rivulet.widgets.safe import safe_text

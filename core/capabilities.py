@@ -13,18 +13,17 @@ shown sanitised, and a broken file counts as empty.
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import json
 import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import msgspec
 
-from rivulet.core.config_sources import safe_url, sessions_dir
+from rivulet.core.config_sources import sessions_dir
+from rivulet.core.server_endpoint import safe_url
 from rivulet.core.store.write_file import write_private
 
 if TYPE_CHECKING:
@@ -60,7 +59,7 @@ def fingerprint(model_ids: Iterable[str]) -> str:
 
 
 class ServerCapabilities(msgspec.Struct, dict=True):
-    url: str  # safe_url of the base URL: no userinfo, no query
+    url: str  # the base URL's safe form (ServerEndpoint.safe): no userinfo, no query
     fingerprint: str
     probed_at: float
     settings: dict[str, Any] = msgspec.field(default_factory=dict)  # setting -> value (APPLIES only)
@@ -123,7 +122,7 @@ def load(path: Path | None = None) -> dict[str, ServerCapabilities]:
 
 def lookup(url: str, fp: str | None = None, path: Path | None = None) -> ServerCapabilities | None:
     """This server's entry: the one for its model list when `fp` is given, else its newest."""
-    mine = [e for e in load(path).values() if e.url == safe_url(url).rstrip("/")]
+    mine = [e for e in load(path).values() if e.url == safe_url(url)]
     if fp is not None:
         mine = [e for e in mine if e.fingerprint == fp]
     return max(mine, key=lambda e: e.probed_at, default=None)
@@ -142,21 +141,7 @@ def store(entry: ServerCapabilities, path: Path | None = None) -> None:
 
 def wants_probe(settings: Settings) -> bool:
     """A server rivulet has no built-in knowledge of: not OpenAI's own API (the cache applies)."""
-    host = (urlsplit(settings.base_url).hostname or "").lower()
-    return settings.probe_servers and host not in OPENAI_HOSTS and settings.provider != "openai"
-
-
-def is_local_address(url: str) -> bool:
-    """The URL names this machine or a private network by its address (loopback, RFC 1918,
-    link-local, IPv6 unique-local) or as localhost. A host name is not looked up."""
-    host = (urlsplit(url).hostname or "").lower().rstrip(".")
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return address.is_loopback or address.is_private or address.is_link_local
+    return settings.probe_servers and settings.endpoint.host not in OPENAI_HOSTS and settings.provider != "openai"
 
 
 def is_local_server(settings: Settings) -> bool:
@@ -165,7 +150,7 @@ def is_local_server(settings: Settings) -> bool:
     server, or one on the internet, hears nothing until then."""
     if settings.provider in LOCAL_PRESETS:
         return True
-    return settings.provider in (None, "custom") and is_local_address(settings.base_url)
+    return settings.provider in (None, "custom") and settings.endpoint.is_local
 
 
 def probes_unasked(settings: Settings) -> bool:
@@ -190,7 +175,7 @@ def apply(settings: Settings, entry: ServerCapabilities) -> dict[str, str]:
 def entry_from_probes(url: str, fp: str, probes: list[Any], recommended: dict[str, Any], reasons: dict[str, str],
                       version: str) -> ServerCapabilities:
     """An entry from a doctor run (app/doctor.py's Probe objects and recommendations)."""
-    raw = {"url": safe_url(url).rstrip("/"), "fingerprint": fp, "probed_at": time.time(), "settings": recommended,
+    raw = {"url": safe_url(url), "fingerprint": fp, "probed_at": time.time(), "settings": recommended,
            "reasons": reasons, "version": version,
            "probes": [{"name": p.name, "ok": p.ok, "detail": p.detail} for p in probes]}
     made = _entry(raw)

@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from types import UnionType
 from typing import Any, Literal, Union, get_args, get_origin
-from urllib.parse import urlsplit
 
 from pydantic import (
     AliasChoices,
@@ -40,9 +38,7 @@ from rivulet.core.config_sources import (
     DEFAULT_THEME,
     Layers,
     config_path,
-    is_loopback,
     parsed_overrides,
-    safe_url,
     stack,
 )
 from rivulet.core.config_sources import read_config_document as read_config_document
@@ -50,6 +46,7 @@ from rivulet.core.config_sources import save_setting as save_setting
 from rivulet.core.config_sources import sessions_dir as sessions_dir
 from rivulet.core.config_sources import write_config_document as write_config_document
 from rivulet.core.errors import ConfigError, register_secret
+from rivulet.core.server_endpoint import ServerEndpoint
 
 ENV_PREFIX = "RIVULET_"
 
@@ -285,9 +282,7 @@ class Settings(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _check_url(cls, value: str) -> str:
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ValueError(f"base_url must be an http(s) URL, got {safe_url(value)!r}")
+        ServerEndpoint.of_base_url(value)  # an http(s) URL with a host and a port that is a number
         return value.rstrip("/")
 
     def __init__(self, _layers: Layers | None = None, **values: Any) -> None:
@@ -314,12 +309,19 @@ class Settings(BaseModel):
         """Where a setting's value came from, as the user wrote it ("default" if nowhere)."""
         return self._origin.get(name, "default")
 
+    @property
+    def endpoint(self) -> ServerEndpoint:
+        """The base URL taken apart: its host, whether it is this machine, the URL of an
+        endpoint below it, the form that may be shown (core/server_endpoint.py)."""
+        return ServerEndpoint.parse(self.base_url)
+
     def insecure_key_problem(self) -> str | None:
         """Why the key must not be sent to base_url (plain http to another machine), or None."""
         if self.api_key is None or not self.api_key.get_secret_value() or self.allow_insecure_http:
             return None
-        if urlsplit(self.base_url).scheme == "http" and not is_loopback(self.base_url):
-            return (f"refusing to send the API key over plain http to {safe_url(self.base_url)}: use https, "
+        endpoint = self.endpoint
+        if endpoint.scheme == "http" and not endpoint.is_loopback:
+            return (f"refusing to send the API key over plain http to {endpoint.safe}: use https, "
                     "or set allow_insecure_http = true if this network is trusted")
         return None
 
@@ -404,8 +406,7 @@ def effective_patch_tool(settings: Settings) -> Literal["custom", "function", "o
     (grammar) tool; other servers get the JSON function."""
     if settings.patch_tool != "auto":
         return settings.patch_tool  # narrowed: not "auto"
-    host = (urlsplit(settings.base_url).hostname or "").lower()
-    return "custom" if host == "api.openai.com" else "function"
+    return "custom" if settings.endpoint.host == "api.openai.com" else "function"
 
 
 def load_settings(*, overrides: tuple[str, ...] | list[str] = (), **flags: Any) -> Settings:
@@ -452,8 +453,3 @@ def source_of(field: str, overrides: dict[str, Any]) -> str:
             return f"${name}"
     return f"{field!r} in config file {config_path()}"
 
-
-def check_config_keys(path: Path) -> None:
-    """An unknown key in the config file (or in the profile) is an error that suggests
-    the nearest name: `stack` checks both."""
-    layered({})

@@ -1,5 +1,5 @@
 """Where settings come from, without pydantic: the config file (its path, its TOML, edits
-that keep its comments), the environment, and URLs made safe to show.
+that keep its comments), and the environment.
 
 `core/config.py` validates all of it into `Settings` with pydantic. Importing pydantic and
 building the model costs about a tenth of a second of CPU, so the chat draws its first frame from
@@ -15,11 +15,11 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import msgspec
 
 from rivulet.core.errors import ConfigError, one_line
+from rivulet.core.server_endpoint import safe_url as safe_url  # read from here by protocol/keep_alive.py
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-5.1-codex"
@@ -268,23 +268,6 @@ def peek(*, overrides: tuple[str, ...] | list[str] = (), **flags: Any) -> Peek:
         mcp_servers=data.get("mcp_servers"),
         profile=layers.profile,
     )
-
-
-def safe_url(url: str) -> str:
-    """A URL without userinfo or query (either may carry credentials)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<invalid url>"
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-def is_loopback(url: str) -> bool:
-    host = (urlsplit(url).hostname or "").lower()
-    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def read_config_document(path: Path) -> Any:

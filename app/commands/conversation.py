@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from rivulet.app.commands.model import refresh_model_status
 from rivulet.app.commands.output import show_note
 from rivulet.app.resume import rebuild_transcript
-from rivulet.core.config_sources import safe_url, sessions_dir
+from rivulet.core.config_sources import sessions_dir
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
 from rivulet.core.store.lazy_session import LazySessionWriter
@@ -53,7 +53,7 @@ async def new_conversation(app: CommandContext, arg: str = "") -> None:
     if busy(app):
         return
     old = app.session_writer.path if app.session_writer is not None else None
-    writer = LazySessionWriter(model=app.running.settings.model, base_url=safe_url(app.running.settings.base_url)) \
+    writer = LazySessionWriter(model=app.running.settings.model, base_url=app.running.settings.endpoint.safe) \
         if app.session_writer is not None else None
     await replace_conversation(app, None, writer)
     from rivulet.app.command_name import command_name

@@ -14,9 +14,10 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from rivulet.app.commands.output import show_note
-from rivulet.core.config_sources import config_path, safe_url
+from rivulet.core.config_sources import config_path
 from rivulet.core.errors import ConfigError
 from rivulet.core.sanitize import sanitize
+from rivulet.core.server_endpoint import safe_url
 
 if TYPE_CHECKING:
     from rivulet.app.commands.context import CommandContext
@@ -93,5 +94,5 @@ async def switch_profile(app: CommandContext, name: str) -> None:
         return
     await engine.switch_settings(settings)
     refresh_model_status(app)
-    where = safe_url(settings.base_url)
+    where = settings.endpoint.safe
     await show_note(app, [f"Profile: {name}, from the next turn on: {settings.model} at {where}."])

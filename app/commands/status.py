@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from rivulet.app.commands.profile import server_lines
 from rivulet.app.commands.responses_api import cost_lines
-from rivulet.core.config_sources import safe_url
 from rivulet.core.tools.router import AgentTools
 from rivulet.core.turn.usage import context_left, tokens_in_context
 
@@ -22,7 +21,7 @@ def status_lines(app: CommandContext) -> list[str]:
     lines = [
         f"model          {s.model}",
         f"effort         {s.reasoning_effort or 'default (the server decides)'}",
-        f"server         {safe_url(s.base_url)}",
+        f"server         {s.endpoint.safe}",
         f"transport      {getattr(app.transport, 'name', '?')} (setting: {s.transport})",
     ]
     lines += server_lines(s)

@@ -117,7 +117,6 @@ async def run_plain(args: argparse.Namespace) -> int:
     from rivulet.app.plain.reader import LineReader
     from rivulet.app.plain.resume import resumed_session
     from rivulet.core.checkpoints.recovery import recover_at_start
-    from rivulet.core.config_sources import safe_url
     from rivulet.core.engine import Engine
     from rivulet.core.hooks.wiring import make_hooks
     from rivulet.core.store.prompt_history import PromptHistory, history_file
@@ -148,7 +147,7 @@ async def run_plain(args: argparse.Namespace) -> int:
     # The same engine as the chat and exec: transport, tools, servers, session file, hooks.
     engine = Engine(settings, bus=bus, tool_settings=tools_settings, approver=approver, mcp=mcp, session=session,
                     writer=writer, hooks=hooks)
-    server = safe_url(settings.base_url)
+    server = settings.endpoint.safe
     printer.line(f"rivulet · {tools_settings.workspace} · {settings.model} · {server}", "bold")
     printer.line("/help lists the commands · Alt+Enter: new line · Ctrl-C: stop a turn · Ctrl-D: quit", "dim")
     if ignored:

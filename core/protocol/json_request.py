@@ -10,10 +10,8 @@ from typing import Any
 import httpx
 
 from rivulet.core.config import Settings
-from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import LimitExceeded, MalformedEventError, RivuletError, error_from_body, one_line
 from rivulet.core.protocol.byte_caps import ACCEPT_ENCODING, ERROR_BODY_MAX, message_max_bytes, read_capped, read_within
-from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.protocol.http_client import new_client
 
 
@@ -26,8 +24,7 @@ async def request_json(settings: Settings, method: str, path: str, *, what: str,
                        client: httpx.AsyncClient | None = None, timeout: float = 20.0) -> Any:
     """`method {base_url}/{path}` and its parsed JSON. `what` says what was asked
     ("its models"), for the error lines. Raises JsonRequestError."""
-    url = endpoint(settings.base_url, path, settings.query)
-    where = safe_url(url)
+    url, where = settings.endpoint.url(path, settings.query), settings.endpoint.display(path)
     own = client is None
     client = client or new_client(httpx.Timeout(timeout, connect=settings.connect_timeout))
     headers = {**settings.auth_headers(), "Accept": "application/json", "Accept-Encoding": ACCEPT_ENCODING}

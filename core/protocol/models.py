@@ -16,9 +16,7 @@ import httpx
 import msgspec
 
 from rivulet.core.config import Settings
-from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import RivuletError
-from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.protocol.json_request import JsonRequestError, request_json
 
 
@@ -119,7 +117,7 @@ async def fetch_models(settings: Settings, client: httpx.AsyncClient | None = No
     try:
         return parse_models(data)
     except ModelsError as exc:
-        raise ModelsError(f"{safe_url(endpoint(settings.base_url, 'models'))}: {exc.message}") from None
+        raise ModelsError(f"{settings.endpoint.display('models')}: {exc.message}") from None
 
 
 async def list_models(settings: Settings, client: httpx.AsyncClient | None = None,
@@ -128,7 +126,7 @@ async def list_models(settings: Settings, client: httpx.AsyncClient | None = Non
     when the server failed and nothing is configured."""
     try:
         found = await fetch_models(settings, client, timeout)
-        error = None if found else f"{safe_url(endpoint(settings.base_url, 'models'))} listed no models"
+        error = None if found else f"{settings.endpoint.display('models')} listed no models"
     except RivuletError as exc:
         found, error = [], exc.message
     if found:

@@ -20,11 +20,9 @@ import httpx
 import msgspec
 
 from rivulet.core.config import Settings
-from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import ApiError, MalformedEventError, StreamError, error_from_body
 from rivulet.core.protocol.background import StreamCursor, sequenced_event
 from rivulet.core.protocol.byte_caps import ACCEPT_ENCODING, ERROR_BODY_MAX, body_pieces, message_max_bytes, read_capped
-from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.protocol.events import Completed, Delta, ResponseEvent
 from rivulet.core.protocol.http_client import new_client, read_rest
 from rivulet.core.protocol.idle import IdleWatchdog
@@ -32,6 +30,7 @@ from rivulet.core.protocol.mapping import TEXT_DELTA_KIND
 from rivulet.core.protocol.payloads import payload_event, wire_event
 from rivulet.core.protocol.sse_decoder import SseDecoder
 from rivulet.core.protocol.wire import DECODE, ENCODE_BODY, TextDeltaWire
+from rivulet.core.server_endpoint import safe_url
 
 log = logging.getLogger(__name__)
 JSON_MAX = 4 * 1024 * 1024  # a whole response object (GET /responses/{id}): its output, not a stream
@@ -56,7 +55,7 @@ class SseTransport:
 
     @property
     def url(self) -> str:
-        return endpoint(self.settings.base_url, "responses", self.settings.query)
+        return self.settings.endpoint.url("responses", self.settings.query)
 
     async def aclose(self) -> None:
         if self._own_client:
@@ -107,7 +106,8 @@ class SseTransport:
                                   "sending the request again") from None
 
     def response_url(self, response_id: str) -> str:
-        return f"{self.url}/{quote(response_id, safe='')}"
+        """`/responses/{id}` (below the path, before the query Azure's api-version is in)."""
+        return self.settings.endpoint.url(f"responses/{quote(response_id, safe='')}", self.settings.query)
 
     async def retrieve(self, response_id: str) -> dict[str, Any]:
         """`GET /responses/{id}`: the response as it stands (status, output, usage)."""

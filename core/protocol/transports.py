@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 from rivulet.core.config import Settings
 from rivulet.core.protocol.sse_transport import SseTransport
@@ -30,7 +29,7 @@ def wants_websocket(settings: Settings) -> bool:
         return True
     if settings.transport == "sse":
         return False
-    return (urlsplit(settings.base_url).hostname or "").lower() in WEBSOCKET_HOSTS
+    return settings.endpoint.host in WEBSOCKET_HOSTS
 
 
 def make_transport(settings: Settings,

@@ -29,20 +29,18 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from rivulet.core.config import Settings
-from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import LimitExceeded, MalformedEventError, RivuletError, StreamError, error_from_body
 from rivulet.core.protocol.byte_caps import message_max_bytes, mib
-from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.protocol.events import Completed, ResponseEvent
 from rivulet.core.protocol.idle import IdleWatchdog
 from rivulet.core.protocol.payloads import payload_event
 from rivulet.core.protocol.wire import ENCODE_BODY
+from rivulet.core.server_endpoint import safe_url
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +49,6 @@ class WebSocketUnsupported(RivuletError):
     """The server does not speak the Responses WebSocket (HTTP 426 at the handshake)."""
 
     kind = "websocket_unsupported"
-
-
-def ws_url(base_url: str, query: dict[str, str] | None = None) -> str:
-    parts = urlsplit(endpoint(base_url, "responses", query))
-    scheme = {"https": "wss", "http": "ws"}.get(parts.scheme, parts.scheme)
-    return urlunsplit((scheme, parts.netloc, parts.path, parts.query, ""))
 
 
 def _strip_id(item: Any) -> Any:
@@ -76,7 +68,7 @@ class WebSocketTransport:
     def __init__(self, settings: Settings, *, url: str | None = None, incremental: bool = True,
                  ping_interval: float | None = 20.0) -> None:
         self.settings = settings
-        self.url = url or ws_url(settings.base_url, settings.query)
+        self.url = url or settings.endpoint.ws_url("responses", settings.query)
         self.incremental = incremental
         self.ping_interval = ping_interval
         self.handshakes = 0  # sockets opened (tests and diagnostics)

@@ -23,15 +23,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import httpx
 
 from rivulet.core import items as it
 from rivulet.core.config import Settings
-from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import RivuletError
-from rivulet.core.protocol.endpoint import endpoint
 from rivulet.core.protocol.json_request import JsonRequestError, request_json
 from rivulet.core.protocol.models import context_window
 from rivulet.core.turn.bus import Notice
@@ -62,7 +59,7 @@ class CompactionError(RivuletError):
 def uses_server(settings: Settings) -> bool:
     if settings.compaction != "auto":
         return settings.compaction == "server"
-    return (urlsplit(settings.base_url).hostname or "").lower() in SERVER_HOSTS
+    return settings.endpoint.host in SERVER_HOSTS
 
 
 def needs_compaction(conv: Conversation, window: int | None = None) -> bool:
@@ -122,7 +119,7 @@ async def _server(conv: Conversation, client: httpx.AsyncClient | None) -> Compa
     instructions = conv.project.combined(s.instructions)
     if instructions:
         body["instructions"] = instructions
-    where = safe_url(endpoint(s.base_url, "responses/compact"))
+    where = s.endpoint.display("responses/compact")
     try:
         data = await request_json(s, "POST", "responses/compact", what="a compaction", body=body, client=client,
                                   timeout=s.idle_timeout)

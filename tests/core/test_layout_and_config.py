@@ -12,8 +12,8 @@ from helpers.config_files import empty_config
 from helpers.paths import ROOT
 
 from rivulet.core.config import Settings, load_settings
-from rivulet.core.config_sources import safe_url
 from rivulet.core.errors import ConfigError
+from rivulet.core.server_endpoint import safe_url
 
 
 def test_core_never_imports_textual():

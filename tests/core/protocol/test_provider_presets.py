@@ -15,7 +15,7 @@ from helpers.streams import simple_text_response
 from rivulet.core.config import Settings, effective_patch_tool, load_settings
 from rivulet.core.protocol.sse_transport import SseTransport
 from rivulet.core.protocol.transports import wants_websocket
-from rivulet.core.protocol.ws_transport import ws_url
+from rivulet.core.protocol.ws_transport import WebSocketTransport
 from rivulet.core.providers import PRESETS, PROVIDER_NAMES
 
 KEYS = {"OPENAI_API_KEY": "sk-openai-0001", "AZURE_OPENAI_API_KEY": "az-0002", "OPENROUTER_API_KEY": "or-0003",
@@ -92,8 +92,9 @@ def test_azure_needs_its_base_url(keys):
 
 
 def test_query_reaches_the_websocket_and_merges_with_the_urls_own():
-    assert ws_url("https://h.test/openai?x=1", {"api-version": "v9"}) == "wss://h.test/openai/responses?x=1&api-version=v9"
-    assert ws_url("http://127.0.0.1:8000/v1/") == "ws://127.0.0.1:8000/v1/responses"
+    ws = WebSocketTransport(Settings(base_url="https://h.test/openai?x=1", query={"api-version": "v9"}))
+    assert ws.url == "wss://h.test/openai/responses?x=1&api-version=v9"
+    assert WebSocketTransport(Settings(base_url="http://127.0.0.1:8000/v1/")).url == "ws://127.0.0.1:8000/v1/responses"
 
 
 def test_a_users_setting_beats_the_presets(keys):

@@ -19,7 +19,7 @@ from websockets.http11 import Response
 
 from rivulet.core import errors
 from rivulet.core.protocol.sse_transport import SseTransport
-from rivulet.core.protocol.ws_transport import FallbackTransport, WebSocketTransport, ws_url
+from rivulet.core.protocol.ws_transport import FallbackTransport, WebSocketTransport
 from rivulet.core.turn.bus import EventBus
 from rivulet.core.turn.conversation import Conversation, RetryPolicy
 from rivulet.core.turn.state_machine import consume_response
@@ -90,8 +90,8 @@ def ws_conversation(server: ScriptedServer, **kw: Any) -> tuple[Conversation, We
 
 
 def test_url():
-    assert ws_url("https://api.openai.com/v1") == "wss://api.openai.com/v1/responses"
-    assert ws_url("http://127.0.0.1:8000/v1/") == "ws://127.0.0.1:8000/v1/responses"
+    assert WebSocketTransport(settings(base_url="https://api.openai.com/v1")).url == "wss://api.openai.com/v1/responses"
+    assert WebSocketTransport(settings(base_url="http://127.0.0.1:8000/v1/")).url == "ws://127.0.0.1:8000/v1/responses"
 
 
 async def test_one_socket_several_requests_and_incremental_follow_ups():

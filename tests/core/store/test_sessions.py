@@ -69,7 +69,7 @@ async def test_the_file_holds_every_committed_item_and_turn(tmp_path):
 
 
 def test_no_secret_reaches_the_file(tmp_path):
-    from rivulet.core.config_sources import safe_url
+    from rivulet.core.server_endpoint import safe_url
 
     writer, meta = SessionWriter.create(model="m", base_url=safe_url("https://user:hunter2@api.example.com/v1?key=sk-zz"),
                                         directory=tmp_path)
