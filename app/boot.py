@@ -119,8 +119,9 @@ def cli_images(args: argparse.Namespace, settings: Settings) -> list[Attachment]
 
 def session_for(args: argparse.Namespace, settings: Settings) -> tuple[Session | None, ChatWriter | None, bool]:
     """(the resumed session or None, the writer, cancelled) for the chat; a new file unless resuming."""
+    from rivulet.core.assembly import NewSession, ResumeSession, open_session
     from rivulet.core.config_sources import sessions_dir as store_dir
-    from rivulet.core.store.session import SessionError, find_session, list_sessions, load_session, open_for_resume
+    from rivulet.core.store.session import SessionError, find_session, list_sessions
 
     if args.command == "resume":
         if args.id:
@@ -145,13 +146,9 @@ def session_for(args: argparse.Namespace, settings: Settings) -> tuple[Session |
                 if chosen is None:
                     return None, None, True
                 path = chosen
-        writer, session = open_for_resume(path, load_session(path))  # locked elsewhere: a fork
+        session, writer = open_session(settings, ResumeSession(path))  # locked elsewhere: a fork
         return session, writer, False
-    if not settings.save_sessions:
-        return None, None, False
-    from rivulet.core.store.lazy_session import LazySessionWriter
-
-    return None, LazySessionWriter(model=settings.model, base_url=settings.endpoint.safe), False
+    return (*open_session(settings, NewSession() if settings.save_sessions else None), False)
 
 
 def session_model(session: Session, default: str) -> str:
@@ -175,26 +172,19 @@ def prepare(args: argparse.Namespace) -> Ready:
     except ConfigError as exc:
         raise BootError(exc.message, 2) from None
     try:
-        from rivulet.core.checkpoints.recovery import recover_at_start
+        from rivulet.core.assembly import prepare as assemble
         from rivulet.core.engine import Notices, build_transport
         from rivulet.core.store.prompt_history import PromptHistory, history_file
-        from rivulet.core.tools.mcp_config import parse_servers
-        from rivulet.core.tools.router import tool_settings
 
-        tools = tool_settings(settings)
-        recovered = recover_at_start(tools.workspace)  # before anything touches the workspace's files
-        parse_servers(settings.mcp_servers)  # a bad [mcp_servers] table: one line before a turn runs
-        from rivulet.core.hooks.spec import load_hooks
-
-        load_hooks(settings.hooks or None, tools.workspace, settings.trusted_workspaces)  # a bad [[hooks]] too
+        notices = Notices()  # a recovered restore is a notice in the chat once it runs (held until then)
+        # The tools, the workspace recovered first, the tables read: a bad one is one line before a turn runs.
+        tools = assemble(settings, notices).tool_settings
+        assert tools is not None
         images = cli_images(args, settings)
         session, writer, cancelled = session_for(args, settings)
         if session is not None and demo is None and not getattr(args, "model", None):
             settings = settings.model_copy(update={"model": session_model(session, settings.model)})
         prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
-        notices = Notices()
-        if recovered:
-            notices(recovered)  # a notice in the chat once it runs (Notices holds it until then)
         ready = Ready(settings, build_transport(settings, notices), tools, demo, session, writer, prompts, images,
                       cancelled, notices, args)
     except ConfigError as exc:
@@ -212,8 +202,10 @@ def prepare(args: argparse.Namespace) -> Ready:
 def warm_up() -> None:
     """Import, here in the boot thread, what the first turn and the first commands need:
     done on the UI thread they would hold up the keys typed meanwhile."""
+    import rivulet.app.chat_front
     import rivulet.app.commands.registry
     import rivulet.app.mcp.wiring
+    import rivulet.core.assembly
     import rivulet.core.engine
     import rivulet.core.protocol.payloads
     import rivulet.core.tools.approval

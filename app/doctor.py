@@ -18,7 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rivulet.core import items as it
 from rivulet.core.config import Settings, effective_patch_tool
@@ -27,6 +27,9 @@ from rivulet.core.protocol.events import Delta
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn.no_answer import ended_in_reasoning
 from rivulet.core.turn.state_machine import Deviation, SamplingResult, SamplingSink, Transient, consume_response
+
+if TYPE_CHECKING:
+    from rivulet.core.turn.conversation import Transport
 
 STORED_PROBE = "previous_response_id (store: true)"
 PROBE_TOKENS = 200  # enough for a short answer or one tool call, so each probe stays quick
@@ -87,10 +90,11 @@ class _Watch(SamplingSink):
 
 
 class Doctor:
-    def __init__(self, settings: Settings, timeout: float, stored: bool = True) -> None:
+    def __init__(self, settings: Settings, timeout: float, stored: bool = True, sse: Transport | None = None) -> None:
         self.settings = settings
         self.timeout = timeout
         self.stored = stored  # try previous_response_id, whose two requests the server keeps
+        self.sse = sse  # the SSE transport (`rivulet doctor`: the assembly's); None: one made and closed here
         self.report = Report(settings.endpoint.safe, settings.model)
 
     def _body(self, prompt: str, **extra: Any) -> dict[str, Any]:
@@ -138,7 +142,7 @@ class Doctor:
     async def run(self) -> Report:
         from rivulet.core.protocol.sse_transport import SseTransport
 
-        sse = SseTransport(self.settings)
+        sse = self.sse if self.sse is not None else SseTransport(self.settings)
         try:
             text = await self.probe("plain text", self._ask(sse, self._body("Say hello in one short sentence."),
                                                             _judge_text))
@@ -165,7 +169,8 @@ class Doctor:
                 self.report.probes.append(chained)
             ws = await self._websocket()
         finally:
-            await sse.aclose()
+            if sse is not self.sse:
+                await sse.aclose()
         self._recommend(calls, custom, reasoning, chained, ws)
         return self.report
 

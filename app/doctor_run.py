@@ -39,11 +39,16 @@ def render(report: Report) -> str:
 async def run_doctor(args: argparse.Namespace) -> int:
     from rivulet.app.boot import settings_for
     from rivulet.app.launch import _fail
+    from rivulet.core.assembly import FrontEnd, Ground, open_conversation
 
     try:
         settings, demo = settings_for(args)
     except ConfigError as exc:
         return _fail(exc.message, 2)
+    # The server as every front end reaches it, through the one assembly: its probes go over
+    # SSE (the WebSocket is probed on its own); no workspace, tools or session (no turn runs).
+    engine = open_conversation(Ground(settings=settings.model_copy(update={"transport": "sse"})),
+                               FrontEnd(name="doctor"))
     from rivulet.app.capability_probe import remember, server_fingerprint
 
     stored = not getattr(args, "no_store", False)
@@ -51,9 +56,10 @@ async def run_doctor(args: argparse.Namespace) -> int:
                    "on your key" + ("; 2 of them set store: true (the server keeps them) to try previous_response_id: "
                                     "--no-store skips them" if stored else "")), file=sys.stderr)
     try:
-        fp, models = await server_fingerprint(settings)
-        report = await Doctor(settings, args.timeout, stored=stored).run()
+        fp, models = await server_fingerprint(engine.settings)
+        report = await Doctor(engine.settings, args.timeout, stored=stored, sse=engine.transport).run()
     finally:
+        await engine.aclose()
         if demo is not None:
             demo.stop()
     change = remember(settings, report, fp) if report.can_chat and demo is None else None

@@ -45,11 +45,8 @@ def _quiet_stdout() -> None:
 
 async def run_exec(args: argparse.Namespace) -> int:
     from rivulet.app.exec_signals import InterruptTurn, RetryLines, say_interrupted
-    from rivulet.core.engine import Engine
-    from rivulet.core.store.lazy_session import LazySessionWriter
-    from rivulet.core.tools.approval import deny_all
-    from rivulet.core.tools.mcp_wiring import McpWiring
-    from rivulet.core.tools.router import tool_settings
+    from rivulet.core.assembly import FrontEnd, NewSession, open_conversation, open_session, prepare
+    from rivulet.core.tools.approval_event import Answering, ApprovalRequested
     from rivulet.core.turn.bus import EventBus, Retrying
 
     try:
@@ -57,15 +54,9 @@ async def run_exec(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(exc.message, 2)
     try:
-        tools_settings = tool_settings(settings)
-        mcp = McpWiring.from_settings(settings)
+        ground = prepare(settings, _say)  # the tools, the workspace recovered first, the tables read
     except ConfigError as exc:
         return _fail(exc.message, 2)
-    from rivulet.core.checkpoints.recovery import recover_at_start
-
-    recovered = recover_at_start(tools_settings.workspace)  # before anything touches the workspace's files
-    if recovered:
-        print(f"rivulet: {recovered}", file=sys.stderr)
     try:
         images = cli_images(args, settings)
     except RivuletError as exc:
@@ -75,27 +66,24 @@ async def run_exec(args: argparse.Namespace) -> int:
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
     bus = EventBus()
     reader_gone = asyncio.Event()
-    if args.json:
-        bus.subscribe(partial(_print_json, reader_gone))
+    if args.json:  # (an approval question is the terminal's, never a line of the stream)
+        bus.subscribe(partial(_print_json, reader_gone), when=lambda event: not isinstance(event, ApprovalRequested))
     elif not args.quiet:
         bus.subscribe(cast("Handler", RetryLines()), Retrying)  # subscribed to Retrying only
-    approver = terminal_approver if args.prompt != "-" and _has_terminal() else deny_all
     # A blank prompt is no conversation worth a file; --ephemeral runs leave none either.
     saving = settings.save_sessions and not getattr(args, "ephemeral", False) and bool(prompt.strip())
-    writer = LazySessionWriter(model=settings.model, base_url=settings.endpoint.safe, frontend="exec") \
-        if saving else None
-    try:
-        hooks = _exec_hooks(args, settings, tools_settings, bus)
-    except ConfigError as exc:
-        return _fail(exc.message, 2)
-    engine = Engine(settings, bus=bus, tool_settings=tools_settings, approver=approver, mcp=mcp, writer=writer,
-                    hooks=hooks)
-    if not args.json:
-        _workspace_notes_on_stderr(engine)
+    _, writer = open_session(settings, NewSession("exec") if saving else None)
+    ground.writer = writer
+    _hook_lines(args, ground, bus)
+    # Questions on the terminal; with none (or the prompt on stdin) nobody is asked: each is declined.
+    asks = Answering(terminal_approver) if args.prompt != "-" and _has_terminal() else None
+    # exec prints no bus notice, but what concerns the workspace's files is a stderr line.
+    front = FrontEnd(name="exec", bus=bus, asks=asks, notes=None if args.json else _note, servers=_warn_mcp)
+    engine = open_conversation(ground, front)
     for refused in engine.conversation.project.refused if not args.json else []:  # (--json has it as a notice)
         print(f"rivulet: warning: AGENTS.md: {sanitize(refused)}", file=sys.stderr)
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
-    engine.start(notify=_warn_mcp, hint="rivulet mcp list --probe shows its stderr")
+    engine.start()
     turn: asyncio.Future[Any] = asyncio.ensure_future(engine.submit(prompt, images))
     interrupt = InterruptTurn(turn)
     gone = asyncio.ensure_future(reader_gone.wait())
@@ -145,17 +133,14 @@ async def run_exec(args: argparse.Namespace) -> int:
     return 0
 
 
-def _workspace_notes_on_stderr(engine: Any) -> None:
-    """exec prints no bus notice, but what concerns the workspace's files is a stderr line:
-    waiting for another rivulet running a tool in it, a turn without a checkpoint."""
-    def note(text: str) -> None:
-        print(f"rivulet: {sanitize(text)}", file=sys.stderr, flush=True)
+def _say(text: str) -> None:
+    print(f"rivulet: {text}", file=sys.stderr)
 
-    tools = engine.agent_tools
-    if tools is not None and tools.turn_lock is not None:
-        tools.turn_lock.notice = note
-    if tools is not None and tools.checkpoints is not None:
-        tools.checkpoints.notice = note
+
+def _note(text: str, severity: str) -> None:
+    """A note about the workspace's files: waiting for another rivulet running a tool in
+    it, a turn without a checkpoint."""
+    print(f"rivulet: {sanitize(text)}", file=sys.stderr, flush=True)
 
 
 async def _checkpoint_written(engine: Any) -> None:
@@ -173,24 +158,18 @@ def _print_sources(sources: list[Any]) -> None:
         print("\nSources\n" + "".join(citation_line(ref) + "\n" for ref in sources), end="")
 
 
-def _exec_hooks(args: argparse.Namespace, settings: Any, tools: Any, bus: Any) -> Any:
-    """exec's hooks (ConfigError for a bad table): their notes on stderr (in the JSON stream
-    with --json); the workspace's own, when not trusted, said once."""
-    from rivulet.core.hooks.spec import load_hooks
-
-    loaded = load_hooks(settings.hooks or None, tools.workspace, settings.trusted_workspaces)
-    if loaded.ignored and not args.json:
-        print(f"rivulet: warning: {sanitize(loaded.ignored)}", file=sys.stderr)
-    if not loaded.hooks:
-        return None  # no hook: none of their machinery is imported
+def _hook_lines(args: argparse.Namespace, ground: Any, bus: Any) -> None:
+    """exec's side of its hooks: their notes on stderr (in the JSON stream with --json);
+    the workspace's own, when not trusted, said once."""
+    hooks = ground.hooks
+    if hooks is not None and hooks.ignored and not args.json:
+        print(f"rivulet: warning: {sanitize(hooks.ignored)}", file=sys.stderr)
+    if hooks is None or not hooks.hooks or args.json:
+        return  # no hook: none of their machinery is imported
     from rivulet.app.hook_lines import print_hook_note
     from rivulet.core.hooks.events import HookNote
-    from rivulet.core.hooks.wiring import hooks_of
 
-    hooks = hooks_of(loaded, settings, tools.workspace, bus, tools.secrets)
-    if not args.json:
-        bus.subscribe(partial(print_hook_note, quiet=args.quiet), HookNote)
-    return hooks
+    bus.subscribe(partial(print_hook_note, quiet=args.quiet), HookNote)
 
 
 def _warn_mcp(message: str, severity: str) -> None:

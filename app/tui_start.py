@@ -162,26 +162,20 @@ async def boot_in_thread(app: RivuletApp) -> None:
 
 def start(app: RivuletApp, records: list[Record] | None = None) -> None:
     """Everything that needs the settings: the engine (conversation, tools, MCP), ticks."""
+    from rivulet.app.chat_front import open_for_chat
     from rivulet.app.commands.model import refresh_model_status
     from rivulet.app.commands.registry import slash_commands
     from rivulet.app.commands.slash import SlashCompletions
-    from rivulet.app.hooks_wiring import hooks_for_app
-    from rivulet.app.mcp.wiring import start_for_app, wiring_for_app
-    from rivulet.core.engine import Engine
     from rivulet.core.tools.router import AgentTools
 
     starting = app.starting
     settings = starting.settings
     assert settings is not None and starting.transport is not None
     app.frame_interval = app.frame_interval or 1 / settings.stream_fps
-    app.bus.subscribe(app.bridge.publish)
-    mcp = wiring_for_app(app) if starting.tools is None and starting.tool_settings is not None else None
-    engine = Engine(settings, bus=app.bus, transport=starting.transport, notices=starting.notices,
-                    tools=starting.tools, tool_settings=starting.tool_settings, mcp=mcp, session=starting.session,
-                    writer=starting.writer, windows=app.windows, hooks=hooks_for_app(app))
+    engine = open_for_chat(app, starting, app.windows)
     app.phase = Running(engine, starting.tool_settings)
     app.windows = engine.windows
-    start_for_app(app)  # in the background: the UI does not wait for the servers
+    engine.start()  # the MCP servers, in the background: the UI does not wait for them
     if starting.prompts is not None:
         app.chat.composer.load_history(starting.prompts)
     app.setup_attachments(starting.images)

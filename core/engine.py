@@ -1,28 +1,29 @@
-"""The engine: the one place that turns settings into a running conversation.
+"""The engine: one conversation at a time over one transport, one set of tools and MCP
+servers, the session writer and the hooks.
 
-It holds the transport (with its WebSocket-to-SSE fallback, whose notice goes to the
-bus), the agent tools and their approval policy, the MCP servers, the session writer,
-the project instructions (AGENTS.md, read by the conversation) and compaction (before
-each turn, after the MCP servers are up). The chat (app/tui.py and /new, /resume),
-`rivulet exec` (app/launch.py) and any later front end build it the same way; none of
-them constructs a `Conversation`.
+It is built in one place, core/assembly.py (`open_conversation`), for every front end: the
+chat (app/tui_start.py and /new, /resume), `rivulet --plain`, `rivulet exec`, `rivulet
+doctor` and any later one; none of them constructs an `Engine` or a `Conversation`.
 
 Outbound, everything the engine does is a bus event (core/turn/bus.py). Inbound, a front
 end calls `submit`, `steer` (a message into the running turn), `interrupt`, `set_model`,
-`set_effort`, `new_conversation`, `resume` and `compact`. An approval is a request on
-the bus: with no `approver` of its own, the policy publishes `ApprovalRequested`
-(core/tools/approval_event.py) and waits until a front end calls its `answer(decision)`.
+`set_effort`, `new_conversation`, `resume`, `compact` and `answer`. An approval is a
+request with an id on the bus: the policy publishes `ApprovalRequested`
+(core/tools/approval_event.py) and waits until the front end attached answers it with
+`event.answer(decision)` (or `engine.answer(id, decision)`); with no front end attached to
+answer, the question is declined at once.
 
 A front end without Textual (a line mode, a test) uses it like this::
 
-    engine = Engine(settings, tool_settings=tool_settings(settings))
-    engine.bus.subscribe(show)                      # every event: deltas, items, approvals
+    front = FrontEnd(name="lines", asks=answer)     # `answer` gets each ApprovalRequested
+    engine = open_conversation(prepare(settings, print), front)  # core/assembly.py
+    engine.bus.subscribe(show)                      # every event: deltas, items, notices
     engine.start()                                  # MCP servers in the background
     result = await engine.submit("hello")           # one turn; engine.interrupt() stops it
     await engine.aclose()                           # servers, transport, session file
 
-where `show` answers an `ApprovalRequested` with `event.answer(Decision.YES)` (or NO,
-ALWAYS, STOP) whenever the user has decided.
+where `answer` calls `event.answer(Decision.YES)` (or NO, ALWAYS, STOP) whenever the user
+has decided.
 """
 
 from __future__ import annotations
@@ -41,12 +42,12 @@ from rivulet.core.turn.recorder import SessionFile
 from rivulet.core.turn.tool_api import ToolRouter
 
 if TYPE_CHECKING:
+    from rivulet.core.assembly import FrontEnd
     from rivulet.core.checkpoints.turns import TurnCheckpoints
     from rivulet.core.hooks.dispatch import Hooks
     from rivulet.core.store.session import Session
-    from rivulet.core.tools.approval import Approver
-    from rivulet.core.tools.mcp_client import McpTool
-    from rivulet.core.tools.mcp_wiring import McpWiring, Notify
+    from rivulet.core.tools.approval import Decision
+    from rivulet.core.tools.mcp_wiring import McpWiring
     from rivulet.core.tools.router import AgentTools, ToolSettings
     from rivulet.core.turn.history import Compaction
 
@@ -89,22 +90,27 @@ def build_transport(settings: Settings, notices: Notices) -> Transport:
 class Engine:
     """One conversation at a time over one transport, one set of tools and MCP servers.
 
-    `tools` replaces the agent tools (replays, tests); else `tool_settings` makes them,
-    with `approver` (default: the bus, see the module docstring) and the MCP servers of
-    the settings (`mcp`, or made here; a bad table raises ConfigError)."""
+    Made by core/assembly.py. `tools` replaces the agent tools (replays, tests); else
+    `tool_settings` makes them, asking approvals on the bus (`approvals`), with the MCP
+    servers of the settings (`mcp`, or made here; a bad table raises ConfigError). `front`
+    says where the workspace's and the servers' notes go (None: the bus, and unsaid)."""
 
     agent_tools: AgentTools | None  # the tools made here (None: `tools` was given, or no tool settings)
 
     def __init__(self, settings: Settings, *, bus: EventBus | None = None, transport: Transport | None = None,
                  notices: Notices | None = None, tools: ToolRouter | None = None,
-                 tool_settings: ToolSettings | None = None, approver: Approver | None = None,
+                 tool_settings: ToolSettings | None = None, front: FrontEnd | None = None,
                  mcp: McpWiring | None = None, session: Session | None = None,
                  writer: SessionFile | None = None, windows: ModelWindows | None = None,
                  hooks: Hooks | None = None) -> None:
+        from rivulet.core.tools.approval_event import BusApprover
         from rivulet.core.tools.mcp_wiring import McpWiring
 
         self.settings = settings
         self.bus = bus or EventBus()
+        self.front = front
+        # Every approval question: a request with an id on the bus, for the front end attached.
+        self.approvals = BusApprover(self.bus)
         if transport is None:
             notices = Notices()
             transport = build_transport(settings, notices)
@@ -115,7 +121,7 @@ class Engine:
         self.mcp = mcp if mcp is not None else McpWiring([])
         self.agent_tools = None
         if tools is None and tool_settings is not None:
-            tools = self.agent_tools = self._agent_tools(tool_settings, approver, mcp)
+            tools = self.agent_tools = self._agent_tools(tool_settings, mcp)
             self._checkpoints(tools)
         self.tools = tools
         self.writer = writer
@@ -132,16 +138,14 @@ class Engine:
         self._started = False
         self._warming = False  # the first walk waits for the first call of a tool
 
-    def _agent_tools(self, tool_settings: ToolSettings, approver: Approver | None,
-                     mcp: McpWiring | None) -> AgentTools:
+    def _agent_tools(self, tool_settings: ToolSettings, mcp: McpWiring | None) -> AgentTools:
         from rivulet.core.tools.approval import ApprovalPolicy
-        from rivulet.core.tools.approval_event import BusApprover
         from rivulet.core.tools.mcp_wiring import McpWiring
         from rivulet.core.tools.router import AgentTools
 
         if mcp is None:
             self.mcp = McpWiring.from_settings(self.settings)
-        policy = ApprovalPolicy(self.settings.approval, approver or BusApprover(self.bus))
+        policy = ApprovalPolicy(self.settings.approval, self.approvals)
         return AgentTools(tool_settings, policy, self.bus, mcp=self.mcp.manager)
 
     def _checkpoints(self, tools: AgentTools) -> None:
@@ -149,8 +153,13 @@ class Engine:
         /redo, rewinds with files, `rivulet undo`. Keyed by the session held at the time."""
         from rivulet.core.checkpoints.actions import for_run, turn_lock_for
 
+        notes = self.front.notes if self.front is not None else None
+
         def notice(text: str) -> None:
-            self.bus.publish(Notice(text))
+            if notes is not None:
+                notes(text, "information")
+            else:
+                self.bus.publish(Notice(text))
 
         # One rivulet at a time runs tools that may change the workspace (checkpoints or not).
         tools.turn_lock = turn_lock_for(tools.workspace, self._session_id, notice)
@@ -194,10 +203,9 @@ class Engine:
 
     # ---- the run's life ----------------------------------------------------------------
 
-    def start(self, notify: Notify | None = None, hint: str = "/mcp shows its stderr",
-              on_tools: Callable[[list[McpTool]], None] | None = None) -> None:
-        """Start the MCP servers in the background (a failure is a `notify` call); the
-        first `submit` starts them if the front end did not."""
+    def start(self) -> None:
+        """Start the MCP servers in the background (a failure is a note to the front end's
+        `servers`); the first `submit` starts them if the front end did not."""
         self._started = True
         if self.hooks is not None and self._session_start is None:
             self._session_start = asyncio.ensure_future(self.hooks.session_start(resumed=self.session is not None))
@@ -205,7 +213,11 @@ class Engine:
         if checkpoints is not None and not self._warming:
             self._warming = True
             self._warm_at_first_call(checkpoints)
-        self.mcp.start(self.agent_tools, notify=notify, hint=hint, on_tools=on_tools)
+        front = self.front
+        if front is None:
+            self.mcp.start(self.agent_tools)
+        else:
+            self.mcp.start(self.agent_tools, notify=front.servers, hint=front.servers_hint, on_tools=front.on_tools)
 
     async def aclose(self) -> None:
         """The session_end hooks, then stop the servers, close the transport and the session file."""
@@ -219,6 +231,11 @@ class Engine:
             self.writer.close()
 
     # ---- inbound -----------------------------------------------------------------------
+
+    def answer(self, request_id: str, decision: Decision) -> bool:
+        """Answer the open approval question `request_id` (ApprovalRequested.id); False
+        when none is open by that id (answered, or withdrawn by an interrupt)."""
+        return self.approvals.answer(request_id, decision)
 
     async def submit(self, prompt: str, attachments: list[Attachment] | None = None) -> TurnResult:
         """Run one user turn to its end (its events go to the bus); `interrupt` cancels it."""

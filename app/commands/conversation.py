@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 from rivulet.app.commands.model import refresh_model_status
 from rivulet.app.commands.output import show_note
 from rivulet.app.resume import rebuild_transcript
+from rivulet.core.assembly import NewSession, ResumeSession, open_session
 from rivulet.core.config_sources import sessions_dir
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
-from rivulet.core.store.lazy_session import LazySessionWriter
-from rivulet.core.store.session import Session, find_session, list_sessions, load_session, open_for_resume
+from rivulet.core.store.session import Session, find_session, list_sessions
 from rivulet.widgets.choice import Choice, ChoiceScreen
 
 if TYPE_CHECKING:
@@ -53,8 +53,7 @@ async def new_conversation(app: CommandContext, arg: str = "") -> None:
     if busy(app):
         return
     old = app.session_writer.path if app.session_writer is not None else None
-    writer = LazySessionWriter(model=app.running.settings.model, base_url=app.running.settings.endpoint.safe) \
-        if app.session_writer is not None else None
+    _, writer = open_session(app.running.settings, NewSession() if app.session_writer is not None else None)
     await replace_conversation(app, None, writer)
     from rivulet.app.command_name import command_name
 
@@ -89,7 +88,7 @@ async def resume(app: CommandContext, arg: str = "") -> None:
         if current is not None and path.resolve() == current.resolve():
             app.notify("That is this session", markup=False)
             return
-        writer, session = open_for_resume(path, load_session(path))
+        session, writer = open_session(app.running.settings, ResumeSession(path))
     except (RivuletError, OSError) as exc:
         app.notify(f"Cannot resume: {sanitize(getattr(exc, 'message', str(exc)))}", severity="error", markup=False)
         return

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from rivulet.app.plain.reader import LineReader
     from rivulet.core.config import Settings
     from rivulet.core.engine import Engine
-    from rivulet.core.tools.approval import ApprovalRequest, Decision
+    from rivulet.core.tools.approval import ApprovalRequest, Approver, Decision
     from rivulet.core.tools.router import AgentTools
     from rivulet.core.turn.bus import EventBus
     from rivulet.core.turn.conversation import Conversation
@@ -116,12 +116,9 @@ async def run_plain(args: argparse.Namespace) -> int:
     from rivulet.app.boot import BootError, cli_images, settings_for
     from rivulet.app.plain.reader import LineReader
     from rivulet.app.plain.resume import resumed_session
-    from rivulet.core.checkpoints.recovery import recover_at_start
-    from rivulet.core.engine import Engine
-    from rivulet.core.hooks.wiring import make_hooks
+    from rivulet.core.assembly import FrontEnd, open_conversation, prepare
     from rivulet.core.store.prompt_history import PromptHistory, history_file
-    from rivulet.core.tools.mcp_wiring import McpWiring
-    from rivulet.core.tools.router import tool_settings
+    from rivulet.core.tools.approval_event import Answering
     from rivulet.core.turn.bus import EventBus, Notice
 
     bus = EventBus()
@@ -129,13 +126,8 @@ async def run_plain(args: argparse.Namespace) -> int:
     bus.subscribe(printer)
     try:
         settings, demo = settings_for(args)
-        tools_settings = tool_settings(settings)
-        recovered = recover_at_start(tools_settings.workspace)  # before anything touches the workspace's files
-        if recovered:
-            print(f"rivulet: {recovered}", file=sys.stderr)
-        mcp = McpWiring.from_settings(settings)
-        hooks, ignored = make_hooks(settings, tools_settings.workspace, bus, tools_settings.secrets)
-        session, writer = resumed_session(args, settings)
+        ground = prepare(settings, _say)  # the tools, the workspace recovered first, the tables read
+        ground.session, ground.writer = session, writer = resumed_session(args, settings)
         images = cli_images(args, settings)
     except ConfigError as exc:
         return _fail(exc.message, 2)
@@ -143,23 +135,26 @@ async def run_plain(args: argparse.Namespace) -> int:
         return _fail(exc.message, exc.code)
     except (OSError, RivuletError) as exc:
         return _fail(getattr(exc, "message", str(exc)))
-    approver = _approver(bus, printer) if _has_terminal() else _declines(printer)
-    # The same engine as the chat and exec: transport, tools, servers, session file, hooks.
-    engine = Engine(settings, bus=bus, tool_settings=tools_settings, approver=approver, mcp=mcp, session=session,
-                    writer=writer, hooks=hooks)
+    tools_settings = ground.tool_settings
+    assert tools_settings is not None  # (prepare made them)
+    # The same assembly as the chat and exec: transport, tools, servers, session file, hooks;
+    # approval questions asked inline (declined, and said, with no terminal to ask on).
+    ask = _ask(bus, printer) if _has_terminal() else _declines(printer)
+    front = FrontEnd(name="plain", bus=bus, asks=Answering(ask),
+                     servers=lambda message, severity: bus.publish(Notice(message)) if severity == "error" else None)
+    engine = open_conversation(ground, front)
     server = settings.endpoint.safe
     printer.line(f"rivulet · {tools_settings.workspace} · {settings.model} · {server}", "bold")
     printer.line("/help lists the commands · Alt+Enter: new line · Ctrl-C: stop a turn · Ctrl-D: quit", "dim")
-    if ignored:
-        printer.line(f"note: {ignored}", "yellow")
+    if ground.hooks is not None and ground.hooks.ignored:
+        printer.line(f"note: {ground.hooks.ignored}", "yellow")
     for refused in engine.conversation.project.refused:
         printer.line(f"note: AGENTS.md: {refused}", "yellow")
     if session is not None:
         from rivulet.app.plain.resume import print_resumed
 
         print_resumed(printer, session, RESUMED_SHOWN)
-    engine.start(notify=lambda message, severity: bus.publish(Notice(message)) if severity == "error" else None,
-                 hint="rivulet mcp list --probe shows its stderr")
+    engine.start()
     prompts = PromptHistory(history_file(tools_settings.workspace)) if settings.save_sessions else None
     chat = PlainChat(engine, printer, LineReader(prompts), server, images=images)
     if images:
@@ -182,6 +177,10 @@ async def run_plain(args: argparse.Namespace) -> int:
     return code
 
 
+def _say(text: str) -> None:
+    print(f"rivulet: {text}", file=sys.stderr)
+
+
 def _has_terminal() -> bool:
     try:
         with open("/dev/tty"):
@@ -190,7 +189,7 @@ def _has_terminal() -> bool:
         return False
 
 
-def _approver(bus: EventBus, printer: PlainPrinter) -> Any:
+def _ask(bus: EventBus, printer: PlainPrinter) -> Approver:
     async def ask(request: ApprovalRequest) -> Decision:
         """exec's question, inline: the call is printed above it first."""
         from rivulet.app.exec_prompt import question_text
@@ -203,7 +202,7 @@ def _approver(bus: EventBus, printer: PlainPrinter) -> Any:
     return ask
 
 
-def _declines(printer: PlainPrinter) -> Any:
+def _declines(printer: PlainPrinter) -> Approver:
     async def no(request: ApprovalRequest) -> Decision:
         from rivulet.core.tools.approval import Decision
 

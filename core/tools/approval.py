@@ -20,8 +20,8 @@ this tool, any arguments" (`ALWAYS_TOOL`) allows the tool whatever its arguments
 in the sandbox and its time limit; the same text elsewhere, outside the sandbox or with
 a longer limit asks again. A command outside the sandbox asks every time (unless
 `never-ask`): "always" answers only that call. The question
-itself goes to an `Approver`: the app's dialog, a terminal prompt in `exec`, or a
-scripted one in tests."""
+itself goes to an `Approver`: the engine's, a request on the bus that the front end
+attached answers (core/tools/approval_event.py), or a scripted one in tests."""
 
 from __future__ import annotations
 

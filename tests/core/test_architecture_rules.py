@@ -29,6 +29,13 @@ def test_a_conversation_is_constructed_in_exactly_one_module():
     assert makers == ["core/engine.py"]
 
 
+def test_an_engine_is_constructed_by_the_one_assembly_only():
+    """Every front end (the chat, /new, /resume, plain, exec, doctor, ACP) gets its engine from
+    core/assembly.py's open_conversation; no file under app/ builds one (issue 37)."""
+    makers = [p.relative_to(ROOT).as_posix() for p in _sources(*PACKAGES) if _calls_to("Engine", p)]
+    assert makers == ["core/assembly.py"]
+
+
 def test_agent_tools_and_transports_are_assembled_by_the_engine_only():
     for name, allowed in (("AgentTools", {"core/engine.py"}),
                           ("make_transport", {"core/engine.py"})):

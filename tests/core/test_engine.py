@@ -1,5 +1,6 @@
 """The engine as a front end without Textual uses it: one assembly of the conversation,
-an approval asked on the bus and answered through its future, interrupt, /new."""
+an approval asked on the bus and answered through its future by the asker attached,
+interrupt, /new."""
 
 from __future__ import annotations
 
@@ -32,11 +33,10 @@ async def test_an_approval_is_a_request_on_the_bus_that_the_front_end_answers(tm
     asked: list[ApprovalRequested] = []
 
     def front_end(event):  # a line-mode front end: it sees the question and answers it
-        if isinstance(event, ApprovalRequested):
-            asked.append(event)
-            assert event.answer(Decision.NO)
+        asked.append(event)
+        assert event.answer(Decision.NO)
 
-    engine.bus.subscribe(front_end)
+    engine.approvals.attach(front_end)
     engine.start()
     result = await engine.submit("make a file")
     await engine.aclose()
@@ -52,7 +52,7 @@ async def test_an_approval_is_a_request_on_the_bus_that_the_front_end_answers(tm
 async def test_interrupt_while_a_question_is_open_cancels_the_turn_and_its_question(tmp_path):
     engine = _engine(tmp_path, fn_call_response("r1", SHELL), answer("r2", "never sent"))
     asked: list[ApprovalRequested] = []
-    engine.bus.subscribe(asked.append, ApprovalRequested)
+    engine.approvals.attach(asked.append)  # attached, and never answering
     turn = asyncio.ensure_future(engine.submit("make a file"))
     while not asked:  # the question is on the bus; nobody answers it
         await asyncio.sleep(0)
@@ -120,7 +120,7 @@ async def test_the_first_walk_of_the_workspace_waits_for_the_first_call_of_a_too
         real_warm()
 
     checkpoints.warm = warm
-    engine.bus.subscribe(lambda e: e.answer(Decision.YES), ApprovalRequested)
+    engine.approvals.attach(lambda e: e.answer(Decision.YES))
     engine.start()
     await engine.submit("just answer")
     await engine.bus.drain()
