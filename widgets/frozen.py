@@ -32,8 +32,9 @@ from textual.strip import Strip
 from textual.theme import Theme
 from textual.widget import Widget
 
-from .code_wrap import WrappingRichMarkdown, code_theme
+from .code_wrap import ContinuedMarkdown, WrappingRichMarkdown, code_theme
 from .line_copy import copied_text, pointer_bounds, selected
+from .open_block import Block, OpenBlock
 from .segmenter import Segmenter
 from .sizing import LaidOutOnce
 
@@ -200,15 +201,6 @@ def remember_segment(owner: int, text: str, width: int, theme: Theme, strips: li
     return _handoff.put(owner, (text, width, theme.name), strips)
 
 
-@dataclass(frozen=True)
-class Block:
-    """One block of a tail, rendered on its own, and how it joins the block before it."""
-
-    lines: list[Strip]
-    starts_with_blank: bool  # a list, table or quote: Rich's own blank line comes first
-    ends_with_rule: bool  # a horizontal rule: Rich puts no blank line after it
-
-
 # Blocks of live tails: a frame renders the open block, whose text is new on every frame, so
 # this holds mostly renders never asked for again; the one that is (the block that settles
 # as it was last drawn) is recent.
@@ -231,6 +223,25 @@ def render_block(text: str, width: int, theme: Theme) -> Block:
     block = Block(render_lines(md, width, theme), bool(top) and top[0].type in _NESTED,
                   bool(top) and top[-1].type == "hr")
     return _blocks.put(key, block)
+
+
+@dataclass(frozen=True)
+class TailDraw:
+    """How a tail's blocks are drawn: at one width, in one theme (open_block.Draw)."""
+
+    width: int
+    theme: Theme
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return self.width, self.theme.name
+
+    def block(self, text: str) -> Block:
+        return render_block(text, self.width, self.theme)
+
+    def code(self, opener: str, code: str, continued: bool) -> list[Strip]:
+        md = ContinuedMarkdown(opener + code, code_theme=_rich_theme(self.theme)[1], hyperlinks=False)
+        return render_lines(md, self.width, self.theme)[1:]  # (the padding row above)
 
 
 class PrerenderedBlocks(Widget):
@@ -333,7 +344,10 @@ class MarkdownTail(LaidOutOnce, Widget):
     rendering (the `Segmenter`'s soft cuts: a new paragraph, list, heading or fence after
     a blank line). Blocks before the last are rendered once; a frame renders the last
     block alone and repaints only its lines, so its cost does not grow with the segment
-    (a 1,500-character segment was a 10 ms Rich render on every frame, while a key waited)."""
+    (a 1,500-character segment was a 10 ms Rich render on every frame, while a key waited).
+    A long line in the last block is cut too, at a row's start (widgets/open_block.py).
+    The text is kept in the pieces it came in, joined when a segment is finished: a frame
+    copies nothing that grows with the message."""
 
     DEFAULT_CSS = """
     MarkdownTail { height: auto; }
@@ -341,7 +355,6 @@ class MarkdownTail(LaidOutOnce, Widget):
 
     def __init__(self, step: int = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.text = ""  # the open segment
         self._number = next(_tails)
         self.step = max(1, step)
         self.segments: list[str] = []  # the finished ones
@@ -352,60 +365,53 @@ class MarkdownTail(LaidOutOnce, Widget):
         self._height = 0  # the reserved height the screen was last laid out with
 
     def _start_over(self) -> None:
+        self._pieces: list[str] = []  # the open segment's text, as it came
         self._cutter = Segmenter(soft_limit=1, hard_limit=_BLOCK_HARD_LIMIT)  # every soft cut
-        self._blocks: list[str] = []  # the open segment's settled blocks, then its open block
+        self._blocks: list[OpenBlock] = []  # the open segment's settled blocks, then its open block
         self._settled: list[Strip] = []  # the settled blocks' lines
-        self._open: list[Strip] = []  # the open block's lines
+        self._lead: list[Strip] = []  # the blank line between them and the open block, if any
+        self._open: list[Strip] = []  # the open block's lines below its last cut (`_done`: above it)
         self._rendered = 0  # settled blocks whose lines are in _settled
         self._ends_with_rule: list[bool] = []  # per block: does it end with a rule (no blank after)
 
     @property
+    def text(self) -> str:
+        """The open segment."""
+        if len(self._pieces) > 1:
+            self._pieces = ["".join(self._pieces)]
+        return self._pieces[0] if self._pieces else ""
+
+    @property
+    def _done(self) -> list[Strip]:
+        return self._blocks[-1].done if self._blocks else []
+
+    @property
+    def _parts(self) -> tuple[list[Strip], ...]:
+        return self._frozen, self._settled, self._lead, self._done, self._open
+
+    @property
     def _lines(self) -> list[Strip]:
-        return self._frozen + self._settled + self._open
+        return [line for part in self._parts for line in part]
 
     @property
     def reserved(self) -> int:
         """The height: the text's lines, rounded up to a whole step."""
-        return -(-(len(self._frozen) + len(self._settled) + len(self._open)) // self.step) * self.step
+        return -(-sum(map(len, self._parts)) // self.step) * self.step
 
-    def freeze(self, segment: str) -> None:
-        """The open segment is finished (its text is `segment`): its lines join the finished
-        ones, and the open segment starts over. `set_text` follows, with the next one.
-        The lines are the blocks' (no render of the whole segment), and they go into the
-        segment cache, so the committed entry shows exactly what streamed."""
-        self._dirty_from = min(self._dirty_from, len(self._frozen))
-        self.segments.append(segment)
-        if self._key is not None:
-            width, theme = self._key[0], self.app.current_theme
-            if segment.startswith(self.text):
-                self._feed(segment[len(self.text):])
-                self._update(width)
-                lines = remember_segment(self._number, segment, width, theme,
-                                         [*self._settled, *self._open, Strip.blank(width)])
-            else:
-                lines = self._segment_lines(segment, width, theme)
-            self._frozen.extend(lines)
-        self._start_over()
-        self.text = ""
-
-    def _segment_lines(self, segment: str, width: int, theme: Theme) -> list[Strip]:
-        """A finished segment's lines, kept for the entry that will replace this tail."""
-        return remember_segment(self._number, segment, width, theme, render_segment(segment, width, theme))
-
-    def set_text(self, text: str) -> None:
-        """The open segment's text, now (it only grows, or starts over after `freeze`)."""
-        height = self._height  # as laid out (a `freeze` just before does not count)
-        if not text.startswith(self.text):
-            self._dirty_from = min(self._dirty_from, len(self._frozen))
-            self._start_over()
-            self.text = ""
+    def add(self, pieces: list[str], final: bool = False) -> None:
+        """The open segment grows by `pieces[0]`; each further piece starts a new segment,
+        the one before it finished (a Segmenter's pieces). `final`: no more text follows for
+        now (the open block is drawn up to its end, however long)."""
+        height = self._height  # as laid out
         self._dirty_from = min(self._dirty_from, len(self._frozen) + len(self._settled))
-        self._feed(text[len(self.text):])
-        self.text = text
+        self._grow(pieces[0])
+        for piece in pieces[1:]:
+            self._finish()
+            self._grow(piece)
         if self._key is None:
             self.refresh(layout=True)
             return
-        self._update(self._key[0])
+        self._update(self._key[0], final)
         first, self._dirty_from = self._dirty_from, 1 << 62
         if self.reserved != height:
             self._height = self.reserved
@@ -413,41 +419,96 @@ class MarkdownTail(LaidOutOnce, Widget):
         elif first < height:
             self.refresh(Region(0, first, self.size.width, height - first))
 
-    def _feed(self, text: str) -> None:
+    def set_text(self, text: str) -> None:
+        """The open segment's text, now (it only grows, or starts over after `freeze`)."""
+        current = self.text
+        if not text.startswith(current):
+            self._dirty_from = min(self._dirty_from, len(self._frozen))
+            self._start_over()
+            current = ""
+        self.add([text[len(current):]])
+
+    def freeze(self, segment: str) -> None:
+        """The open segment is finished (its text is `segment`): its lines join the finished
+        ones, and the open segment starts over. The lines are the blocks' (no render of the
+        whole segment), and they go into the segment cache, so the committed entry shows
+        exactly what streamed."""
+        current = self.text
+        if segment.startswith(current):
+            self._grow(segment[len(current):])
+            self._finish()
+            return
+        self._dirty_from = min(self._dirty_from, len(self._frozen))
+        self.segments.append(segment)
+        if self._key is not None:
+            self._frozen.extend(self._segment_lines(segment, self._key[0], self.app.current_theme))
+        self._start_over()
+
+    def _finish(self) -> None:
+        """The open segment is finished: its lines (its blocks', drawn up to its end) join the
+        finished ones, kept for the committed entry, and the open segment starts over."""
+        self._dirty_from = min(self._dirty_from, len(self._frozen))
+        segment = self.text
+        self.segments.append(segment)
+        if self._key is not None:
+            width, theme = self._key[0], self.app.current_theme
+            self._frozen.extend(remember_segment(self._number, segment, width, theme, self._segment_end(width)))
+        self._start_over()
+
+    def _segment_end(self, width: int) -> list[Strip]:
+        """The open segment's lines, drawn to its end (and the blank line after a segment)."""
+        self._update(width, final=True)
+        return [*self._settled, *self._lead, *self._done, *self._open, Strip.blank(width)]
+
+    def hand_over(self) -> None:
+        """Keep the open segment's lines, drawn to its end, for the committed entry (as a
+        finished segment's are kept)."""
+        if self._key is not None and self._pieces:
+            width = self._key[0]
+            remember_segment(self._number, self.text, width, self.app.current_theme, self._segment_end(width))
+
+    def _segment_lines(self, segment: str, width: int, theme: Theme) -> list[Strip]:
+        """A finished segment's lines, kept for the entry that will replace this tail."""
+        return remember_segment(self._number, segment, width, theme, render_segment(segment, width, theme))
+
+    def _grow(self, text: str) -> None:
         if not text:
             return
+        self._pieces.append(text)
         pieces = self._cutter.feed(text)
-        if self._blocks:
-            self._blocks[-1] += pieces[0]
-        else:
-            self._blocks.append(pieces[0])
+        if not self._blocks:
+            self._blocks.append(OpenBlock())
+        self._blocks[-1].add(pieces[0])
         for piece in pieces[1:]:
             # A list item after a blank line continues a list before it (a loose list):
             # cut there, the two halves would render as two lists.
-            if _LIST_ITEM.match(piece) and _LIST_ITEM.match(self._blocks[-1]):
-                self._blocks[-1] += piece
-            else:
-                self._blocks.append(piece)
+            if not (_LIST_ITEM.match(piece) and _LIST_ITEM.match(self._blocks[-1].head)):
+                self._blocks.append(OpenBlock())
+            self._blocks[-1].add(piece)
 
-    def _update(self, width: int) -> None:
-        """Render blocks that settled since the last frame, then the open block."""
-        theme = self.app.current_theme
+    def _update(self, width: int, final: bool = False) -> None:
+        """Render blocks that settled since the last frame, then the open block (`final`:
+        all of it, the segment is finished)."""
+        draw = TailDraw(width, self.app.current_theme)
         while self._rendered < len(self._blocks) - 1:
-            block = render_block(self._blocks[self._rendered], width, theme)
-            self._settled.extend(self._joined(self._rendered, block, width))
+            block = self._blocks[self._rendered]
+            rows = block.render(draw, final=True)
+            self._settled.extend([*self._lead_of(self._rendered, block, width), *block.done, *rows])
+            block.release()
             self._rendered += 1
-        last = self._blocks[-1] if self._blocks else ""
-        self._open = []
-        if last.strip():
-            self._open = self._joined(len(self._blocks) - 1, render_block(last, width, theme), width)
+        last = self._blocks[-1] if self._blocks else None
+        self._lead, self._open = [], []
+        if last is not None and not last.blank:
+            self._open = last.render(draw, self._cutter.open_fence, final)
+            self._lead = self._lead_of(len(self._blocks) - 1, last, width)
 
-    def _joined(self, index: int, block: Block, width: int) -> list[Strip]:
-        """A block's lines, after the blank line Rich puts between it and the block before
-        (none when its own first line is that blank, or after a rule)."""
+    def _lead_of(self, index: int, block: OpenBlock, width: int) -> list[Strip]:
+        """The blank line Rich puts between a block and the block before (none when its own
+        first line is that blank, or after a rule)."""
         self._ends_with_rule[index:] = [block.ends_with_rule]
         if index == 0 or block.starts_with_blank or self._ends_with_rule[index - 1]:
-            return block.lines
-        return [Strip.blank(width), *block.lines]
+            return []
+        return [Strip.blank(width)]
 
     def _ensure(self, width: int) -> None:
         key = (width, self.app.current_theme.name)
@@ -467,12 +528,8 @@ class MarkdownTail(LaidOutOnce, Widget):
         width = self.content_size.width
         self._ensure(max(1, width))
         style = self.rich_style
-        line = None
-        for part in (self._frozen, self._settled, self._open):
+        for part in self._parts:
             if 0 <= y < len(part):
-                line = part[y]
-                break
+                return part[y].crop_extend(0, width, style).apply_style(style)
             y -= len(part)
-        if line is not None:
-            return line.crop_extend(0, width, style).apply_style(style)
         return Strip.blank(width, style)

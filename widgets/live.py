@@ -121,14 +121,14 @@ class LiveMessage(LivePane):
 
     async def flush(self, force: bool = False) -> None:
         text = self._take(force)
-        if not text:
-            return
-        pieces = self.segmenter.feed(text)
-        tail = self._tail.text + pieces[0]
-        for piece in pieces[1:]:
-            self._tail.freeze(tail)
-            tail = piece
-        self._tail.set_text(tail)
+        if text:
+            self._tail.add(self.segmenter.feed(text), final=force)
+
+    async def close(self) -> None:
+        """The committed entry comes: the open segment, shown to its end, is handed to it with
+        the finished ones, so that it is not rendered again (a long line would be, whole)."""
+        await self.flush(force=True)
+        self._tail.hand_over()
 
 
 class LiveReasoning(LivePane):

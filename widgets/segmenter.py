@@ -13,7 +13,8 @@ change the rendering:
   which is closed at the cut and reopened with the same opener in the next segment.
 
 This is plain text logic (no Textual), fed incrementally: the cost of `feed` is
-proportional to the text fed, never to the text seen before.
+proportional to the text fed, never to the text seen before. It cuts at line starts only:
+a long line is cut into rows where it is drawn (widgets/open_block.py).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class Segmenter:
         self.hard_limit = hard_limit
         self.size = 0  # characters in the open segment
         self.segments = 1  # segments started so far (the first one is open from the start)
-        self._line = ""  # the incomplete last line
+        self._line: list[str] = []  # the incomplete last line, in the pieces it came in
         self._prev_blank = False
         self._fence: _Fence | None = None
 
@@ -68,12 +69,19 @@ class Segmenter:
             current.append(line)
             self.size += len(line)
             if line.endswith("\n"):
-                self._end_line(self._line + line)
-                self._line = ""
+                # Joined once, at its end: a line of megabytes fed a piece at a time is not
+                # copied again with each piece.
+                self._end_line("".join([*self._line, line]))
+                self._line = []
             else:
-                self._line += line
+                self._line.append(line)
         pieces.append("".join(current))
         return pieces
+
+    @property
+    def open_fence(self) -> str | None:
+        """The opener line of the code fence the text is inside, if it is in one."""
+        return self._fence.opener if self._fence is not None else None
 
     def _cut(self) -> tuple[str, str] | None:
         """At a line start: (text closing the open segment, text opening the next),
