@@ -45,6 +45,9 @@ _DEFINITION = re.compile(r"^ {0,3}\[(?:[^\[\]\\]|\\.)+\]:", re.M)  # a link refe
 _RUN = re.compile(r"([*_~])\1*")  # emphasis and strikethrough delimiters
 _ANGLE = re.compile(r"<(?!\s)")  # an autolink or inline HTML may start here
 _PLAIN = Style()
+# What could make a paragraph's text other than itself: a code span, emphasis, strikethrough,
+# autolink or HTML, an entity, an escape, a line break, a tab; "_" but inside a word.
+_MARKUP = re.compile(r"[`*~<&\\\n\t]|(?<![^\W_])_|_(?![^\W_])")
 
 
 @dataclass(frozen=True)
@@ -168,21 +171,37 @@ class OpenBlock:
         for at in self._places(draw.width, rest, rows, fence):
             head, tail = rest[:at], rest[at:]
             how = Rest(fence, not head.endswith("\n")) if fence is not None else Rest()
-            above = self._draw(draw, self._how, head, whole=False)
-            if fence is not None:
-                above = above[:-1]  # the code block's padding row below: the code goes on
             below = self._draw(draw, how, tail)
-            if len(above) + len(below) == len(rows) and same(above + below, rows):
-                self.done.extend(rows[:len(above)])
-                if fence is None:
-                    self._risks.settle(head)
-                self._how, self._rest, self._rest_size = how, [tail], len(tail)
-                self._drawn, self._try_at = len(tail), CUT_AT
-                return rows[len(above):]
+            above = len(rows) - len(below)
+            if above <= 0 or not same(below, rows[above:]):
+                continue
+            if not self._inert(head, rest, fence):  # drawn alone, it might not be the rows above
+                alone = self._draw(draw, self._how, head, whole=False)
+                if fence is not None:
+                    alone = alone[:-1]  # the code block's padding row below: the code goes on
+                if len(alone) != above or not same(alone, rows[:above]):
+                    continue
+            self.done.extend(rows[:above])
+            if fence is None:
+                self._risks.settle(head)
+            self._how, self._rest, self._rest_size = how, [tail], len(tail)
+            self._drawn, self._try_at = len(tail), CUT_AT
+            return rows[above:]
         # No cut holds here: tried again once it grew (by half, when that is more), so that
         # the tries cost a bounded share of the drawing.
         self._try_at = self._rest_size + max(CUT_AT // 2, self._rest_size // 2)
         return rows
+
+    def _inert(self, head: str, rest: str, fence: str | None) -> bool:
+        """Is `head`, the text above a cut in the rest of a block cut before, drawn alone as
+        the rows above the cut without drawing it? So it is where nothing in it is Markdown:
+        its rows are the line wrapped from the last cut on, which text added below does not
+        change (plain code, or a paragraph's text with nothing that could open or close)."""
+        if self._how is None:
+            return False  # the block's first cut: its start is drawn once to be sure of it
+        if fence is not None:
+            return self._how.fence == fence and fence.strip(" `~\n") in ("", "text")
+        return "\n" not in head and not _MARKUP.search(head) and ("[" not in head or "](" not in rest)
 
     def _places(self, width: int, rest: str, rows: list[Strip], fence: str | None) -> list[int]:
         """Where the last rows of the rest's last line start (offsets in the rest), latest
@@ -267,10 +286,13 @@ class Risks:
 
     def settle(self, text: str) -> None:
         """`text` is now above a cut. What it opened and closed itself is no risk: only a
-        kind that Markdown left as it is (unmatched) and that could open."""
-        left = {kind for kind in "`*_~[<" if any(kind in token.content for token in _text_tokens(text))}
-        if left:
-            self.kinds |= left & self._openers(text)
+        kind that could open and that Markdown left as it is (unmatched). (A bracket is a
+        risk only where "](" comes below it: it is not looked at closer.)"""
+        opening = self._openers(text)
+        if opening - {"["}:
+            left = {kind for kind in "`*_~<" if any(kind in token.content for token in _text_tokens(text))}
+            opening &= left | {"["}
+        self.kinds |= opening
         self.last = text[-1:] or self.last
 
     def _openers(self, text: str) -> set[str]:
