@@ -1,7 +1,7 @@
 """Scale benchmark: what grows with the work. Real programs in real pseudo-terminals,
 side by side in one run, against a local server (live_bench.py's, plus a many-items mode).
 
-Sections (`--only items,typing,resume,soak`):
+Sections (`--only items,typing,resume,soak`, and `line`):
 
 * **items**: one response of 1,000 / 2,000 / 10,000 output items (each a short message
   in three deltas), written as fast as the socket takes it, byte-identical for every peer:
@@ -29,11 +29,20 @@ Sections (`--only items,typing,resume,soak`):
   over minutes (a fixed loop timed between turns shows it), so a fresh chat also takes its
   first tenth of turns one by one between the long chat's last ones: the same work in the
   same minutes, the ratio that drift cannot move.
+* **line** (not in the default run): one answer of 1 / 4 / 10 MB on ONE line (a base64
+  blob), and 10 MB of the same characters in lines of 72 (`--line-mb`, `--line-lines-mb`),
+  in deltas of 64 characters written as fast as the socket takes them, in the chat: wall
+  seconds from the request to the answer's last word on screen, and CPU seconds from the
+  request until the chat is quiet again (the commit included). Issue 36: one line cost
+  0.31 / 1.28 / 5.26 / 32 CPU s at 1 / 2 / 4 / 10 MB (quadratic); it should cost what the
+  same bytes in lines cost. Before and after: `--rivulet "env PYTHONPATH=OLD_TREE
+  .venv/bin/rivulet"`, OLD_TREE holding main's app/core/widgets/themes under rivulet/.
 
 Run: .venv/bin/python benchmarks/scale_bench.py                    # everything, ~25 min
      .venv/bin/python benchmarks/scale_bench.py --only soak --turns 60
      .venv/bin/python benchmarks/scale_bench.py --only items --items 1000,2000 --peers rivulet,floor
      .venv/bin/python benchmarks/scale_bench.py --only resume --resume-repeat 7
+     .venv/bin/python benchmarks/scale_bench.py --only line --line-mb 1,4,10
 Codex's columns need its binary: npm install --prefix /work/peer/codex @openai/codex@0.169.0;
 reading its screen needs pyte (the `bench` extra: scripts/setup --with-peers installs it).
 Not a test and not in CI: the numbers depend on the machine and its load.
@@ -42,9 +51,11 @@ Not a test and not in CI: the numbers depend on the machine and its load.
 from __future__ import annotations
 
 import argparse
+import base64
 import io
 import json
 import os
+import random
 import re
 import shlex
 import signal
@@ -61,6 +72,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import live_bench as lb  # the pty, the peers, the paced server and /proc figures
 
 ITEMS_MARK = "scale-items"  # a prompt "scale-items N" gets one response of N items
+LINE_MARK = "scale-line"  # "scale-line 4 one": an answer of 4 MB on one line ("lines": in lines)
+LINE_END = "END-OF-ANSWER"  # the answer's last word, looked for on screen
 
 
 def item_text(n: int) -> str:
@@ -79,11 +92,33 @@ def items_body(n: int) -> bytes:
     return out.getvalue()
 
 
+def line_text(mb: float, shape: str) -> str:
+    """`mb` MB of a base64 blob: on one line, or in lines of 72 (as `base64 -w 72` writes it)."""
+    size = int(mb * 1_000_000)
+    blob = base64.b64encode(random.Random(36).randbytes(size * 3 // 4 + 3)).decode()[:size]
+    if shape == "lines":
+        return "\n".join(blob[i:i + 72] for i in range(0, len(blob), 72)) + f"\n{LINE_END}\n"
+    return f"{blob} {LINE_END}"
+
+
+def line_body(mb: float, shape: str, delta: int) -> bytes:
+    """One response: the message of `line_text`, in deltas of `delta` characters."""
+    out = io.BytesIO()
+    script = lb.Script(out.write)
+    script.start()
+    text = line_text(mb, shape)
+    script.message([text[i:i + delta] for i in range(0, len(text), delta)], lambda: None)
+    script.finish()
+    return out.getvalue()
+
+
 class ScaleHandler(lb.Handler):
     """live_bench's handler, plus: a request whose last user message is `scale-items N`
-    gets N items at once (a title request that quotes it gets live_bench's short answer)."""
+    gets N items at once, and one that is `scale-line MB SHAPE` one long answer (a title
+    request that quotes it gets live_bench's short answer)."""
 
-    bodies: ClassVar[dict[int, bytes]] = {}  # made once per N: every peer reads the same bytes
+    bodies: ClassVar[dict[Any, bytes]] = {}  # made once each: every peer reads the same bytes
+    line_delta = 64  # characters per delta of a long answer (--line-delta)
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
@@ -94,12 +129,17 @@ class ScaleHandler(lb.Handler):
         inputs = request.get("input") if isinstance(request, dict) else None
         last = inputs[-1] if isinstance(inputs, list) and inputs else inputs
         wanted = re.search(ITEMS_MARK + r" (\d+)", json.dumps(last))
-        if wanted is None or "Generate a concise" in json.dumps(request):
+        line = re.search(LINE_MARK + r" ([\d.]+) (one|lines)", json.dumps(last))
+        if (wanted is None and line is None) or "Generate a concise" in json.dumps(request):
             self.rfile = io.BytesIO(raw)  # live_bench's handler reads the body itself
             return super().do_POST()
-        n = int(wanted.group(1))
         self.server.stamp_items()  # every peer's clock starts here, as the request arrives
-        body = self.bodies.get(n) or self.bodies.setdefault(n, items_body(n))
+        if line is not None:
+            key: Any = (float(line.group(1)), line.group(2), self.line_delta)
+            body = self.bodies.get(key) or self.bodies.setdefault(key, line_body(*key))
+        else:
+            n = int(wanted.group(1))
+            body = self.bodies.get(n) or self.bodies.setdefault(n, items_body(n))
         self.server.plan.requests.append("items")
         self.server.items_asked.set()
         self.send_response(200)
@@ -367,6 +407,61 @@ class Bench:
                 if key == "chat" and wall and (r.get("codex_tui") or {}).get("wall"):
                     note += f", {wall / r['codex_tui']['wall']:.2f}x Codex's TUI"
                 self.add(f"{n:,} items, from the request", label, cell(r[key]), note.strip(", "))
+
+    # -- one long line --
+
+    def line(self) -> None:
+        """One answer of each size on one line, then the largest size in lines, in the chat."""
+        if "rivulet" not in self.peers:
+            return
+        ScaleHandler.line_delta = self.args.line_delta
+        cases = [(float(mb), "one") for mb in self.args.line_mb.split(",")]
+        cases.append((float(self.args.line_lines_mb), "lines"))
+        results: list[dict[str, Any]] = []
+        for mb, shape in cases:
+            self.log(f"line: {mb:g} MB, {'on one line' if shape == 'one' else 'in lines'}")
+            key = (mb, shape, self.args.line_delta)
+            if key not in ScaleHandler.bodies:  # (made before the clock starts)
+                ScaleHandler.bodies[key] = line_body(*key)
+            results.append(self.chat_line(self.rivulet(f"line-{mb:g}-{shape}"), mb, shape))
+            self.results[f"line_{mb:g}_{shape}"] = results[-1]
+        lines = results[-1]
+        for (mb, shape), r in zip(cases, results, strict=True):
+            what = f"{mb:g} MB {'on one line' if shape == 'one' else 'in lines of 72'}"
+            if "cpu" not in r:
+                self.add(what, "rivulet chat", r.get("err", "n/a"))
+                continue
+            note = f"load {r['load']:.1f}"
+            if shape == "one" and lines.get("cpu") and mb == float(self.args.line_lines_mb):
+                note += f"; {r['cpu'] / lines['cpu']:.2f}x the CPU in lines"
+            wall = f"{r['wall']:.2f} s wall" if r.get("wall") is not None else r.get("err", "not seen")
+            self.add(what, "rivulet chat", f"{wall}, {r['cpu']:.2f} CPU s ({r['cpu'] / mb:.2f} s/MB)", note)
+
+    def chat_line(self, peer: lb.Rivulet, mb: float, shape: str) -> dict[str, Any]:
+        """The chat asked for one long answer: the request to its last word on screen (wall),
+        and to the chat quiet again after it (CPU: the commit is the answer's work too)."""
+        p = lb.PtyProc(peer.argv(), peer.env(), str(peer.tmp / "ws"))
+        try:
+            if p.wait_text(peer.ready, 30) is None:
+                return {"err": "no composer"}
+            self.quiet(p)
+            self.server.expect_items(p.pid)
+            p.write(f"{LINE_MARK} {mb:g} {shape}")
+            time.sleep(0.3)
+            end = expect(p, LINE_END)
+            p.write(b"\r")
+            if not self.server.items_asked.wait(20) or self.server.asked is None:
+                return {"err": "no request"}
+            t0, c0 = self.server.asked
+            seen = wait_seen(p, end, self.args.line_timeout)
+            if seen is None:
+                return {"err": f"its end not on screen at {self.args.line_timeout:.0f} s",
+                        "cpu": lb.cpu_seconds(p.pid) - c0, "load": os.getloadavg()[0]}
+            self.quiet(p, limit=self.args.line_timeout)
+            return {"wall": seen - t0, "cpu": lb.cpu_seconds(p.pid) - c0, "rss": lb.memory_mb(p.pid)[1],
+                    "load": os.getloadavg()[0]}
+        finally:
+            p.stop(peer.quit_keys)
 
     # -- a key while 2,000 items stream --
 
@@ -666,6 +761,10 @@ def main() -> None:
                     help="soak: py-spy over the first and the last tenth, to PREFIX-first.txt / -last.txt")
     ap.add_argument("--soak-profile-native", action="store_true", help="soak: py-spy --native (C frames: gc)")
     ap.add_argument("--soak-deltas", type=int, default=400, help="soak: Markdown deltas per answer")
+    ap.add_argument("--line-mb", default="1,4,10", help="line: MB of the answers on one line, comma-separated")
+    ap.add_argument("--line-lines-mb", type=float, default=10.0, help="line: MB of the answer in lines")
+    ap.add_argument("--line-delta", type=int, default=64, help="line: characters per delta")
+    ap.add_argument("--line-timeout", type=float, default=600.0, help="line: seconds allowed per answer")
     args = ap.parse_args()
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     tmp = Path(tempfile.mkdtemp(prefix="scale_bench."))
