@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from rivulet.core.config_sources import DEFAULT_BASE_URL
-from rivulet.core.errors import ConfigError, RivuletError
+from rivulet.core.errors import ConfigError, RivuletError, redact
+from rivulet.core.sanitize import sanitize
 
 if TYPE_CHECKING:
     from rivulet.app.demo_server import DemoServer
@@ -33,6 +35,17 @@ if TYPE_CHECKING:
 
     # The chat's session writer: the resumed file's, or a new file's, made at the first message.
     ChatWriter = SessionWriter | LazySessionWriter
+
+
+def fail(message: str, code: int = 1) -> int:
+    """A run that cannot go on: its one line on stderr (sanitised, secrets redacted), and its exit status."""
+    print(f"rivulet: error: {sanitize(redact(message))}", file=sys.stderr)
+    return code
+
+
+def all_overrides(args: argparse.Namespace) -> list[str]:
+    """The `-c` items given before the command and after it, in order."""
+    return [*(getattr(args, "overrides", None) or []), *(getattr(args, "overrides_after", None) or [])]
 
 
 class BootError(Exception):
@@ -67,7 +80,6 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[S
     """Settings, and the embedded demo server with --demo (or, in the chat, when there
     is neither a key nor a URL: the chat's banner says it is the demo; a headless run
     would print scripted answers as if they were real, so it asks for --demo instead)."""
-    from rivulet.app.cli import all_overrides
     from rivulet.core.config import load_settings
 
     settings = load_settings(base_url=args.base_url, model=args.model,
@@ -195,26 +207,4 @@ def prepare(args: argparse.Namespace) -> Ready:
         if demo is not None:
             demo.stop()
         raise BootError(getattr(exc, "message", str(exc))) from None
-    warm_up()
     return ready
-
-
-def warm_up() -> None:
-    """Import, here in the boot thread, what the first turn and the first commands need:
-    done on the UI thread they would hold up the keys typed meanwhile."""
-    import rivulet.app.chat_front
-    import rivulet.app.commands.registry
-    import rivulet.app.mcp.wiring
-    import rivulet.core.assembly
-    import rivulet.core.engine
-    import rivulet.core.protocol.payloads
-    import rivulet.core.tools.approval
-    import rivulet.core.tools.approval_event
-    import rivulet.core.tools.mcp_wiring
-    import rivulet.core.tools.router
-    import rivulet.core.turn.conversation
-    import rivulet.widgets.dialogs
-    import rivulet.widgets.inspector  # noqa: F401
-    from rivulet.core.sanitize import load_tables
-
-    load_tables()  # what the first text that is not all ASCII needs (the `regex` library's tables)

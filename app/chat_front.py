@@ -15,30 +15,37 @@ from rivulet.core.tools.approval_event import ApprovalRequested
 from rivulet.core.turn.bus import BusEvent, Notice
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rivulet.app.chat_phase import Starting
-    from rivulet.app.tui import RivuletApp
     from rivulet.core.assembly import Ground
     from rivulet.core.engine import Engine
     from rivulet.core.protocol.context_window import ModelWindows
+    from rivulet.core.turn.bus import EventBus
+
+    Toast = Callable[..., None]  # the App's notify
 
 
-def open_for_chat(app: RivuletApp, starting: Starting, windows: ModelWindows | None) -> Engine:
-    """The chat's engine over what its start made (or was given: a replay, a test)."""
+def open_for_chat(bus: EventBus, bridge: Callable[[BusEvent], None], toast: Toast, starting: Starting,
+                  windows: ModelWindows | None) -> Engine:
+    """The chat's engine over what its start made (or was given: a replay, a test). `bridge`
+    takes the bus's events to the screen, the approval questions among them; `toast` says a
+    server's or a table's trouble."""
     from rivulet.app.mcp.wiring import remember_servers, remember_tools
     from rivulet.core.assembly import FrontEnd, Ground, open_conversation
 
     assert starting.settings is not None
-    app.bus.subscribe(app.bridge.publish, when=_not_a_question)  # the questions come through the asker
-    front = FrontEnd(name="chat", bus=app.bus, asks=app.bridge.publish,
-                     servers=lambda text, severity: app.notify(text, severity=severity, timeout=8),
+    bus.subscribe(bridge, when=_not_a_question)  # the questions come through the asker
+    front = FrontEnd(name="chat", bus=bus, asks=bridge,
+                     servers=lambda text, severity: toast(text, severity=severity, timeout=8),
                      servers_hint="more: ctrl+p, MCP servers", on_tools=remember_tools)
     ground = Ground(settings=starting.settings, tool_settings=starting.tool_settings, tools=starting.tools,
                     transport=starting.transport, notices=starting.notices, session=starting.session,
                     writer=starting.writer, windows=windows)
-    _read_tables(app, ground)
+    _read_tables(bus, toast, ground)
     remember_servers(ground.mcp_servers or [])
     if ground.hooks is not None and ground.hooks.ignored:
-        app.bus.publish(Notice(ground.hooks.ignored))
+        bus.publish(Notice(ground.hooks.ignored))
     return open_conversation(ground, front)
 
 
@@ -46,7 +53,7 @@ def _not_a_question(event: BusEvent) -> bool:
     return type(event) is not ApprovalRequested
 
 
-def _read_tables(app: RivuletApp, ground: Ground) -> None:
+def _read_tables(bus: EventBus, toast: Toast, ground: Ground) -> None:
     """The tables, read again (the boot stopped at a bad one: only settings given directly,
     in tests, get here with one): a bad [mcp_servers] is a toast and no servers, a bad
     [[hooks]] a notice and no hooks."""
@@ -56,10 +63,10 @@ def _read_tables(app: RivuletApp, ground: Ground) -> None:
             return
         except ConfigError as exc:
             if ground.mcp_servers is None:
-                app.notify(exc.message, severity="error", timeout=15)
+                toast(exc.message, severity="error", timeout=15)
                 ground.mcp_servers = []
             else:
                 from rivulet.core.hooks.spec import LoadedHooks
 
-                app.bus.publish(Notice(exc.message))
+                bus.publish(Notice(exc.message))
                 ground.hooks = LoadedHooks([])

@@ -56,11 +56,6 @@ def _add_global_options(parser: argparse.ArgumentParser, top: bool) -> None:
         group.add_argument(*flags, **{**kwargs, **extra})
 
 
-def all_overrides(args: argparse.Namespace) -> list[str]:
-    """The `-c` items given before the command and after it, in order."""
-    return [*(getattr(args, "overrides", None) or []), *(getattr(args, "overrides_after", None) or [])]
-
-
 def _add_turn_options(parser: argparse.ArgumentParser, top: bool = False) -> None:
     """What the chat and `exec` both take for their first message."""
     extra: dict[str, Any] = {} if top else {"default": argparse.SUPPRESS}

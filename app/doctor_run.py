@@ -37,8 +37,8 @@ def render(report: Report) -> str:
 
 
 async def run_doctor(args: argparse.Namespace) -> int:
+    from rivulet.app.boot import fail as _fail
     from rivulet.app.boot import settings_for
-    from rivulet.app.launch import _fail
     from rivulet.core.assembly import FrontEnd, Ground, open_conversation
 
     try:

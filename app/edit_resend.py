@@ -12,14 +12,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
+from rivulet.app.commands.services import HasEngine, HasNotify, HasTurns
 from rivulet.app.resume import mount_history
 from rivulet.core.turn.rewind import RewindError, rewind
 from rivulet.widgets.entries import TranscriptEntry
 
 if TYPE_CHECKING:
-    from rivulet.app.commands.context import CommandContext
+    from rivulet.app.attach.composer import ComposerAttachments
+    from rivulet.app.chat_view import ChatView
+    from rivulet.app.handlers.commits import Commits
+    from rivulet.app.undo_views import Screens
+    from rivulet.core.turn.conversation import Conversation
 
 DOUBLE_ESC = 0.8  # seconds: the second Esc of a double press comes sooner than this
 
@@ -41,59 +47,60 @@ class EscEsc:
         self._first = None
 
 
-def can_edit(app: CommandContext) -> bool:
-    turn = app.turn_worker
-    return (app.conversation is not None and app.attachments is not None
-            and not (turn is not None and turn.is_running)
-            and app.screen is app.screen_stack[0])
+class EditNeeds(HasEngine, HasTurns, HasNotify, Protocol):
+    pass
 
 
-async def edit_message(app: CommandContext, turn_id: int | None = None) -> bool:
+@dataclass(frozen=True)
+class Editing:
+    """What an edit is given of the chat (app/attach/ui.py makes one): the services, the
+    view and its commits, the dialogs, and the composer's attachments and chips."""
+
+    services: EditNeeds
+    view: ChatView
+    commits: Commits
+    screens: Screens
+    attachments: ComposerAttachments
+    refresh_chips: Callable[[], None]
+
+
+async def edit_message(e: Editing, turn_id: int | None = None) -> bool:
     """Take the message of `turn_id` (None: the last one) back into the composer."""
-    if not can_edit(app):
-        app.notify("Wait for the turn to end (or press Esc to stop it) before editing", severity="warning")
-        return False
-    assert app.conversation is not None and app.attachments is not None  # can_edit: the chat has started
-    from rivulet.app.commands.undo import rewind_files
+    from rivulet.app.undo_views import rewind_files
     from rivulet.core.turn.rewind import user_turns
 
-    turns = user_turns(app.conversation.history)
+    conversation = e.services.engine.conversation
+    turns = user_turns(conversation.history)
     target = turn_id if turn_id is not None else (turns[-1].turn_id if turns else None)
-    if target is not None and not await rewind_files(app, target):  # "conversation and files" (issue 26)
+    if target is not None and not await rewind_files(e.services, e.screens, target):  # "and files" (issue 26)
         return False
     try:
-        draft = rewind(app.conversation, turn_id)
+        draft = rewind(conversation, turn_id)
     except RewindError as exc:
-        app.notify(exc.message, severity="warning")
+        e.services.notify(exc.message, severity="warning")
         return False
-    await drop_cut_entries(app, draft.turn_id)
-    app.chat.composer.restore(draft.prompt)
-    attachments = app.attachments
+    await drop_cut_entries(e.view, e.commits, conversation, draft.turn_id)
+    e.view.composer.restore(draft.prompt)
+    attachments = e.attachments
     held = attachments.held  # anything already held (a pasted image) stays, after the draft's
     attachments.held = []
     for attachment in [*draft.attachments, *held]:
         attachments.hold(attachment)
-    app.refresh_chips()
-    app.chat.status.say("Editing")  # short: the status line gives its left end way first
-    app.chat.composer.focus()
+    e.refresh_chips()
+    e.view.status.say("Editing")  # short: the status line gives its left end way first
+    e.view.composer.focus()
     return True
 
 
-async def drop_cut_entries(app: CommandContext, turn_id: int) -> None:
+async def drop_cut_entries(view: ChatView, commits: Commits, conversation: Conversation, turn_id: int) -> None:
     """The transcript loses the message and everything after it. When the message is
     still a widget, it and the widgets after it go; when it was frozen (an old one),
     the transcript is built again from history."""
-    transcript = app.chat.transcript
+    transcript = view.transcript
     children = list(transcript.children)
     for n, child in enumerate(children):
         if isinstance(child, TranscriptEntry) and child.item_id == f"user-{turn_id}":
             await transcript.remove_children(children[n:])
             return
-    await rebuild(app)
-
-
-async def rebuild(app: CommandContext) -> None:
-    assert app.conversation is not None
-    transcript = app.chat.transcript
     await transcript.remove_children(list(transcript.children))
-    await mount_history(app, app.conversation.history.entries)
+    await mount_history(view, commits, conversation.history.entries)

@@ -13,7 +13,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from rivulet.app.boot import cli_images, settings_for
-from rivulet.app.launch import _fail
+from rivulet.app.boot import fail as _fail
 from rivulet.core.errors import ConfigError, RivuletError, redact
 from rivulet.core.sanitize import sanitize
 

@@ -14,8 +14,8 @@ from textual.dom import DOMNode
 from rivulet.core.sanitize import sanitize
 
 
-def _binding_classes() -> list[type[DOMNode]]:
-    from rivulet.app.tui import RivuletApp
+def _binding_classes(app_cls: type[DOMNode]) -> list[type[DOMNode]]:
+    """The App's class (the chat's: its bindings), then the widgets' and screens' with bindings."""
     from rivulet.widgets.choice import ChoiceScreen
     from rivulet.widgets.composer import Composer
     from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
@@ -24,13 +24,13 @@ def _binding_classes() -> list[type[DOMNode]]:
     from rivulet.widgets.queue_view import QueueView
     from rivulet.widgets.search import SearchBar
 
-    return [RivuletApp, Composer, SearchBar, ApprovalScreen, DiffScreen, InspectorScreen, RawItemScreen,
+    return [app_cls, Composer, SearchBar, ApprovalScreen, DiffScreen, InspectorScreen, RawItemScreen,
             ChoiceScreen, McpScreen, QueueView]
 
 
-def known_binding_ids() -> set[str]:
+def known_binding_ids(app_cls: type[DOMNode]) -> set[str]:
     """Every binding id a [keymap] table may name."""
-    return {b.id for cls in _binding_classes() for b in cls.BINDINGS if isinstance(b, Binding) and b.id}
+    return {b.id for cls in _binding_classes(app_cls) for b in cls.BINDINGS if isinstance(b, Binding) and b.id}
 
 
 def _keys_of(cls: type) -> dict[str, list[Binding]]:
@@ -43,12 +43,12 @@ def _owner(binding_id: str, classes: list[type[DOMNode]]) -> type[DOMNode] | Non
     return next((cls for cls in classes if any(getattr(b, "id", None) == binding_id for b in cls.BINDINGS)), None)
 
 
-def keymap_clashes(keymap: dict[str, str]) -> list[tuple[str, str, str]]:
+def keymap_clashes(keymap: dict[str, str], app_cls: type[DOMNode]) -> list[tuple[str, str, str]]:
     """(key, binding id, what it replaces) for each key of the keymap that another binding
     has where both apply: the app's and the composer's keys at once (the chat), or a
     dialog's own with the app's. A binding the keymap moves elsewhere is no clash."""
-    classes = _binding_classes()
-    app_cls, composer_cls = classes[0], classes[1]
+    classes = _binding_classes(app_cls)
+    composer_cls = classes[1]
     clashes = []
     for binding_id, keys in keymap.items():
         owner = _owner(binding_id, classes)
@@ -80,7 +80,7 @@ def _composer_yields(app: App[Any], keymap: dict[str, str]) -> None:
 def apply_keymap(app: App[Any], keymap: dict[str, str]) -> None:
     if not keymap:
         return
-    known = known_binding_ids()
+    known = known_binding_ids(type(app))
     for binding_id in keymap:
         if binding_id not in known:
             near = difflib.get_close_matches(binding_id, sorted(known), n=1)
@@ -88,7 +88,7 @@ def apply_keymap(app: App[Any], keymap: dict[str, str]) -> None:
             app.notify(sanitize(f"[keymap] in the config: no binding {binding_id}{hint}"),
                        severity="warning", timeout=10, markup=False)
     valid = {k: v for k, v in keymap.items() if k in known}
-    clashes = keymap_clashes(valid)
+    clashes = keymap_clashes(valid, type(app))
     if clashes:
         said = "; ".join(f"{key} for {binding_id} replaces {what}" for key, binding_id, what in clashes)
         app.notify(sanitize(f"[keymap] {said}"), severity="warning", timeout=10, markup=False)

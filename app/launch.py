@@ -13,7 +13,8 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from rivulet.app.boot import BootError
-from rivulet.core.errors import ConfigError, RivuletError, redact
+from rivulet.app.boot import fail as _fail
+from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.core.safe_log import install_log_filter
 from rivulet.core.sanitize import sanitize
 
@@ -108,11 +109,6 @@ def run_replay(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
-def _fail(message: str, code: int = 1) -> int:
-    print(f"rivulet: error: {sanitize(redact(message))}", file=sys.stderr)
-    return code
-
-
 def run_tui(args: argparse.Namespace) -> int:
     """The chat. A plain start, and `resume` with an id or --last, draw their first frame
     before the settings are validated and the session read (app/boot.py); `resume` with
@@ -128,7 +124,7 @@ def run_tui(args: argparse.Namespace) -> int:
     from rivulet.core.tools.mcp_config import parse_servers
 
     try:
-        from rivulet.app.cli import all_overrides
+        from rivulet.app.boot import all_overrides
 
         view = peek(base_url=args.base_url, model=args.model, profile=getattr(args, "profile", None),
                     overrides=all_overrides(args))
@@ -178,7 +174,7 @@ def run_tui(args: argparse.Namespace) -> int:
     if wants_print and app.return_code == 0:
         from rivulet.app.transcript_out import print_transcript
 
-        print_transcript(app)
+        print_transcript(app.conversation)
     if path is not None and app.return_code == 0:
         from rivulet.app.command_name import command_name
 

@@ -14,26 +14,30 @@ from rivulet.widgets.entries import ToolCallEntry, entry_for
 RESUME_WIDGETS = 8
 
 if TYPE_CHECKING:
-    from rivulet.app.commands.context import CommandContext
+    from pathlib import Path
+
+    from rivulet.app.chat_view import ChatView
+    from rivulet.app.handlers.commits import Commits
+    from rivulet.core.store.session import Session
     from rivulet.core.turn.history import HistoryEntry
     from rivulet.widgets.frozen_entries import Record
 
 
-async def rebuild_transcript(app: CommandContext, records: list[Record] | None = None) -> None:
-    """Every committed item becomes its entry again, in order; each output joins its call.
-    `records`: the session's, already built (a resume builds them in its boot thread)."""
-    assert app.session is not None
-    await mount_history(app, app.session.history.entries, records)
-    meta = app.session.meta
-    for welcome in app.chat.transcript.query("#welcome"):  # a demo chat's, drawn before the session came
+async def rebuild_transcript(view: ChatView, commits: Commits, session: Session, workspace: Path | None,
+                             records: list[Record] | None = None) -> None:
+    """Every committed item of `session` becomes its entry again, in order; each output joins
+    its call. `records`: the session's, already built (a resume builds them in its boot
+    thread); `workspace`: where the tools work now."""
+    await mount_history(view, commits, session.history.entries, records)
+    meta = session.meta
+    for welcome in view.transcript.query("#welcome"):  # a demo chat's, drawn before the session came
         await welcome.remove()
-    for warning in app.session.warnings:
-        app.notify(sanitize(warning), severity="warning", timeout=8)
-    workspace = app.tool_settings.workspace if app.tool_settings is not None else None
+    for warning in session.warnings:
+        view.notify(sanitize(warning), severity="warning", timeout=8)
     if workspace is not None and meta.cwd and str(workspace) != meta.cwd:
-        app.notify(sanitize(f"This session was started in {meta.cwd}; its tools now work in {workspace}."),
-                   severity="warning", timeout=10)
-    app.chat.status.say(f"Resumed session {sanitize(meta.id)}: {len(app.session.history)} items")
+        view.notify(sanitize(f"This session was started in {meta.cwd}; its tools now work in {workspace}."),
+                    severity="warning", timeout=10)
+    view.status.say(f"Resumed session {sanitize(meta.id)}: {len(session.history)} items")
 
 
 def transcript_records(entries: list[HistoryEntry]) -> list[Record]:
@@ -46,7 +50,8 @@ def transcript_records(entries: list[HistoryEntry]) -> list[Record]:
             if not (it.is_output(e.item) and it.call_id(e.item) in called)]
 
 
-async def mount_history(app: CommandContext, entries: list[HistoryEntry], records: list[Record] | None = None) -> None:
+async def mount_history(view: ChatView, commits: Commits, entries: list[HistoryEntry],
+                        records: list[Record] | None = None) -> None:
     """History entries as transcript entries, at its end (also after an edit cut it back);
     `records`: theirs, if already made (`transcript_records`)."""
     shown = transcript_records(entries) if records is None else records
@@ -54,7 +59,7 @@ async def mount_history(app: CommandContext, entries: list[HistoryEntry], record
     # session resumes as fast as a short one.
     cut = max(0, len(shown) - RESUME_WIDGETS)
     if cut:
-        frozen = await app.commits.frozen_block()
+        frozen = await commits.frozen_block()
         frozen.add_all(shown[:cut])
     widgets = []
     for key, item, output in shown[cut:]:
@@ -62,5 +67,5 @@ async def mount_history(app: CommandContext, entries: list[HistoryEntry], record
         if isinstance(widget, ToolCallEntry):
             widget.output = output
         widgets.append(widget)
-    await app.chat.transcript.mount_all(widgets)
-    app.chat.transcript.follow()  # at the bottom, and kept there as entries render
+    await view.transcript.mount_all(widgets)
+    view.transcript.follow()  # at the bottom, and kept there as entries render

@@ -13,25 +13,31 @@ import tempfile
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rivulet.app.commands.context import CommandContext
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
+
+    from rivulet.app.commands.services import Notify
+    from rivulet.core.turn.conversation import Conversation
 
 DEFAULT_PAGER = "less -R"
 
 
-def transcript_text(app: CommandContext) -> str:
+def transcript_text(conversation: Conversation | None) -> str:
     from rivulet.core.store.export import history_markdown
 
-    if app.conversation is None:
+    if conversation is None:
         return ""
-    return history_markdown(list(app.conversation.history.items)).strip() + "\n"
+    return history_markdown(list(conversation.history.items)).strip() + "\n"
 
 
-def open_in_pager(app: CommandContext) -> None:
+def open_in_pager(conversation: Conversation | None, notify: Notify,
+                  suspend: Callable[[], AbstractContextManager[None]]) -> None:
+    """`suspend`: the full screen given back to the terminal while the pager runs."""
     from textual.app import SuspendNotSupported
 
-    text = transcript_text(app)
+    text = transcript_text(conversation)
     if not text.strip():
-        app.notify("Nothing to show yet: the conversation is empty")
+        notify("Nothing to show yet: the conversation is empty")
         return
     pager = os.environ.get("PAGER") or DEFAULT_PAGER
     # A private file (0600), gone when the pager is: the conversation may hold secrets of its own.
@@ -39,16 +45,16 @@ def open_in_pager(app: CommandContext) -> None:
         f.write(text)
         f.flush()
         try:
-            with app.suspend():
+            with suspend():
                 subprocess.run([*shlex.split(pager), f.name], check=False)
         except SuspendNotSupported:
-            app.notify("The pager needs a terminal", severity="warning")
+            notify("The pager needs a terminal", severity="warning")
         except (OSError, ValueError) as exc:
-            app.notify(f"Cannot run the pager {pager!r}: {exc}", severity="error")
+            notify(f"Cannot run the pager {pager!r}: {exc}", severity="error")
 
 
-def print_transcript(app: CommandContext) -> None:
+def print_transcript(conversation: Conversation | None) -> None:
     """On quit: the conversation into the normal scrollback (stdout, after the screen is gone)."""
-    text = transcript_text(app)
+    text = transcript_text(conversation)
     if text.strip():
         print(text, end="")

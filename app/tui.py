@@ -5,7 +5,7 @@ Data flow: the turn runs in a worker; the core publishes to its event bus; the b
 own all widget state, through a ChatView (app/chat_view.py), never the App. The start
 is app/tui_start.py (Starting, then Running: app/chat_phase.py), the keys held while it
 runs app/tui_held_input.py, sending and Esc app/tui_turns.py, the views app/tui_views.py;
-the layout app/chat_screen.py, commands app/commands/ (through a CommandContext).
+the layout app/chat_screen.py, commands app/commands/ (given services: app/tui_services.py).
 """
 
 from __future__ import annotations
@@ -28,15 +28,16 @@ from rivulet.app.bus_bridge import BusBatch, BusBridge
 from rivulet.app.chat_phase import PhaseProperties, Running, Starting
 from rivulet.app.chat_screen import ChatScreen, chat_layout
 from rivulet.app.chat_view import ChatView
-from rivulet.app.commands.palette import RivuletCommands
-from rivulet.app.ctrl_c import CtrlC
 from rivulet.app.handlers.approvals import Approvals
 from rivulet.app.handlers.commits import Commits
 from rivulet.app.handlers.live_panes import LivePanes
 from rivulet.app.handlers.notes import Notes
 from rivulet.app.handlers.queue import MessageQueue
 from rivulet.app.handlers.turn_status import TurnStatus
+from rivulet.app.tui_ctrl_c import CtrlC
 from rivulet.app.tui_held_input import InputReleased, hold, noting_input, noting_post, released
+from rivulet.app.tui_palette import RivuletCommands
+from rivulet.app.tui_services import ChatSending, chat_view_for
 from rivulet.core.config_sources import Peek
 from rivulet.core.prompts.shell_context import ShellContext
 from rivulet.core.safe_log import SafeStream
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from rivulet.app.boot import BootError, Ready
+    from rivulet.app.commands.services import Services
     from rivulet.core.config import Settings
     from rivulet.core.protocol.context_window import ModelWindows
     from rivulet.core.store.prompt_history import PromptHistory
@@ -78,7 +80,7 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         Binding("ctrl+f", "find", "Find", id="app.find", show=False),
         Binding("ctrl+s", "transcript", "Transcript", id="app.transcript", show=False),  # app/transcript_out.py
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
-        # Copy, close, stop, clear, or (twice) quit: app/ctrl_c.py.
+        # Copy, close, stop, clear, or (twice) quit: app/tui_ctrl_c.py.
         Binding("ctrl+c", "ctrl_c", "Clear/stop", id="app.ctrl_c", priority=True, show=False),
     ]
     frame_timer: Timer  # the live panes' frame tick and the running turn's 1 s tick (set at the start)
@@ -86,6 +88,7 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
     _transcript: Transcript  # for tests; the app's modules use self.chat (set on mount)
     _status: StatusLine
     _composer: Composer
+    services: Services  # what commands are given (app/tui_services.py), once the engine exists
 
     def __init__(
         self, settings: Settings | None, transport: Transport | None, *, tools: ToolRouter | None = None,
@@ -114,14 +117,15 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         self.bus = b.EventBus()
         self.windows: ModelWindows | None = None  # what the server's /models said of context windows
         self.shell_context = ShellContext()  # what `!cmd`s printed, for the next message
-        self.chat = ChatView(self)  # what the handlers see of the chat
+        self.chat: ChatView = chat_view_for(self)  # what the handlers see of the chat
         # The bus's handlers, by family; each owns the state its events change.
         self.live_panes = LivePanes(self.chat)
         self.commits = Commits(self.chat, self.live_panes)
         self.turn_status = TurnStatus(self.chat)
         self.notes = Notes(self.chat)
         self.bridge = BusBridge(self, self.bus)  # (the turn's reader gives way to a key through it)
-        self.queue = MessageQueue(self)  # messages typed while a turn runs: queued or steered
+        self.sending = ChatSending(self)  # how a typed message becomes a turn
+        self.queue = MessageQueue(self.chat, self.sending)  # messages typed while a turn runs: queued or steered
         families = (self.live_panes, self.commits, self.turn_status, self.notes, Approvals(self.chat), self.queue)
         self.bridge.route(*(family.routes() for family in families))
         self.bridge.route_at_once(self.turn_status.at_once())  # "Done" not queued behind commits
@@ -217,9 +221,6 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
 
     def copy_to_clipboard(self, text: str) -> None:
         super().copy_to_clipboard(tui_views.clipboard_text(text))
-
-    def export_session(self, fmt: str) -> None:
-        tui_views.export_session(self, fmt)
 
     def action_find(self) -> None:
         if self.screen is self.screen_stack[0]:

@@ -111,8 +111,30 @@ async def stop(app: RivuletApp) -> None:
     await app.bus.close()
 
 
+def warm_up() -> None:
+    """Import, off the UI thread (the boot's, or before the app runs), what the first turn and
+    the first commands need: done on the UI thread they would hold up the keys typed meanwhile."""
+    import rivulet.app.chat_front
+    import rivulet.app.commands.registry
+    import rivulet.app.mcp.wiring
+    import rivulet.core.assembly
+    import rivulet.core.engine
+    import rivulet.core.protocol.payloads
+    import rivulet.core.tools.approval
+    import rivulet.core.tools.approval_event
+    import rivulet.core.tools.mcp_wiring
+    import rivulet.core.tools.router
+    import rivulet.core.turn.conversation
+    import rivulet.widgets.dialogs
+    import rivulet.widgets.inspector  # noqa: F401
+    from rivulet.core.sanitize import load_tables
+
+    load_tables()  # what the first text that is not all ASCII needs (the `regex` library's tables)
+
+
 def adopt(app: RivuletApp, ready: Ready) -> None:
     """Take what `boot.prepare` made (before the app runs, or in the boot thread)."""
+    warm_up()  # (made already in the boot thread: then nothing is left to import)
     app.ready = ready
     app.starting.adopt(ready)
     app.demo = ready.demo is not None  # as the validated settings decided
@@ -130,6 +152,7 @@ async def boot_in_thread(app: RivuletApp) -> None:
     def run() -> Ready:
         nonlocal records
         ready = app.ready = boot()  # set here too: a quit during the boot still stops its demo server
+        warm_up()
         if ready.session is not None:  # a resume: its transcript as data, a pass over all of it, made here
             from rivulet.app.resume import transcript_records
 
@@ -166,15 +189,17 @@ def start(app: RivuletApp, records: list[Record] | None = None) -> None:
     from rivulet.app.commands.model import refresh_model_status
     from rivulet.app.commands.registry import slash_commands
     from rivulet.app.commands.slash import SlashCompletions
+    from rivulet.app.tui_services import services_for
     from rivulet.core.tools.router import AgentTools
 
     starting = app.starting
     settings = starting.settings
     assert settings is not None and starting.transport is not None
     app.frame_interval = app.frame_interval or 1 / settings.stream_fps
-    engine = open_for_chat(app, starting, app.windows)
+    engine = open_for_chat(app.bus, app.bridge.publish, app.notify, starting, app.windows)
     app.phase = Running(engine, starting.tool_settings)
     app.windows = engine.windows
+    app.services = services = services_for(app, engine)  # what the commands are given
     engine.start()  # the MCP servers, in the background: the UI does not wait for them
     if starting.prompts is not None:
         app.chat.composer.load_history(starting.prompts)
@@ -184,18 +209,19 @@ def start(app: RivuletApp, records: list[Record] | None = None) -> None:
     if engine.session is not None:
         from rivulet.app.resume import rebuild_transcript
 
-        app.call_after_refresh(rebuild_transcript, app, records)
+        workspace = starting.tool_settings.workspace if starting.tool_settings is not None else None
+        app.call_after_refresh(rebuild_transcript, app.chat, app.commits, engine.session, workspace, records)
         if engine.session.background:  # a background response the last run left running
             from rivulet.app.background_resume import reattach_later
 
-            app.call_after_refresh(reattach_later, app)
+            app.call_after_refresh(reattach_later, services)
     if app.replay:
         app.call_after_refresh(app.run_turn, f"(replay of {app.replay})")
     # Both ticks run only while needed (a live pane; a running turn): idle costs nothing.
-    app.frame_timer = app.set_interval(app.frame_interval, app.live_panes.frame, pause=True)
-    app.second_timer = app.set_interval(1.0, app.turn_status.second, pause=True)
-    app.chat.composer.add_completion_provider(SlashCompletions(lambda: slash_commands(app)))
-    refresh_model_status(app)
+    app.chat.frame_timer = app.frame_timer = app.set_interval(app.frame_interval, app.live_panes.frame, pause=True)
+    app.chat.second_timer = app.second_timer = app.set_interval(1.0, app.turn_status.second, pause=True)
+    app.chat.composer.add_completion_provider(SlashCompletions(lambda: slash_commands(services)))
+    refresh_model_status(services)
     if not app.replay:
         contact_server(app, settings)
 
@@ -211,11 +237,11 @@ def contact_server(app: RivuletApp, settings: Settings) -> None:
     if not (app.demo or is_local_server(settings)):
         def first_turn(event: b.BusEvent) -> None:
             unsubscribe()
-            app.run_worker(learn_windows(app), group="models", exit_on_error=False)
+            app.run_worker(learn_windows(app.services), group="models", exit_on_error=False)
 
         unsubscribe = app.bus.subscribe(first_turn, b.TurnStarted)
         return
-    app.run_worker(learn_windows(app), group="models", exit_on_error=False)
+    app.run_worker(learn_windows(app.services), group="models", exit_on_error=False)
     if not app.demo:  # a server met for the first time: probed once, in the background
         from rivulet.app.capability_probe import probe_in_background
 

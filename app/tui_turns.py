@@ -18,26 +18,30 @@ if TYPE_CHECKING:
 
 
 def submit(app: RivuletApp, message: Composer.Submitted) -> None:
-    from rivulet.app.commands.bang import take_bang
-    from rivulet.app.commands.slash import dispatch
+    from rivulet.app.commands.bang import bang_command
+    from rivulet.app.tui_commands import dispatch
 
     if app.conversation is None:  # still starting: the composer holds its keys until then
         return
     text = dispatch(app, message.text)  # a slash command runs here, also during a turn
     if text is None:
         return
-    text = take_bang(app, text)  # `!cmd` runs here: its output goes with the next message
-    if text is None:
+    command = bang_command(text)
+    if command is not None:  # `!cmd` runs here: its output goes with the next message
+        app.run_worker(_bang(app, command), group="bang", exit_on_error=False)
         return
-    if app.turn_worker is not None and app.turn_worker.is_running:
+    text = text[1:] if text.startswith("!!") else text  # `!!text` sends `!text`
+    if app.sending.running():
         app.queue.add(text, message.text)  # sent when the turn completes (app/handlers/queue.py)
         return
-    taken = app.take_prompt(text, message.text)
-    if taken is None:
-        return
-    prompt = app.shell_context.take(taken[0])
-    app.chat.transcript.follow()  # a new message: back to the bottom
-    app.run_turn(prompt, taken[1])
+    app.sending.send(text, message.text)
+
+
+async def _bang(app: RivuletApp, command: str) -> None:
+    from rivulet.app.commands.bang import run_bang
+    from rivulet.app.tui_commands import show
+
+    await show(app, await run_bang(app.tools, app.shell_context, command))
 
 
 async def run(app: RivuletApp, engine: Engine, prompt: str, attachments: list[Attachment]) -> None:

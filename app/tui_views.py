@@ -1,15 +1,14 @@
-"""The chat's views and what its keys open: the history inspector, a raw item, the
-export of the session, the turns' diffs, the last answer, the transcript in a pager, the
-MCP servers, a status note said whole, and the user's alert."""
+"""The chat's views and what its keys open: the history inspector, a raw item, the turns'
+diffs, the last answer, the transcript in a pager, the MCP servers, a status note said
+whole, and the user's alert."""
 
 from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING
 
-from rivulet.core.errors import RivuletError
-from rivulet.core.sanitize import sanitize
 from rivulet.core.terminal import notify
+from rivulet.widgets.compat.textual import driver as textual_driver
 
 if TYPE_CHECKING:
     from rivulet.app.tui import RivuletApp
@@ -37,21 +36,6 @@ def open_raw_item(app: RivuletApp, key: str) -> None:
             return
 
 
-def export_session(app: RivuletApp, fmt: str) -> None:
-    from rivulet.app.export import export_session as write_export
-
-    writer = app.session_writer
-    if writer is None or writer.path is None:
-        app.notify("Nothing to export yet: the session has no message")
-        return
-    try:
-        out = write_export(writer.path, fmt)
-    except (OSError, RivuletError) as exc:
-        app.notify(f"Export failed: {sanitize(str(exc))}", severity="error")
-        return
-    app.notify(f"Exported to {sanitize(str(out))}")
-
-
 def last_answer(app: RivuletApp) -> str:
     from rivulet.app.copying import last_answer as answer_of
 
@@ -59,39 +43,48 @@ def last_answer(app: RivuletApp) -> str:
 
 
 def turn_diff(app: RivuletApp) -> None:
-    from rivulet.app.commands.undo import show_turns
     from rivulet.widgets.dialogs import DiffScreen
 
     if isinstance(app.screen, DiffScreen):
         return
-    app.run_worker(show_turns(app), group="command", exit_on_error=False)  # a list of turns (issue 26)
+    app.run_worker(_turns(app), group="command", exit_on_error=False)  # a list of turns (issue 26)
+
+
+async def _turns(app: RivuletApp) -> None:
+    from rivulet.app.tui_commands import show
+    from rivulet.app.undo_views import show_turns
+
+    await show(app, await show_turns(app.services, app, app.turn_status.turn_diff))
 
 
 async def say_whole(app: RivuletApp, note: str) -> None:
     """A note the status line could only show cut (at a word) is said whole in the transcript."""
     from rivulet.app.commands.output import show_note
 
-    await show_note(app, note)
+    await show_note(app.chat.transcript, note)
 
 
 def transcript_in_pager(app: RivuletApp) -> None:
     """ctrl+s: the conversation as plain text in $PAGER (app/transcript_out.py)."""
     from rivulet.app.transcript_out import open_in_pager
 
-    open_in_pager(app)
+    open_in_pager(app.conversation, app.notify, app.suspend)
 
 
 def mcp_servers(app: RivuletApp) -> None:
-    """/mcp: the servers' state, tools and errors."""
-    from rivulet.app.mcp.wiring import show_mcp
+    """/mcp: the servers' view (once: a second call while it is open does nothing)."""
+    from rivulet.widgets.mcp_panel import McpScreen
 
-    show_mcp(app)
+    if app.mcp is None:  # a replay, or tools given from outside: no servers were made
+        app.notify("No MCP servers in this chat (a replay has none)", severity="warning")
+    elif not isinstance(app.screen, McpScreen):
+        app.push_screen(McpScreen(app.mcp.status))
 
 
 def alert(app: RivuletApp, title: str, body: str) -> None:
     """Tell a user who is looking elsewhere (the terminal is not focused): the bell or a
     desktop notification, as configured. Model text in it is cleaned by `notify`."""
-    driver = app._driver
+    driver = textual_driver(app)
     if app.app_focus or driver is None or app.is_headless or app.settings is None:
         return
     seq = notify.sequence(app.settings.notify, title, body, os.environ.get("TERM_PROGRAM", ""))

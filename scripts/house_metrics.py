@@ -44,18 +44,21 @@ def _resolve(node: ast.ImportFrom, here: str, is_package: bool) -> str:
     return ".".join([*base, node.module] if node.module else base)
 
 
-def imported_modules(path: Path, known: set[str]) -> set[str]:
-    """Every module of `known` that `path` imports, wherever the import stands."""
-    here = module_name(path)
+def imports_in(source: str, here: str, known: set[str], is_package: bool = False) -> set[str]:
+    """Every module of `known` that the module `here` imports, wherever the import stands."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = _resolve(node, here, path.name == "__init__.py")
+            base = _resolve(node, here, is_package)
             for alias in node.names:  # `from pkg import module` imports the module
                 found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base)
     return {m for m in found if m in known and m != here}
+
+
+def imported_modules(path: Path, known: set[str]) -> set[str]:
+    return imports_in(path.read_text(), module_name(path), known, path.name == "__init__.py")
 
 
 def import_graph(folder: str = "app") -> dict[str, set[str]]:

@@ -107,20 +107,35 @@ class AttachAndEdit:
         self.attachments.give_back()
         self.refresh_chips()
 
+    def can_edit(self: Any) -> bool:
+        """No turn runs, the chat has started, and nothing is on top of it."""
+        return (self.attachments is not None and self.conversation is not None
+                and not self.services.turns.running() and self.screen is self.screen_stack[0])
+
     def escape_to_edit(self: Any) -> None:
         """An Esc nothing else wanted: the second one, on an empty composer, edits the
         last message."""
-        from rivulet.app.edit_resend import can_edit, edit_message
-
         if self.attachments is None:
             return
-        if not can_edit(self) or self.chat.composer.text or self.focused is not self.chat.composer:
+        if not self.can_edit() or self.chat.composer.text or self.focused is not self.chat.composer:
             self._esc.reset()
             return
         if self._esc.press():
-            self.run_worker(edit_message(self), group="edit", exclusive=True)
+            self.start_edit()
 
     def on_inspector_screen_edit_requested(self: Any, message: InspectorScreen.EditRequested) -> None:
-        from rivulet.app.edit_resend import edit_message
+        self.start_edit(message.turn_id)
 
-        self.run_worker(edit_message(self, message.turn_id), group="edit", exclusive=True)
+    def start_edit(self: Any, turn_id: int | None = None) -> None:
+        """The message of `turn_id` (None: the last) back in the composer, history cut before it
+        (app/edit_resend.py), given what it needs of the chat."""
+        self.run_worker(self._edit(turn_id), group="edit", exclusive=True)
+
+    async def _edit(self: Any, turn_id: int | None) -> None:
+        from rivulet.app.edit_resend import Editing, edit_message
+
+        if not self.can_edit():  # (the inspector that asked has gone by now)
+            self.notify("Wait for the turn to end (or press Esc to stop it) before editing", severity="warning")
+            return
+        await edit_message(Editing(self.services, self.chat, self.commits, self, self.attachments,
+                                   self.refresh_chips), turn_id)

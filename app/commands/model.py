@@ -10,16 +10,14 @@ are this conversation's.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import Protocol
 
-from rivulet.app.commands.output import show_note
+from rivulet.app.commands.results import Choose, Lines, Option, Result, Say
+from rivulet.app.commands.services import HasEngine, HasStatus
 from rivulet.core.errors import RivuletError
 from rivulet.core.protocol.models import fetch_models, list_models
 from rivulet.core.sanitize import sanitize
-from rivulet.widgets.choice import Choice, ChoiceScreen
-
-if TYPE_CHECKING:
-    from rivulet.app.commands.context import CommandContext
 
 EFFORTS = ("minimal", "low", "medium", "high")
 # What the Settings also accept: typed as `/effort xhigh`, not offered in the picker.
@@ -27,57 +25,41 @@ MORE_EFFORTS = ("none", "xhigh")
 DEFAULT_EFFORT = "default"  # no `reasoning.effort`: the server's own default
 
 
-def refresh_model_status(app: CommandContext) -> None:
+class ModelNeeds(HasEngine, HasStatus, Protocol):
+    pass
+
+
+def refresh_model_status(s: ModelNeeds) -> None:
     """The status line's model, effort and context window, from the settings."""
-    s = app.running.settings
-    window = app.windows.choose(s).tokens if app.windows is not None else s.context_window
-    app.chat.status.set(model=s.model, effort=s.reasoning_effort, profile=s.profile, window=window)
-    _banner_model(app, s.model)
+    settings = s.engine.settings
+    window = s.engine.windows.choose(settings).tokens
+    s.status.show_model(settings.model, settings.reasoning_effort, settings.profile, window)
 
 
-def _banner_model(app: CommandContext, model: str) -> None:
-    """The banner ends with the model's name ("rivulet · where · model"): the new one."""
-    from textual.widgets import Static
-
-    from rivulet.widgets.safe import safe_text
-
-    found = app.screen_stack[0].query("#banner")
-    if not found:
-        return
-    banner = found.first(Static)
-    head, sep, _ = str(banner.content).rpartition(" · ")
-    if sep:
-        banner.update(safe_text(f"{head}{sep}{model}"))
-
-
-async def learn_windows(app: CommandContext) -> None:
+async def learn_windows(s: ModelNeeds) -> None:
     """At start: the context windows the server reports for its models (llama.cpp's
     `n_ctx` is the window it really runs), for the status line, /status and automatic
     compaction. Quietly nothing when the server cannot say: the table or the
     `context_window` setting stands."""
-    if app.running.settings.context_window or app.windows is None:
+    if s.engine.settings.context_window:
         return
     try:
-        found = await fetch_models(app.running.settings, timeout=10)
+        found = await fetch_models(s.engine.settings, timeout=10)
     except RivuletError:
         return
-    app.windows.learn(found)
-    refresh_model_status(app)
+    s.engine.windows.learn(found)
+    refresh_model_status(s)
 
 
-async def switch_model(app: CommandContext, model: str) -> None:
-    engine = app.engine
-    if engine is None:
-        return
-    conv = engine.conversation
+async def switch_model(s: ModelNeeds, model: str) -> Result:
+    engine = s.engine
     model = model.strip()
-    old = app.running.settings.model
+    old = engine.settings.model
     if model == old:
-        app.notify(f"Already using {sanitize(model)}", markup=False)
-        return
+        return Say(f"Already using {model}")
     engine.set_model(model)
-    refresh_model_status(app)
-    history = conv.history
+    refresh_model_status(s)
+    history = engine.conversation.history
     dropped = sum(1 for n, e in enumerate(history.entries) if e.item.get("type") == "reasoning"
                   and e.item.get("encrypted_content") and history.model_at(n) != model)
     lines = [f"Model: {model} (was {old}), from the next request on."]
@@ -85,48 +67,37 @@ async def switch_model(app: CommandContext, model: str) -> None:
         items = "1 reasoning item" if dropped == 1 else f"{dropped} reasoning items"
         lines.append(f"{items} encrypted by an earlier model will not be sent to this one (only its own "
                      "model can read them); messages, calls and outputs are.")
-    await show_note(app, lines)
+    return Lines(lines)
 
 
-async def choose_model(app: CommandContext, arg: str = "") -> None:
+async def choose_model(s: ModelNeeds, arg: str = "") -> Result:
     if arg:
-        await switch_model(app, arg)
-        return
-    app.chat.status.say("Asking the server for its models…")
+        return await switch_model(s, arg)
+    s.status.say("Asking the server for its models…")
     try:
-        found = await list_models(app.running.settings)
+        found = await list_models(s.engine.settings)
     except RivuletError as exc:
-        app.chat.status.say(None)
-        app.notify(f"Cannot list models: {sanitize(exc.message)}", severity="error", markup=False)
-        return
-    app.chat.status.say(None)
-    if found.source == "server" and app.windows is not None:
-        app.windows.learn(found.models)
+        return Say(f"Cannot list models: {sanitize(exc.message)}", "error")
+    finally:
+        s.status.say(None)
     if found.source == "server":
+        s.engine.windows.learn(found.models)
         note = f"{len(found.models)} models from the server"
     else:
         note = f"from the `models` setting: {found.error}"
-    choices = [Choice(m.id, help=f"{m.context_window:,} tokens" if m.context_window else "") for m in found.models]
-    picked = await app.push_screen_wait(ChoiceScreen("Model for the next requests", choices,
-                                                     current=app.running.settings.model, note=note))
-    if picked:
-        await switch_model(app, picked)
+    options = [Option(m.id, help=f"{m.context_window:,} tokens" if m.context_window else "") for m in found.models]
+    return Choose("Model for the next requests", options, partial(switch_model, s),
+                  current=s.engine.settings.model, note=note)
 
 
-async def choose_effort(app: CommandContext, arg: str = "") -> None:
+async def choose_effort(s: ModelNeeds, arg: str = "") -> Result:
     if not arg:
-        choices = [Choice(e) for e in EFFORTS] + [Choice(DEFAULT_EFFORT, help="send none: the server decides")]
-        current = app.running.settings.reasoning_effort or DEFAULT_EFFORT
-        arg = await app.push_screen_wait(ChoiceScreen("Reasoning effort for the next requests", choices,
-                                                      current=current)) or ""
-        if not arg:
-            return
+        options = [Option(e) for e in EFFORTS] + [Option(DEFAULT_EFFORT, help="send none: the server decides")]
+        return Choose("Reasoning effort for the next requests", options, partial(choose_effort, s),
+                      current=s.engine.settings.reasoning_effort or DEFAULT_EFFORT)
     level = arg.strip().lower()
     if level not in (*EFFORTS, *MORE_EFFORTS, DEFAULT_EFFORT):
-        app.notify(f"Unknown effort {sanitize(arg)!r}: one of {', '.join(EFFORTS)}, or {DEFAULT_EFFORT}",
-                   severity="warning", markup=False)
-        return
-    effort = None if level == DEFAULT_EFFORT else level
-    app.running.engine.set_effort(effort)
-    refresh_model_status(app)
-    app.notify(f"Reasoning effort: {level}, from the next request on", markup=False)
+        return Say(f"Unknown effort {arg!r}: one of {', '.join(EFFORTS)}, or {DEFAULT_EFFORT}", "warning")
+    s.engine.set_effort(None if level == DEFAULT_EFFORT else level)
+    refresh_model_status(s)
+    return Say(f"Reasoning effort: {level}, from the next request on")

@@ -4,69 +4,57 @@ sends the prompt with its arguments filled in; a name a built-in holds becomes
 
 from __future__ import annotations
 
-from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 from weakref import WeakKeyDictionary
 
+from rivulet.app.commands.command import Command, Run
+from rivulet.app.commands.results import Result, Send
+from rivulet.app.commands.services import HasEngine, HasNotify, HasWorkspace
 from rivulet.core.prompts.expand import expand
 from rivulet.core.prompts.files import SavedPrompt, commands_for, load_prompts
 from rivulet.core.prompts.init_prompt import init_prompt
-from rivulet.core.sanitize import sanitize
 
-if TYPE_CHECKING:
-    from rivulet.app.commands.context import CommandContext
-    from rivulet.app.commands.registry import Command
+
+class PromptNeeds(HasEngine, HasNotify, HasWorkspace, Protocol):
+    pass
 
 
 # The workspace's saved prompts, read once per chat (a chat does not keep what its commands cache).
-_SAVED: WeakKeyDictionary[CommandContext, dict[str, SavedPrompt]] = WeakKeyDictionary()
+_SAVED: WeakKeyDictionary[object, dict[str, SavedPrompt]] = WeakKeyDictionary()
 
 
-def send(app: CommandContext, text: str) -> None:
-    """Send `text` as the user's message (what typing it would do)."""
-    if app.conversation is None:
-        return
-    if app.turn_worker is not None and app.turn_worker.is_running:
-        app.notify("A turn is running: press Esc to interrupt it first.", severity="warning")
-        return
-    app.chat.transcript.follow()
-    app.run_turn(app.shell_context.take(text) if hasattr(app, "shell_context") else text)
-
-
-def _run_prompt(app: CommandContext, prompt: SavedPrompt, args: str = "") -> None:
-    send(app, expand(prompt.body, args))
-
-
-def _saved(app: CommandContext, builtin: set[str]) -> dict[str, SavedPrompt]:
-    cached = _SAVED.get(app)
+def _saved(s: PromptNeeds, builtin: set[str]) -> dict[str, SavedPrompt]:
+    cached = _SAVED.get(s)
     if cached is not None:
         return cached
-    workspace = app.tool_settings.workspace if app.tool_settings is not None else None
-    if workspace is None or app.settings is None:
+    if s.workspace is None:
         return {}
-    found = load_prompts(workspace, app.settings.prompts_dir)
+    found = load_prompts(s.workspace, s.engine.settings.prompts_dir)
     words, clashes = commands_for(found.prompts, builtin)
-    for line in [*clashes, *found.skipped]:  # never in silence; shown sanitised (a name is the repository's)
-        app.notify(sanitize(line), severity="warning", timeout=10, markup=False)
-    _SAVED[app] = words
+    for line in [*clashes, *found.skipped]:  # never in silence (a name is the repository's: the front end sanitises)
+        s.notify(line, severity="warning", timeout=10)
+    _SAVED[s] = words
     return words
 
 
-def own_commands(app: CommandContext, builtin: set[str]) -> list[Command]:
+def own_commands(s: PromptNeeds, builtin: set[str]) -> list[Command]:
     """`/init`, then every saved prompt."""
-    from rivulet.app.commands.registry import Command
-
     out = []
     if "init" not in builtin:
         out.append(Command("Write AGENTS.md", "Ask the model to write an AGENTS.md for this repository (a patch, "
-                           "approved as any other)", partial(_init, app), "init"))
-    for word, prompt in _saved(app, builtin | {"init"}).items():
+                           "approved as any other)", _init, "init"))
+    for word, prompt in _saved(s, builtin | {"init"}).items():
         about = prompt.description or "saved prompt"
-        run = partial(_run_prompt, app, prompt)
-        out.append(Command(f"/{word}: {about}", f"{about} ({prompt.label})", run, word, "ARGS", run))
+        out.append(Command(f"/{word}: {about}", f"{about} ({prompt.label})", _prompt_command(prompt), word, "ARGS"))
     return out
 
 
-def _init(app: CommandContext) -> None:
-    if app.tool_settings is not None:
-        send(app, init_prompt(app.tool_settings.workspace))
+def _prompt_command(prompt: SavedPrompt) -> Run:
+    async def run(s: object, args: str = "") -> Result:
+        return Send(expand(prompt.body, args))
+
+    return run
+
+
+async def _init(s: HasWorkspace, arg: str = "") -> Result:
+    return Send(init_prompt(s.workspace)) if s.workspace is not None else None

@@ -11,16 +11,16 @@ turn runs it waits: the turn finishes where it started.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
 
-from rivulet.app.commands.output import show_note
+from rivulet.app.commands.results import Choose, Lines, Option, Result, Say
+from rivulet.app.commands.services import HasArgs, HasEngine, HasStatus, HasTurns
 from rivulet.core.config_sources import config_path
 from rivulet.core.errors import ConfigError
-from rivulet.core.sanitize import sanitize
 from rivulet.core.server_endpoint import safe_url
 
 if TYPE_CHECKING:
-    from rivulet.app.commands.context import CommandContext
     from rivulet.core.config import Settings
 
 
@@ -53,46 +53,38 @@ def _summary(table: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-async def choose_profile(app: CommandContext, arg: str = "") -> None:
-    from rivulet.widgets.choice import Choice, ChoiceScreen
+class ProfileNeeds(HasEngine, HasStatus, HasTurns, HasArgs, Protocol):
+    pass
 
-    s = app.running.settings
-    names = sorted(s.profiles)
+
+async def choose_profile(s: ProfileNeeds, arg: str = "") -> Result:
+    settings = s.engine.settings
+    names = sorted(settings.profiles)
     if not names:
-        await show_note(app, [f"No profiles: add [profiles.NAME] tables to {config_path()}",
-                              'e.g. [profiles.local] with provider = "llamacpp", then rivulet -p local '
-                              "or /profile local"])
-        return
+        return Lines([f"No profiles: add [profiles.NAME] tables to {config_path()}",
+                      'e.g. [profiles.local] with provider = "llamacpp", then rivulet -p local or /profile local'])
     if not arg:
-        choices = [Choice(n, help=_summary(s.profiles[n])) for n in names]
-        arg = await app.push_screen_wait(ChoiceScreen("Profile for the next turn", choices, current=s.profile)) or ""
-        if not arg:
-            return
-    await switch_profile(app, arg.strip())
+        options = [Option(n, help=_summary(settings.profiles[n])) for n in names]
+        return Choose("Profile for the next turn", options, partial(switch_profile, s), current=settings.profile)
+    return await switch_profile(s, arg.strip())
 
 
-async def switch_profile(app: CommandContext, name: str) -> None:
+async def switch_profile(s: ProfileNeeds, name: str) -> Result:
     from rivulet.app.boot import settings_for
     from rivulet.app.commands.model import refresh_model_status
 
-    if name == app.running.settings.profile:
-        app.notify(f"Already using profile {sanitize(name)}", markup=False)
-        return
-    engine = app.engine
-    if engine is None or (app.turn_worker is not None and app.turn_worker.is_running):
-        busy = "The chat is still starting" if engine is None else "A turn is running"
-        app.notify(f"{busy}: switch the profile when it ends", severity="warning", markup=False)
-        return
-    ready = app.ready
-    base = getattr(ready, "args", None) or argparse.Namespace(base_url=None, model=None, approval=None,
-                                                              workspace=None, transport=None, demo=False)
+    engine = s.engine
+    if name == engine.settings.profile:
+        return Say(f"Already using profile {name}")
+    if s.turns.running():
+        return Say("A turn is running: switch the profile when it ends", "warning")
+    base = s.args or argparse.Namespace(base_url=None, model=None, approval=None, workspace=None, transport=None,
+                                        demo=False)
     args = argparse.Namespace(**{**vars(base), "profile": name, "demo": False})
     try:
         settings, _ = settings_for(args, headless=True)  # never the demo in place of a profile
     except ConfigError as exc:
-        app.notify(sanitize(exc.message), severity="error", markup=False)
-        return
+        return Say(exc.message, "error")
     await engine.switch_settings(settings)
-    refresh_model_status(app)
-    where = settings.endpoint.safe
-    await show_note(app, [f"Profile: {name}, from the next turn on: {settings.model} at {where}."])
+    refresh_model_status(s)
+    return Lines([f"Profile: {name}, from the next turn on: {settings.model} at {settings.endpoint.safe}."])

@@ -1,8 +1,9 @@
-"""Slash commands in the composer: `/word [argument]` runs a command of the registry
+"""Slash commands: `/word [argument]` runs a command of the registry
 (app/commands/registry.py) instead of being sent; `//text` sends `/text`; an unknown `/word`
-is named in one line and not sent. Typing `/` opens the completion popup
-(`SlashCompletions`, a provider for widgets/completion.py) over the same entries the
-command palette lists.
+is named in one line and not sent. The parsing is every front end's (the chat's composer:
+app/tui_commands.py; plain mode: app/plain/commands.py). In the chat, typing `/` opens the
+completion popup (`SlashCompletions`, a provider for widgets/completion.py) over the same
+entries the command palette lists.
 """
 
 from __future__ import annotations
@@ -10,12 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from rivulet.widgets.completion import Completion, Trigger, fuzzy_rank
-
-if TYPE_CHECKING:
-    from rivulet.app.commands.context import CommandContext
 
 _WORD = re.compile(r"/([^\s/][^\s]*)?")
 
@@ -93,25 +91,11 @@ class SlashCompletions:
         return Trigger((0, 0), (0, len(text)), query, fuzzy_rank(query, candidates))
 
 
-def dispatch(app: CommandContext, text: str) -> str | None:
-    """The composer sent `text`: run the command it names and return None, or return
-    the text to send to the model."""
-    from rivulet.app.commands.registry import slash_commands
-    from rivulet.core.sanitize import sanitize
-
-    parsed = parse(text)
-    if not isinstance(parsed, Slash):
-        return text if parsed is None else parsed
-    commands = slash_commands(app)
+def refusal(parsed: Slash, commands: Sequence[SlashCommand]) -> str | None:
+    """Why `parsed` cannot run (an unknown word; an argument to a command without one), or None."""
     cmd = find(commands, parsed.name)
-    if cmd is None or (parsed.arg and cmd.run_arg is None):
-        why = unknown_message(parsed.name, commands) if cmd is None else \
-            f"/{cmd.slash} takes no argument: nothing was run or sent"
-        app.notify(sanitize(why), severity="warning", markup=False)
-        app.chat.composer.restore(text)  # back, to be fixed
-        return None
-    if parsed.arg and cmd.run_arg is not None:  # (an argument to a command without one returned above)
-        cmd.run_arg(parsed.arg)
-    else:
-        cmd.run()
+    if cmd is None:
+        return unknown_message(parsed.name, commands)
+    if parsed.arg and cmd.arg is None:
+        return f"/{cmd.slash} takes no argument: nothing was run or sent"
     return None

@@ -1,31 +1,36 @@
-"""/status and /help: plain lines for a transcript note (built here, shown by
-commands.output.show_note, which sanitises them)."""
+"""/status and /help: plain lines (built here; the front end sanitises them)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from rivulet.app.commands.profile import server_lines
 from rivulet.app.commands.responses_api import cost_lines
+from rivulet.app.commands.services import HasEngine, HasStatus
 from rivulet.core.tools.router import AgentTools
 from rivulet.core.turn.usage import context_left, tokens_in_context
 
 if TYPE_CHECKING:
-    from rivulet.app.commands.context import CommandContext
+    from rivulet.app.commands.slash import SlashCommand
+    from rivulet.core.engine import Engine
 
 
-def status_lines(app: CommandContext) -> list[str]:
-    s = app.running.settings
-    conv = app.conversation
-    status = app.chat.status.line
+class StatusNeeds(HasEngine, HasStatus, Protocol):
+    pass
+
+
+def status_lines(s: StatusNeeds) -> list[str]:
+    engine = s.engine
+    settings, conv, status = engine.settings, engine.conversation, s.status
     lines = [
-        f"model          {s.model}",
-        f"effort         {s.reasoning_effort or 'default (the server decides)'}",
-        f"server         {s.endpoint.safe}",
-        f"transport      {getattr(app.transport, 'name', '?')} (setting: {s.transport})",
+        f"model          {settings.model}",
+        f"effort         {settings.reasoning_effort or 'default (the server decides)'}",
+        f"server         {settings.endpoint.safe}",
+        f"transport      {engine.transport.name} (setting: {settings.transport})",
     ]
-    lines += server_lines(s)
-    writer = app.session_writer
+    lines += server_lines(settings)
+    writer = engine.writer
     path = writer.path if writer is not None else None
     lines.append(f"session file   {path if path is not None else ('not written yet' if writer else 'off')}")
     usage = status.usage  # what the status line shows: the two never disagree
@@ -37,26 +42,23 @@ def status_lines(app: CommandContext) -> list[str]:
     if left is not None:
         context += f", {left}% left"
     lines.append(f"tokens used    {status.total_tokens:,} this run")
-    lines += cost_lines(app)
+    lines += cost_lines(engine)
     lines.append(f"context        {context}")
-    if app.windows is not None:
-        lines.append(f"window from    {app.windows.choose(s).describe()}")
-    if conv is not None:
-        lines.append(f"history        {len(conv.history.entries)} items, {len(conv.history.compactions)} compactions")
-    tools = app.tools
+    lines.append(f"window from    {engine.windows.choose(settings).describe()}")
+    lines.append(f"history        {len(conv.history.entries)} items, {len(conv.history.compactions)} compactions")
+    tools = engine.tools
     if isinstance(tools, AgentTools):
-        lines.append(f"approval       {s.approval}")
+        lines.append(f"approval       {settings.approval}")
         if tools.settings.shell:
             lines.append(f"sandbox        {tools.sandbox.describe().removeprefix('sandbox ')}")
         lines.append(f"workspace      {tools.workspace}")
-    lines += _instructions(app)
-    lines += _mcp(tools)
+    lines += _instructions(engine)
+    lines += mcp_lines(engine)
     return lines
 
 
-def _instructions(app: CommandContext) -> list[str]:
-    conv = app.conversation
-    project = conv.project if conv is not None else None
+def _instructions(engine: Engine) -> list[str]:
+    project = engine.conversation.project
     if project is None or not (project.files or project.refused):
         return ["AGENTS.md      none"]
     out = []
@@ -68,9 +70,8 @@ def _instructions(app: CommandContext) -> list[str]:
     return out
 
 
-def _mcp(tools: Any) -> list[str]:
-    mcp = getattr(tools, "mcp", None)
-    manager = getattr(mcp, "manager", None)
+def mcp_lines(engine: Engine) -> list[str]:
+    manager = engine.mcp.manager
     if manager is None:
         return []
     out = []
@@ -80,12 +81,14 @@ def _mcp(tools: Any) -> list[str]:
     return out
 
 
-def help_lines(commands: list[Any]) -> list[str]:
-    """Every slash command with its description (the palette lists them too, ctrl+p)."""
+def help_lines(commands: Sequence[SlashCommand], keys: str) -> list[str]:
+    """Every slash command with its description; then `!cmd`, the escapes and the front end's keys."""
     lines = []
     for cmd in commands:
         if cmd.slash:
             name = f"/{cmd.slash}" + (f" [{cmd.arg}]" if cmd.arg else "")
             lines.append(f"{name:22} {cmd.help}")
-    lines.append("//text                 send /text as a message")
+    lines.append(f"{'!cmd':22} run cmd in the workspace; its output goes with your next message")
+    lines.append(f"{'//text, !!text':22} send /text or !text as a message")
+    lines.append(keys)
     return lines

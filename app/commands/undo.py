@@ -1,5 +1,7 @@
-"""/undo, /redo and the rewinds that put files back (Esc Esc, the inspector's edit):
-the checkpoints of core/checkpoints, asked about in widgets/undo_dialog.py.
+"""/undo and /redo: the checkpoints of core/checkpoints, asked about as a `Confirm` (the
+chat's dialog is widgets/undo_dialog.py; plain mode asks on the terminal). The rewinds
+that put files back (Esc Esc, the inspector's edit) and ctrl+t's list of turns are the
+chat's views over the same restore (app/undo_views.py).
 
 The plan and the restore read and write files: they run in a thread, the UI goes on.
 Each restore is recorded in the session file.
@@ -8,142 +10,80 @@ Each restore is recorded in the session file.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING, Protocol
 
+from rivulet.app.commands.conversation import BUSY
+from rivulet.app.commands.results import Confirm, Result, Say
+from rivulet.app.commands.services import HasEngine, HasTurns
 from rivulet.core.checkpoints.actions import carry_out, describe, outcome, propose, without_checkpoint
 from rivulet.core.checkpoints.restore import Plan, diff_text, no_checkpoint
 from rivulet.core.checkpoints.turn_lock import RESTORING
 from rivulet.core.errors import RivuletError
-from rivulet.core.sanitize import sanitize
-from rivulet.widgets.choice import Choice, ChoiceScreen
-from rivulet.widgets.undo_dialog import UndoScreen
+from rivulet.core.tools.router import AgentTools
 
 if TYPE_CHECKING:
-    from rivulet.app.commands.context import CommandContext
     from rivulet.core.checkpoints.turns import TurnCheckpoints
+    from rivulet.core.engine import Engine
 
 
-def checkpoints_of(app: CommandContext) -> TurnCheckpoints | None:
-    return getattr(app.tools, "checkpoints", None)
+class UndoNeeds(HasEngine, HasTurns, Protocol):
+    pass
 
 
-def _recorder(app: CommandContext) -> Any:
-    return getattr(app.session_writer, "restored", None)
+def checkpoints_of(engine: Engine) -> TurnCheckpoints | None:
+    tools = engine.tools  # (the agent's, or tools given: a test's)
+    return tools.checkpoints if isinstance(tools, AgentTools) else None
 
 
-def _busy(app: CommandContext) -> bool:
-    from rivulet.app.commands.conversation import busy
-
-    return busy(app)
+async def undo(s: UndoNeeds, arg: str = "") -> Result:
+    return await _ask_and_restore(s, "undo", int(arg) if arg.strip().isdigit() else 1)
 
 
-async def undo(app: CommandContext, arg: str = "") -> None:
-    await _ask_and_restore(app, "undo", int(arg) if arg.strip().isdigit() else 1)
+async def redo(s: UndoNeeds, arg: str = "") -> Result:
+    return await _ask_and_restore(s, "redo", int(arg) if arg.strip().isdigit() else 1)
 
 
-async def redo(app: CommandContext, arg: str = "") -> None:
-    await _ask_and_restore(app, "redo", int(arg) if arg.strip().isdigit() else 1)
-
-
-async def _ask_and_restore(app: CommandContext, direction: str, turns: int) -> bool:
-    if _busy(app):
-        return False
-    cps = checkpoints_of(app)
+async def _ask_and_restore(s: UndoNeeds, direction: str, turns: int) -> Result:
+    if s.turns.running():
+        return BUSY
+    cps = checkpoints_of(s.engine)
     if cps is None:
-        app.notify("Checkpoints are off (checkpoints = false, or no tools): nothing to undo", severity="warning")
-        return False
+        return Say("Checkpoints are off (checkpoints = false, or no tools): nothing to undo", "warning")
     await asyncio.to_thread(cps.wait)  # the last turn's checkpoint, if it is still being written
     p = await asyncio.to_thread(propose, cps.store, cps.session, direction, turns)
     if p is None:
         missing = await asyncio.to_thread(no_checkpoint, cps.store, cps.session) if direction == "undo" else []
-        app.notify(f"Nothing to undo: {without_checkpoint(missing[0])}" if missing else
+        return Say(f"Nothing to undo: {without_checkpoint(missing[0])}" if missing else
                    "Nothing to undo: no turn of this session changed files, or all are undone" if direction == "undo"
                    else "Nothing to redo: /undo first (a new turn after an undo ends what can be redone)")
-        return False
-    return await confirm_and_restore(app, cps, p)
+    return await confirm(s.engine, cps, p)
 
 
-async def confirm_and_restore(app: CommandContext, cps: TurnCheckpoints, p: Plan) -> bool:
+async def confirm(engine: Engine, cps: TurnCheckpoints, p: Plan) -> Confirm:
+    """The question before a restore: what it does, and its diff."""
     diff = await asyncio.to_thread(diff_text, cps.store, p)
-    answer = await app.push_screen_wait(UndoScreen(p.direction, describe(p), diff, bool(p.conflicts)))
+    return Confirm(p.direction, describe(p), diff, bool(p.conflicts), partial(_answered, engine, cps, p))
+
+
+async def _answered(engine: Engine, cps: TurnCheckpoints, p: Plan, answer: str | None) -> Result:
     if answer is None:
-        app.notify("Nothing was changed")
-        return False
-    return await _restore(app, cps, p, overwrite=answer == "overwrite")
+        return Say("Nothing was changed")
+    return await restore(engine, cps, p, overwrite=answer == "overwrite")
 
 
-async def _restore(app: CommandContext, cps: TurnCheckpoints, p: Plan, overwrite: bool) -> bool:
+async def restore(engine: Engine, cps: TurnCheckpoints, p: Plan, overwrite: bool) -> Say:
+    """Put the files back as `p` says (the session file records it); what happened, in one line."""
     try:
         if cps.lock is not None:  # another rivulet's turn in this workspace ends first (said, Esc stops it)
             await cps.lock.hold(RESTORING)
         try:
-            result = await asyncio.to_thread(carry_out, cps.store, p, overwrite, _recorder(app))
+            writer = engine.writer
+            result = await asyncio.to_thread(carry_out, cps.store, p, overwrite,
+                                             writer.restored if writer is not None else None)
         finally:
             if cps.lock is not None:
                 cps.lock.release()
     except (RivuletError, OSError) as exc:
-        app.notify(sanitize(f"Not restored: {getattr(exc, 'message', None) or exc}"), severity="error")
-        return False
-    app.notify(outcome(p, result), timeout=8)
-    return True
-
-
-async def rewind_files(app: CommandContext, turn_id: int) -> bool:
-    """Before a rewind to before `turn_id`: when files changed since, ask "conversation and
-    files" (the default) or "conversation only", and put the files back for the first.
-    False: the user cancelled, or the files could not be put back (the rewind does not
-    happen then)."""
-    cps = checkpoints_of(app)
-    if cps is None:
-        return True
-    await asyncio.to_thread(cps.wait)
-    p = await asyncio.to_thread(propose, cps.store, cps.session, "undo", 1, turn_id)
-    if p is None or not p.ops:
-        return True  # no file changed since: the conversation alone is rewound
-    picked = await app.push_screen_wait(ChoiceScreen(
-        f"Rewind to before turn {turn_id}", [
-            Choice("files", "Conversation and files", f"{len(p.ops)} paths put back as they were before it"),
-            Choice("conversation", "Conversation only", "the files stay as they are now")],
-        current="files", note=" ".join(describe(p)[1:])))
-    if picked is None:
-        return False
-    if picked == "conversation":
-        return True
-    return await _restore(app, cps, p, overwrite=False)
-
-
-async def show_turns(app: CommandContext) -> None:
-    """ctrl+t: the turns that changed files with their diffs; `u` undoes back to one."""
-    from rivulet.core.checkpoints.restore import checkpoint_diff, since_turn
-    from rivulet.core.checkpoints.restore import plan as make_plan
-    from rivulet.widgets.turn_list import TurnListScreen, TurnRow
-
-    cps = checkpoints_of(app)
-    rows: list[TurnRow] = []
-    worker = app.turn_worker
-    running = worker is not None and worker.is_running
-    if cps is not None:
-        def collect() -> list[TurnRow]:
-            cps.wait()
-            with cps.store.locked():
-                found = [cp for cp in cps.store.checkpoints(cps.session) if cp.changes]
-                return [TurnRow(cp.turn, f"Turn {cp.turn} · {len(cp.changes)} path{'s' if len(cp.changes) != 1 else ''}"
-                                + (" · undone" if cp.status != "applied" else ""), checkpoint_diff(cps.store, cp),
-                                cp.status == "applied") for cp in found[::-1]]
-
-        rows = await asyncio.to_thread(collect)
-    if running or not rows:
-        rows.insert(0, TurnRow(None, "This turn (its patches so far)" if running else "The last turn",
-                               app.turn_status.turn_diff))
-    turn = await app.push_screen_wait(TurnListScreen(rows))
-    if turn is None or cps is None or _busy(app):
-        return
-
-    def planned() -> Plan | None:
-        with cps.store.locked():
-            chosen = since_turn(cps.store, cps.session, turn)
-            return make_plan(cps.store, chosen, "undo") if chosen else None
-
-    p = await asyncio.to_thread(planned)
-    if p is not None:
-        await confirm_and_restore(app, cps, p)
+        return Say(f"Not restored: {getattr(exc, 'message', None) or exc}", "error")
+    return Say(outcome(p, result), timeout=8)

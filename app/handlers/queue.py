@@ -14,7 +14,7 @@ nothing typed is lost and nothing is sent that the user did not see again.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from textual.widget import Widget
 from textual.worker import WorkerState
@@ -24,7 +24,8 @@ from rivulet.widgets.queue_view import QueueView
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler
-    from rivulet.app.commands.context import CommandContext
+    from rivulet.app.chat_view import ChatView
+    from rivulet.core.engine import Engine
     from rivulet.widgets.composer import Composer
 
 STEER_KEY = "tab"  # composer.steer's default (a [keymap] may change it)
@@ -37,9 +38,25 @@ class Queued:
     typed: str  # what the user typed: what comes back to edit
 
 
+class Sending(Protocol):
+    """What the queue needs of the chat's turns (app/tui_services.py provides it)."""
+
+    @property
+    def engine(self) -> Engine | None: ...  # None while the chat starts
+
+    @property
+    def keymap(self) -> dict[str, str]: ...  # the user's [keymap], for the hints
+
+    def running(self) -> bool: ...  # a turn is under way
+
+    def send(self, text: str, typed: str) -> None:
+        """`text` as Enter sends it (its attachments taken; what `!cmd`s printed added);
+        `typed`: what comes back to the composer if an attachment cannot be read."""
+
+
 class MessageQueue:
-    def __init__(self, app: CommandContext) -> None:
-        self.app = app
+    def __init__(self, view: ChatView, turns: Sending) -> None:
+        self.chat, self.turns = view, turns
         self.entries: list[Queued] = []
         self.view = QueueView(id="queue")
         self.view.on_edit, self.view.on_drop = self.edit, self.drop
@@ -57,13 +74,12 @@ class MessageQueue:
             parent.mount(self.view, before=composer)
         composer.steer_to = self.steer_text
         composer.open_queue = self.open
-        self.app.chat.status.hint_from(self.status_hint)
+        self.chat.status.hint_from(self.status_hint)
 
     # ---- what the user does -------------------------------------------------------------
 
     def running(self) -> bool:
-        worker = self.app.turn_worker
-        return bool(worker is not None and worker.is_running)
+        return self.turns.running()
 
     def add(self, text: str, typed: str) -> None:
         """Enter while a turn runs: sent when it completes, after those queued before it."""
@@ -72,14 +88,16 @@ class MessageQueue:
 
     def steer_text(self, text: str) -> bool:
         """The steer key on the composer's text: True when the running turn took it."""
-        if not self.running() or self.app.engine is None:
+        engine = self.turns.engine
+        if not self.running() or engine is None:
             return False
         if text.lstrip().startswith(("/", "!")):  # a command runs now, as Enter would run it
             from rivulet.widgets.composer import Composer
 
-            self.app.post_message(Composer.Submitted(self.app.chat.composer, text))
+            composer = self.chat.composer
+            composer.post_message(Composer.Submitted(composer, text))
             return True
-        if not self.app.engine.steer(text):
+        if not engine.steer(text):
             return False
         self.show()
         return True
@@ -108,7 +126,7 @@ class MessageQueue:
         return True
 
     def leave(self) -> None:
-        self.app.chat.composer.focus()
+        self.chat.composer.focus()
 
     # ---- the turn's end -----------------------------------------------------------------
 
@@ -118,13 +136,14 @@ class MessageQueue:
         if state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
         failed, self.failed = self.failed or state != WorkerState.SUCCESS, False
-        steered = self.app.engine.take_steered() if self.app.engine is not None else []
+        engine = self.turns.engine
+        steered = engine.take_steered() if engine is not None else []
         if failed:
             typed = [*steered, *(e.typed for e in self.entries)]
             self.entries.clear()
             if typed:
                 self._give_back(typed)
-                self.app.notify(f"The turn did not finish: {len(typed)} waiting message"
+                self.chat.notify(f"The turn did not finish: {len(typed)} waiting message"
                                 f"{'s are' if len(typed) > 1 else ' is'} back in the composer")
             self.show()
             return
@@ -134,42 +153,35 @@ class MessageQueue:
             self.send(self.entries.pop(0))
 
     def send(self, entry: Queued) -> None:
-        app = self.app
-        taken = app.take_prompt(entry.text, entry.typed)
         self.show()
-        if taken is None:  # (an attachment that cannot be read: said, and the text is back)
-            return
-        app.chat.transcript.follow()
-        app.run_turn(app.shell_context.take(taken[0]), taken[1])
+        self.turns.send(entry.text, entry.typed)  # (an attachment that cannot be read: said, the text back)
 
     # ---- the view -----------------------------------------------------------------------
 
     def show(self) -> None:
-        engine = self.app.engine
+        engine = self.turns.engine
         steering = engine.conversation.steering.texts() if engine is not None else []
         self.view.hint = f"{self.key('composer.queue', QUEUE_KEY)}: edit the queue · " \
                          f"{self.key('composer.steer', STEER_KEY)}: steer the draft into the running turn"
         self.view.focused_hint = "↑↓ move · enter/e: edit · d/del: drop · s: steer into the turn · esc: back"
         self.view.show([e.text for e in self.entries], steering)
-        self.app.chat.status.set()
+        self.chat.status.set()
 
     async def _steer_sent(self, _: b.BusEvent) -> None:
         if self.view.steering:
             self.show()
 
     def key(self, binding_id: str, default: str) -> str:
-        settings = self.app.settings
-        keymap = settings.keymap if settings is not None else {}
-        return str(keymap.get(binding_id, default))
+        return str(self.turns.keymap.get(binding_id, default))
 
     def status_hint(self) -> str | None:
         """The status line's, while a turn runs and there is a draft to steer."""
-        if not self.app.chat.composer.text.strip():
+        if not self.chat.composer.text.strip():
             return None
         return f"{self.key('composer.steer', STEER_KEY)} to steer"
 
     def _give_back(self, texts: list[str]) -> None:
-        composer = self.app.chat.composer
+        composer = self.chat.composer
         draft = composer.text
         composer.restore("\n\n".join([*([draft] if draft.strip() else []), *texts]))
         composer.focus()

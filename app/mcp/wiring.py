@@ -1,6 +1,6 @@
 """The chat's side of its MCP servers (core/tools/mcp_wiring.py runs them; the assembly
 makes them, app/chat_front.py says where their notes go): their names and tools for the
-transcript's titles, and `/mcp`.
+transcript's titles (`/mcp`'s view: app/tui_views.py).
 
 A server that failed is one toast; a turn sent while they start waits for them in the
 engine (Esc still interrupts it and gives the prompt back)."""
@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING
 from rivulet.core.tools.mcp_wiring import McpWiring
 
 if TYPE_CHECKING:
-    from rivulet.app.commands.context import CommandContext
     from rivulet.core.tools.mcp_client import McpTool
     from rivulet.core.tools.mcp_config import McpServerConfig
 
-__all__ = ["McpWiring", "remember_servers", "remember_tools", "show_mcp"]
+__all__ = ["McpWiring", "remember_servers", "remember_tools"]
 
 
 def remember_servers(configs: list[McpServerConfig]) -> None:
@@ -32,13 +31,3 @@ def remember_tools(tools: list[McpTool]) -> None:
 
     for tool in tools:
         remember_mcp_tool(tool.name, tool.server, tool.display)
-
-
-def show_mcp(app: CommandContext) -> None:
-    """`/mcp`: the servers' view (once: a second call while it is open does nothing)."""
-    from rivulet.widgets.mcp_panel import McpScreen
-
-    if app.mcp is None:  # a replay, or tools given from outside: no servers were made
-        app.notify("No MCP servers in this chat (a replay has none)", severity="warning")
-    elif not isinstance(app.screen, McpScreen):
-        app.push_screen(McpScreen(app.mcp.status))

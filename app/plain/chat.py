@@ -9,16 +9,29 @@ import argparse
 import asyncio
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rivulet.app.plain.commands import QUIT, PlainCommand, builtin_commands, handle, saved_prompt_commands
+from rivulet.app.boot import fail as _fail
+from rivulet.app.commands.services import Services
+from rivulet.app.plain.commands import QUIT, handle, show
 from rivulet.app.plain.printer import PlainPrinter
-from rivulet.core.errors import ConfigError, RivuletError, redact
+from rivulet.app.plain.services import (
+    KEYS,
+    RESUMED_SHOWN,
+    PlainNotify,
+    PlainStatus,
+    PlainTranscript,
+    PlainTurns,
+    osc52,
+)
+from rivulet.core.errors import ConfigError, RivuletError
 from rivulet.core.prompts.shell_context import ShellContext
 from rivulet.core.sanitize import sanitize
 
 if TYPE_CHECKING:
+    from rivulet.app.commands.command import Command
     from rivulet.app.plain.reader import LineReader
     from rivulet.core.config import Settings
     from rivulet.core.engine import Engine
@@ -26,8 +39,6 @@ if TYPE_CHECKING:
     from rivulet.core.tools.router import AgentTools
     from rivulet.core.turn.bus import EventBus
     from rivulet.core.turn.conversation import Conversation
-
-RESUMED_SHOWN = 6  # messages of a resumed session printed before the first prompt
 
 
 @dataclass
@@ -38,7 +49,19 @@ class PlainChat:
     server: str
     context: ShellContext = field(default_factory=ShellContext)
     images: list[Any] = field(default_factory=list)  # --image files, sent with the first message
-    _commands: list[PlainCommand] | None = None
+    # A question on the terminal (a choice list's number, undo's y/N); "" when none can be asked.
+    ask: Callable[[str], Awaitable[str]] = field(default_factory=lambda: _ask_tty if _has_terminal() else _no_answer)
+    args: argparse.Namespace | None = None  # the command line, for /profile's reload
+    services: Services = field(init=False)
+
+    def __post_init__(self) -> None:
+        tools = self.engine.agent_tools
+        # What the commands of the registry are given (app/commands/services.py), never this chat.
+        self.services = Services(
+            engine=self.engine, notify=PlainNotify(self.printer), status=PlainStatus(self.printer, self.engine),
+            turns=PlainTurns(self.engine, lambda result: show(self, result)), transcript=PlainTranscript(self.printer),
+            clipboard=osc52, keys=KEYS, context=self.context, workspace=tools.workspace if tools is not None else None,
+            args=self.args)
 
     @property
     def settings(self) -> Settings:
@@ -62,10 +85,11 @@ class PlainChat:
     def writer(self) -> Any:
         return self.engine.writer
 
-    def commands(self) -> list[PlainCommand]:
-        if self._commands is None:
-            self._commands = builtin_commands() + saved_prompt_commands(self)
-        return self._commands
+    def commands(self) -> list[Command]:
+        """The chat's commands (app/commands/registry.py): the same list, the same /help."""
+        from rivulet.app.commands.registry import slash_commands
+
+        return slash_commands(self.services)
 
     async def loop(self) -> int:
         self.commands()  # what was skipped or renamed is said before the first prompt
@@ -97,11 +121,6 @@ class PlainChat:
             loop.remove_signal_handler(signal.SIGINT)  # the prompt's own Ctrl-C again
             await self.bus.drain()
             self.printer.flush()
-
-
-def _fail(message: str, code: int = 1) -> int:
-    print(f"rivulet: error: {sanitize(redact(message))}", file=sys.stderr)
-    return code
 
 
 def run_plain_command(args: argparse.Namespace) -> int:
@@ -156,7 +175,7 @@ async def run_plain(args: argparse.Namespace) -> int:
         print_resumed(printer, session, RESUMED_SHOWN)
     engine.start()
     prompts = PromptHistory(history_file(tools_settings.workspace)) if settings.save_sessions else None
-    chat = PlainChat(engine, printer, LineReader(prompts), server, images=images)
+    chat = PlainChat(engine, printer, LineReader(prompts), server, images=images, args=args)
     if images:
         printer.line(f"{len(images)} image(s) attached to your first message", "dim")
     try:
@@ -187,6 +206,16 @@ def _has_terminal() -> bool:
             return True
     except OSError:
         return False
+
+
+async def _ask_tty(prompt: str) -> str:
+    from rivulet.app.tty_prompt import ask_tty
+
+    return await ask_tty(prompt)
+
+
+async def _no_answer(prompt: str) -> str:
+    return ""
 
 
 def _ask(bus: EventBus, printer: PlainPrinter) -> Approver:

@@ -1,123 +1,24 @@
-"""Plain mode's slash commands: the ones that make sense on lines (no pickers, no
-views), `/init` and the user's saved prompts (as in the chat: a built-in's name becomes
-`/prompts:NAME`), and `!cmd`. Each returns the text to send to the model, or None."""
+"""Plain mode's side of the one command layer (app/commands/): a `/word` runs its command of
+the registry, the chat's commands, and the result is printed as lines: a notice is one
+line, a choice list is numbered and asked on the terminal, the undo question shows its
+diff and asks y/N, a view of the full-screen chat says so in one line. And `!cmd`, its
+output printed as it comes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rivulet.app.commands.slash import Slash, parse, unknown_message
-from rivulet.core.prompts.expand import expand
-from rivulet.core.prompts.files import SavedPrompt, commands_for, load_prompts
-from rivulet.core.prompts.init_prompt import init_prompt
+from rivulet.app.commands.results import Choose, Confirm, Lines, Open, Quit, Result, Say, Send
+from rivulet.app.commands.slash import Slash, find, parse, refusal
 from rivulet.core.prompts.shell_context import is_shell_command, run_user_command, status_of
 
 if TYPE_CHECKING:
+    from rivulet.app.commands.command import Command
     from rivulet.app.plain.chat import PlainChat
 
 QUIT = object()  # what /quit returns
-
-
-@dataclass(frozen=True)
-class PlainCommand:
-    slash: str
-    help: str
-    arg: str | None
-    run: Callable[[PlainChat, str], object]
-
-
-def _help(chat: PlainChat, _: str) -> None:
-    for cmd in chat.commands():
-        name = f"/{cmd.slash}" + (f" [{cmd.arg}]" if cmd.arg else "")
-        chat.printer.line(f"{name:22} {cmd.help}")
-    chat.printer.line("!cmd                   run cmd in the workspace; its output goes with your next message")
-    chat.printer.line("//text, !!text         send /text or !text as a message")
-    chat.printer.line("Alt+Enter: new line · Up/Down: history · Ctrl-C: stop the turn · Ctrl-D: quit")
-
-
-def _model(chat: PlainChat, arg: str) -> None:
-    if arg:
-        chat.engine.set_model(arg)
-    chat.printer.line(f"model: {chat.settings.model}")
-
-
-def _effort(chat: PlainChat, arg: str) -> None:
-    from rivulet.app.commands.model import EFFORTS, MORE_EFFORTS
-
-    if arg:
-        if arg not in (*EFFORTS, *MORE_EFFORTS, "default"):
-            chat.printer.line(f"unknown effort {arg!r}: {', '.join(EFFORTS)} or default", "yellow")
-            return
-        chat.engine.set_effort(None if arg == "default" else arg)
-    chat.printer.line(f"reasoning effort: {chat.settings.reasoning_effort or 'default'}")
-
-
-def _approval(chat: PlainChat, arg: str) -> None:
-    from rivulet.app.cli import APPROVALS
-
-    if arg:
-        if arg not in APPROVALS:
-            chat.printer.line(f"unknown policy {arg!r}: {', '.join(APPROVALS)}", "yellow")
-            return
-        chat.tools.approvals.policy = arg  # type: ignore[assignment]
-    chat.printer.line(f"approval: {chat.tools.approvals.policy}")
-
-
-def _status(chat: PlainChat, _: str) -> None:
-    s = chat.settings
-    writer = chat.writer
-    session = writer.path.stem if writer is not None and writer.path is not None else "(not saved yet)"
-    for line in (f"model: {s.model} · effort: {s.reasoning_effort or 'default'}",
-                 f"server: {chat.server}", f"workspace: {chat.tools.workspace}",
-                 f"approval: {chat.tools.approvals.policy} · {chat.tools.sandbox.describe()}",
-                 f"session: {session}", f"turns: {chat.conversation.turns}"):
-        chat.printer.line(line)
-
-
-def _diff(chat: PlainChat, _: str) -> None:
-    diff = chat.tools.turn_diff.unified()
-    if not diff:
-        chat.printer.line("the last turn changed no file")
-    for row in diff.rstrip("\n").splitlines():
-        chat.printer.line(row, "green" if row.startswith("+") else "red" if row.startswith("-") else None)
-
-
-def _quit(chat: PlainChat, _: str) -> object:
-    return QUIT
-
-
-def _init(chat: PlainChat, _: str) -> str:
-    return init_prompt(chat.tools.workspace)
-
-
-def builtin_commands() -> list[PlainCommand]:
-    return [
-        PlainCommand("model", "show the model, or switch to NAME for the next requests", "NAME", _model),
-        PlainCommand("effort", "show or set the reasoning effort (minimal, low, medium, high, default)", "LEVEL",
-                     _effort),
-        PlainCommand("approval", "show or set when tools ask (ask, auto-edit, auto, never-ask)", "POLICY", _approval),
-        PlainCommand("status", "model, server, workspace, approval, sandbox, session", None, _status),
-        PlainCommand("diff", "everything the last turn changed in the workspace", None, _diff),
-        PlainCommand("init", "ask the model to write an AGENTS.md (a patch, approved as any other)", None, _init),
-        PlainCommand("help", "every command", None, _help),
-        PlainCommand("quit", "leave (the session is saved; Ctrl-D too)", None, _quit),
-    ]
-
-
-def saved_prompt_commands(chat: PlainChat) -> list[PlainCommand]:
-    """The user's prompts; what was skipped or renamed is printed once, at the start."""
-    found = load_prompts(chat.tools.workspace, chat.settings.prompts_dir)
-    words, clashes = commands_for(found.prompts, {c.slash for c in builtin_commands()})
-    for line in [*clashes, *found.skipped]:
-        chat.printer.line(f"note: {line}", "yellow")
-
-    def runner(prompt: SavedPrompt) -> Callable[[PlainChat, str], str]:
-        return lambda _chat, arg: expand(prompt.body, arg)
-
-    return [PlainCommand(word, f"{p.description or 'saved prompt'} ({p.label})", "ARGS", runner(p))
-            for word, p in words.items()]
+FULL_SCREEN = "a view of the full-screen chat (rivulet without --plain); here the conversation is this " \
+              "terminal's scrollback"
 
 
 async def handle(chat: PlainChat, text: str) -> str | object | None:
@@ -130,14 +31,85 @@ async def handle(chat: PlainChat, text: str) -> str | object | None:
     parsed = parse(text)
     if not isinstance(parsed, Slash):
         return text if parsed is None else parsed
-    cmd = next((c for c in chat.commands() if c.slash == parsed.name), None)
-    if cmd is None:
-        chat.printer.line(unknown_message(parsed.name, chat.commands()), "yellow")
+    commands = chat.commands()
+    why = refusal(parsed, commands)
+    cmd = find(commands, parsed.name)
+    if why is not None or cmd is None:
+        chat.printer.line(why or "", "yellow")
         return None
-    if parsed.arg and cmd.arg is None:
-        chat.printer.line(f"/{cmd.slash} takes no argument: nothing was run or sent", "yellow")
-        return None
-    return cmd.run(chat, parsed.arg)
+    return await show(chat, await cmd.run(chat.services, parsed.arg), cmd)
+
+
+async def show(chat: PlainChat, result: Result, cmd: Command | None = None) -> str | object | None:
+    """A command's result as lines; the text to send, QUIT, or None."""
+    printer = chat.printer
+    if isinstance(result, Lines):
+        if result.title:
+            printer.line(result.title, "bold")
+        for line in result.lines:
+            printer.line(line)
+    elif isinstance(result, Say):
+        chat.services.notify(result.text, severity=result.severity)
+    elif isinstance(result, Choose):
+        return await _choose(chat, result, cmd)
+    elif isinstance(result, Confirm):
+        return await _confirm(chat, result)
+    elif isinstance(result, Send):
+        return result.text
+    elif isinstance(result, Open):
+        _open(chat, result, cmd)
+    elif isinstance(result, Quit):
+        return QUIT
+    return None
+
+
+async def _choose(chat: PlainChat, choose: Choose, cmd: Command | None) -> str | object | None:
+    printer = chat.printer
+    printer.line(choose.title, "bold")
+    if choose.note:
+        printer.line(f"   {choose.note}", "dim")
+    for n, option in enumerate(choose.options, 1):
+        now = "  (now)" if option.value == choose.current else ""
+        about = f"  {option.help}" if option.help else ""
+        printer.line(f"{n:>2} {option.label or option.value}{about}{now}")
+    answer = await chat.ask("which (number, Enter: none)? ")
+    if answer.isdigit() and 1 <= int(answer) <= len(choose.options):
+        return await show(chat, await choose.then(choose.options[int(answer) - 1].value), cmd)
+    if cmd is not None and cmd.slash:
+        printer.line(f"nothing picked: /{cmd.slash} {cmd.arg or ''} picks one".replace("  ", " "), "dim")
+    return None
+
+
+async def _confirm(chat: PlainChat, confirm: Confirm) -> str | object | None:
+    printer = chat.printer
+    for line in confirm.lines:
+        printer.line(line)
+    _diff(chat, confirm.diff)
+    more = ", o: overwrite your changes too" if confirm.conflicts else ""
+    answer = (await chat.ask(f"{confirm.direction.capitalize()} this? [y/N{more}] ")).lower()
+    picked = "yes" if answer in ("y", "yes") else "overwrite" if answer == "o" and confirm.conflicts else None
+    return await show(chat, await confirm.then(picked))
+
+
+def _diff(chat: PlainChat, diff: str) -> None:
+    for row in diff.rstrip("\n").splitlines():
+        chat.printer.line(row, "green" if row.startswith("+") else "red" if row.startswith("-") else None)
+
+
+def _open(chat: PlainChat, action: Open, cmd: Command | None) -> None:
+    if action.view == "turn_diff":
+        diff = chat.tools.turn_diff.unified()
+        if not diff:
+            chat.printer.line("the last turn changed no file")
+        _diff(chat, diff)
+    elif action.view == "mcp":
+        from rivulet.app.commands.status import mcp_lines
+
+        for line in mcp_lines(chat.engine) or ["no MCP servers (the config's [mcp_servers] table)"]:
+            chat.printer.line(line)
+    else:
+        name = f"/{cmd.slash}" if cmd is not None and cmd.slash else action.view
+        chat.printer.line(f"{name}: {FULL_SCREEN}", "yellow")
 
 
 async def bang(chat: PlainChat, command: str) -> None:

@@ -8,7 +8,8 @@ import pytest
 from helpers.api_key_server import ApiKeyServer
 from test_cli import rivulet
 
-from rivulet.app.cli import all_overrides, build_parser
+from rivulet.app.boot import all_overrides
+from rivulet.app.cli import build_parser
 
 VERSION = "2025-04-01-preview"
 KEY = "az-test-key-7f3a9c"

@@ -8,7 +8,7 @@ from helpers.config_files import empty_config
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, make_app, until
 
-from rivulet.app.ctrl_c import QUIT_HINT, QUIT_WINDOW
+from rivulet.app.tui_ctrl_c import QUIT_HINT, QUIT_WINDOW
 from rivulet.widgets.choice import ChoiceScreen
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.status import StatusLine

@@ -41,7 +41,7 @@ async def test_the_window_is_the_one_the_server_runs(model):
         async with app.run_test(size=(110, 30)) as pilot:
             status = app.query_one(StatusLine)
             await until(pilot, lambda: status.window == 16_384, "the window llama-server reports")
-            lines = status_lines(app)
+            lines = status_lines(app.services)
     assert f"window from    the server's /models ({GGUF})" in lines
     assert "context        window 16,384 tokens, nothing sent yet" in lines
 
@@ -51,7 +51,7 @@ async def test_status_says_when_the_figure_is_rivulets_own():
         app = _app(server, model="qwen2.5-coder")
         async with app.run_test(size=(110, 30)) as pilot:
             await pilot.pause()
-            lines = status_lines(app)
+            lines = status_lines(app.services)
             assert app.query_one(StatusLine).window == 32_768
     assert "window from    rivulet's table of known models" in lines
 
@@ -80,4 +80,4 @@ async def test_the_real_llamacpp_model_list_gives_its_n_ctx_for_a_short_name():
         async with app.run_test(size=(110, 30)) as pilot:
             status = app.query_one(StatusLine)
             await until(pilot, lambda: status.window == 16_384, "the window of the real capture")
-            assert "window from    the server's /models (/work/peer/models/qwen-coder-1.5b.gguf)" in status_lines(app)
+            assert "window from    the server's /models (/work/peer/models/qwen-coder-1.5b.gguf)" in status_lines(app.services)

@@ -15,8 +15,9 @@ from helpers.mock_api import settings
 from helpers.streams import completed, created, ev, message, message_events
 from helpers.tui import GatedServer, settled, until
 
-from rivulet.app.commands.registry import app_commands
+from rivulet.app.commands.registry import palette_commands
 from rivulet.app.tui import RivuletApp
+from rivulet.app.tui_commands import start
 from rivulet.core.tools.router import ToolSettings
 from rivulet.widgets.dialogs import ApprovalScreen
 from rivulet.widgets.entries import ToolCallEntry
@@ -89,9 +90,9 @@ async def test_a_call_is_asked_about_its_result_shown_and_the_servers_stopped_on
         assert {"test__echo", "test__hang"} <= names and not any(n.startswith("broken__") for n in names)
 
         # /mcp: the entry of the command registry that the palette and slash commands read.
-        mcp_command = next(c for c in app_commands(app) if c.slash == "mcp")
+        mcp_command = next(c for c in palette_commands(app.services) if c.slash == "mcp")
         assert mcp_command.title == "MCP servers"
-        mcp_command.run()
+        start(app, mcp_command)
         await until(pilot, lambda: isinstance(app.screen, McpScreen), "the MCP view")
         await pilot.pause()
         view = _text(app.screen)

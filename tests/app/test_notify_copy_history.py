@@ -107,7 +107,7 @@ async def test_code_block_language_cannot_inject_palette_markup():
     from helpers.streams import completed, created, message, message_events
     from helpers.tui import GatedServer, make_app, until
 
-    from rivulet.app.commands.palette import RivuletCommands
+    from rivulet.app.tui_palette import RivuletCommands
 
     text = "```py[/]thon [b]x[/b]\nprint(1)\n```\n"
     server = GatedServer([created(), *message_events("m1", text), completed([message("m1", text)])])
@@ -116,5 +116,5 @@ async def test_code_block_language_cannot_inject_palette_markup():
         await pilot.press(*"hi", "enter")
         await until(pilot, lambda: app.last_answer() == text, "the answer")
         provider = RivuletCommands(app.screen)
-        names = [cmd.title for cmd in provider._commands()]
+        names = [cmd.title for cmd, _ in provider._commands()]
     assert "Copy code block 1 (python)" in names

@@ -85,7 +85,7 @@ async def test_bang_runs_the_command_shows_it_and_sends_it_next(tmp_path):
 
 
 async def test_the_slash_popup_and_the_palette_offer_them(tmp_path):
-    from rivulet.app.commands.registry import app_commands
+    from rivulet.app.commands.registry import palette_commands
     from rivulet.widgets.completion import CompletionPopup
 
     app, _, _ = chat(tmp_path)
@@ -95,5 +95,5 @@ async def test_the_slash_popup_and_the_palette_offer_them(tmp_path):
         await until(pilot, lambda: popup.display and popup.entries, "the popup")
         assert popup.entries[0].label.startswith("/review")
         assert "(your prompt)" in popup.entries[0].help
-        titles = [c.title for c in app_commands(app)]  # what the palette (ctrl+p) lists
+        titles = [c.title for c in palette_commands(app.services)]  # what the palette (ctrl+p) lists
         assert "/review: review a file" in titles and "/ship: Ship it" in titles and "Write AGENTS.md" in titles

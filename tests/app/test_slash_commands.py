@@ -331,7 +331,7 @@ async def test_help_lists_every_command_with_its_description():
         await command(pilot, "/help")
         await until(pilot, lambda: notes(app), "the help note")
         text = notes(app)[-1]
-        for cmd in slash_commands(app):
+        for cmd in slash_commands(app.services):
             assert f"/{cmd.slash}" in text and cmd.help in text
 
 
@@ -394,7 +394,7 @@ async def test_the_palette_runs_the_same_commands(monkeypatch):
             app.screen.query_one("CommandList").get_option_at_index(0).prompt), "the model command in the palette")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the model picker, as /model opens it")
-        titles = [c.title for c in slash_commands(app)]
+        titles = [c.title for c in slash_commands(app.services)]
         assert len(titles) == len(set(titles)) == 28  # 17; /profile, /init, /undo, /redo, /transcript; issue 27's six
 
 

