@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 
 from rivulet.core.sanitize import sanitize
+from rivulet.widgets.compat.textual import merged_bindings
 
 
 def _binding_classes(app_cls: type[DOMNode]) -> list[type[DOMNode]]:
@@ -33,9 +34,9 @@ def known_binding_ids(app_cls: type[DOMNode]) -> set[str]:
     return {b.id for cls in _binding_classes(app_cls) for b in cls.BINDINGS if isinstance(b, Binding) and b.id}
 
 
-def _keys_of(cls: type) -> dict[str, list[Binding]]:
+def _keys_of(cls: type[DOMNode]) -> dict[str, list[Binding]]:
     """Key -> bindings of a class, inherited ones included (the composer's are TextArea's too)."""
-    merged = getattr(cls, "_merged_bindings", None)
+    merged = merged_bindings(cls)
     return dict(merged.key_to_bindings) if merged is not None else {}
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from textual._xterm_parser import XTermParser
 from textual.message import Message
+
+from rivulet.widgets.compat.textual import XTermParser, install_input_parser
 
 START = "\x1b[200~"
 END = "\x1b[201~"
@@ -80,7 +81,4 @@ class PasteSafeParser(XTermParser):
 
 def install() -> None:
     """Make Textual's Linux driver read input with PasteSafeParser."""
-    from textual.drivers import linux_driver
-
-    # Textual-private: the driver module's own import of its parser, swapped for ours.
-    linux_driver.XTermParser = PasteSafeParser  # type: ignore[attr-defined]
+    install_input_parser(PasteSafeParser)

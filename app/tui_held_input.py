@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.message import Message
 
+from rivulet.widgets.compat.textual import check_bindings
+
 if TYPE_CHECKING:
     from rivulet.app.tui import RivuletApp
 
@@ -52,7 +54,7 @@ async def hold(app: RivuletApp, event: events.Event) -> bool:
             or _plain_text(app, event, held):
         return False
     # The app's own keys (quit, stop) act at once, also if the start hangs.
-    if isinstance(event, events.Key) and await app._check_bindings(event.key, priority=True):
+    if isinstance(event, events.Key) and await check_bindings(app, event.key, priority=True):
         return True
     held.append(event)
     return True

@@ -24,6 +24,7 @@ from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
 
+from .compat.rich import init_markdown, syntax_background
 from .line_copy import CHROME, CHROME_META, CODE, WRAP
 from .ordered_lists import NumberedItem
 
@@ -91,7 +92,7 @@ def code_theme(dark: bool) -> str:
 def highlighted(code: str, lexer: str, theme: str) -> tuple[Text, Style]:
     """The code coloured as Rich Markdown colours it, and its background."""
     syntax = Syntax(code, lexer or "text", theme=theme)
-    background = syntax._get_base_style()  # (Rich's own way to get the theme's background)
+    background = syntax_background(syntax)
     text = syntax.highlight(code)
     text.rstrip()
     return text, background
@@ -148,14 +149,8 @@ class WrappingRichMarkdown(RichMarkdown):
     """Rich's Markdown with wrapping code, aligned numbers, left headings, solid rules."""
 
     def __init__(self, markup: str, code_theme: str = "monokai", hyperlinks: bool = True) -> None:
-        # What RichMarkdown.__init__ sets (rich 15), with the shared parser.
-        self.markup = markup
-        self.parsed = _PARSER.parse(markup)
-        self.code_theme = self.inline_code_theme = code_theme
-        self.justify: JustifyMethod | None = None
-        self.style: str | Style = "none"
-        self.hyperlinks = hyperlinks
-        self.inline_code_lexer: str | None = None
+        # What RichMarkdown.__init__ sets, with the shared parser's tokens.
+        init_markdown(self, markup, _PARSER.parse(markup), code_theme, hyperlinks)
 
     elements = {**RichMarkdown.elements, "fence": WrappingCodeBlock, "code_block": WrappingCodeBlock,
                 "list_item_open": NumberedItem,  # "1." as the committed answer had it

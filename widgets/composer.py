@@ -31,6 +31,7 @@ from textual.widgets import TextArea
 from textual.widgets.text_area import Document, Edit, EditResult
 
 from rivulet.core.sanitize import sanitize
+from rivulet.widgets.compat import textual as compat
 from rivulet.widgets.completion import Completion, CompletionPopup, CompletionProvider, Trigger
 from rivulet.widgets.paste_chips import PasteChips, is_large
 
@@ -149,7 +150,7 @@ class Composer(TextArea):
         self._keys = None
 
     def _binding_for(self, key: str) -> Binding | None:
-        keymap = getattr(self.app, "_keymap", None)  # Textual keeps the user's keymap here
+        keymap = compat.keymap(self.app)
         if self._keys is None or self._keys[0] is not keymap:  # once per keymap, not per key
             bindings = self._bindings.copy()
             if keymap:

@@ -27,6 +27,9 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from .compat.rich import has_meta
+from .compat.textual import select_state
+
 CHROME = "rivulet-chrome"  # meta key: drawn for looks, never copied
 WRAP = "rivulet-wrap"  # meta key: the mark of a continued code row
 CODE = "rivulet-code"  # meta key: a row of a code block (never joined as a paragraph)
@@ -50,7 +53,7 @@ class DrawnRow:
         code_cells: set[int] = set()
         x = 0
         for segment in line:
-            meta = segment.style.meta if segment.style is not None and segment.style._meta else {}
+            meta = segment.style.meta if segment.style is not None and has_meta(segment.style) else {}
             if meta.get(WRAP):
                 self.wrapped = True
                 self.chars = []  # the margin before the mark is not the code's
@@ -131,7 +134,7 @@ def pointer_bounds(widget: Widget, selection: Selection) -> Selection:
     Textual selects all of a widget when a drag starts (or ends) beside its text, in a
     margin; for a block of hundreds of entries that copied all the ones above the
     pointer. The drag's ends in screen space bound it instead."""
-    state = widget.screen._select_state  # (Textual 8 keeps the drag's ends privately)
+    state = select_state(widget.screen)
     if state is None or state.end is None:
         return selection
     first, last = state.ordered_offsets

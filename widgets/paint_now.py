@@ -17,6 +17,8 @@ from rich.control import Control
 from textual.geometry import Region
 from textual.widget import Widget
 
+from .compat import textual as compat
+
 
 def paint_now(widget: Widget) -> bool:
     """Write `widget`'s current lines at its place in the last frame. False if it was
@@ -26,10 +28,11 @@ def paint_now(widget: Widget) -> bool:
         screen = app.screen
     except Exception:  # not mounted, or no screen yet
         return False
-    driver = app._driver  # private in Textual: the terminal's writer
-    if driver is None or app.is_headless or app.is_inline or not app._running or widget.screen is not screen:
+    driver = compat.driver(app)
+    if driver is None or app.is_headless or app.is_inline or not compat.is_running(app) \
+            or widget.screen is not screen:
         return False
-    compositor = screen._compositor  # private: the last frame's map
+    compositor = compat.compositor(screen)
     geometry = compositor.visible_widgets.get(widget)
     if geometry is None:
         return False
@@ -48,10 +51,7 @@ def paint_now(widget: Widget) -> bool:
            for y, strip in enumerate(strips[: region.height])]
     cursor = screen.outer_size.clamp_offset(app.cursor_position)
     out.append(Control.move_to(*cursor).segment.text)
-    app._begin_update()  # the synchronized-output bracket App._display uses
-    try:
+    with compat.synchronized_update(app):
         driver.write("".join(out))
-    finally:
-        app._end_update()
     driver.flush()
     return True

@@ -9,12 +9,16 @@ would crash the app. Model, tool, server, file-name and session text goes throug
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 
 from rivulet.core.errors import redact
 from rivulet.core.sanitize import sanitize
+from rivulet.widgets.compat import textual as compat
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 
 def safe_text(text: Any, style: str = "") -> Text:
@@ -39,8 +43,9 @@ class SafeNotify:
         if now - sent.get(key, -REPEAT) < REPEAT:
             return
         sent[key] = now
-        for up in list(getattr(self, "_notifications", ())):
+        app = cast("App[Any]", self)  # (a mixin of the App)
+        for up in compat.notifications(app):
             if (up.message, up.title, str(up.severity)) == key:
-                self._unnotify(up)  # type: ignore[attr-defined]
+                compat.unnotify(app, up)
         super().notify(text, title=heading,  # type: ignore[misc]
                        severity=severity, timeout=timeout, markup=False)

@@ -17,6 +17,7 @@ from textual.widget import Widget
 
 from rivulet.core import items as it
 from rivulet.core.turn import bus as b
+from rivulet.widgets.compat.textual import is_pruning
 from rivulet.widgets.entries import OtherEntry, ToolCallEntry, TranscriptEntry, entry_for, heading_of, reasoning_summary
 from rivulet.widgets.frozen_entries import FLOOD_ENTRIES, KEEP_ENTRIES, FrozenEntries
 from rivulet.widgets.live import LivePane
@@ -128,7 +129,7 @@ class Commits:
             entry.remove_class("running")
 
     def entry_widgets(self) -> list[TranscriptEntry]:
-        return [w for w in self.view.transcript.children if isinstance(w, TranscriptEntry) and not w._pruning]
+        return [w for w in self.view.transcript.children if isinstance(w, TranscriptEntry) and not is_pruning(w)]
 
     async def freeze_old_entries(self) -> None:
         """Keep the newest KEEP_ENTRIES entries as widgets; hand older ones to the frozen

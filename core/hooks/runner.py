@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rivulet.core.compat.asyncio import close_process_pipes
 from rivulet.core.hooks.spec import HookSpec
 from rivulet.core.hooks.unsandboxed import git_env, reach, refusal
 from rivulet.core.tools.proctree import children_of_me, kill_tree
@@ -122,9 +123,7 @@ async def run_hook(spec: HookSpec, payload: dict[str, Any], workspace: Path, *, 
         for task in (out, err, feeder, waiter):
             if not task.done():
                 task.cancel()
-        transport = getattr(proc, "_transport", None)
-        if transport is not None:
-            transport.close()
+        close_process_pipes(proc)
     masker = SecretMasker(secrets)  # a hook may print the key it found somewhere
 
     def text(task: asyncio.Future[bytes]) -> str:

@@ -25,10 +25,10 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections.abc import AsyncIterator
-from typing import Any
 
 import httpx
 
+from rivulet.core.compat.httpx import WrappingClient
 from rivulet.core.errors import RivuletError
 from rivulet.core.protocol.keep_alive import KeepAliveResend
 
@@ -60,21 +60,19 @@ class PerScheme(httpx.AsyncBaseTransport):
             await transport.aclose()
 
 
-class RivuletClient(httpx.AsyncClient):
-    """httpx's client, its transports under the re-send. httpx has no public way to wrap the
-    transports it makes (a `transport=` given turns its proxies from the environment off), so
-    its two private hooks are overridden: each is called with the client's options."""
+class RivuletClient(WrappingClient):
+    """httpx's client, its transports (direct and proxied) under the re-send."""
 
     def __init__(self, timeout: httpx.Timeout, base: httpx.AsyncBaseTransport | None) -> None:
         self._base = base
         super().__init__(timeout=timeout, limits=LIMITS, http1=True, http2=False, trust_env=True)
 
-    def _init_transport(self, **options: Any) -> httpx.AsyncBaseTransport:  # type: ignore[override]
-        # (the options are the client's own, those PerScheme gives its transports)
+    def direct(self) -> httpx.AsyncBaseTransport:
+        # (PerScheme gives its transports the client's own options)
         return KeepAliveResend(self._base or PerScheme())
 
-    def _init_proxy_transport(self, proxy: httpx.Proxy, **options: Any) -> httpx.AsyncBaseTransport:  # type: ignore[override]
-        return KeepAliveResend(super()._init_proxy_transport(proxy, **options))
+    def proxied(self, made: httpx.AsyncBaseTransport) -> httpx.AsyncBaseTransport:
+        return KeepAliveResend(made)
 
 
 def new_client(timeout: httpx.Timeout, base: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:

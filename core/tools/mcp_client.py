@@ -162,10 +162,11 @@ class McpServer:
         cfg = self.config
         if cfg.command is None:
             from mcp.client.streamable_http import streamable_http_client
-            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            from rivulet.core.compat.mcp import mcp_http_client
 
             assert cfg.url is not None
-            return streamable_http_client(cfg.url, http_client=create_mcp_http_client(headers=cfg.auth_headers()))
+            return streamable_http_client(cfg.url, http_client=mcp_http_client(cfg.auth_headers()))
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         # The server's stderr, kept for its tail; it lives as long as the server (closed in stop()).

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rivulet.core.compat.asyncio import close_process_pipes
 from rivulet.core.tools.environ_scrub import SECRET_ENV as SECRET_ENV  # (its home: imported without this module)
 from rivulet.core.tools.proctree import become_subreaper, children_of_me, kill_tree
 from rivulet.core.tools.sandbox import Sandbox
@@ -88,9 +89,7 @@ async def _spawn(argv: Sequence[str], cwd: Path, env: dict[str, str],
             raise asyncio.CancelledError from None
         kill_tree(proc.pid, known)
         await proc.wait()
-        transport = getattr(proc, "_transport", None)
-        if transport is not None:
-            transport.close()
+        close_process_pipes(proc)
         raise
 
 
@@ -144,8 +143,6 @@ async def run_shell(command: str, cwd: Path, *, timeout: float, limit: int,
     finally:
         # Close the pipes now, not when the transport is garbage collected (maybe after
         # its event loop has closed, which raises from __del__).
-        transport = getattr(proc, "_transport", None)
-        if transport is not None:
-            transport.close()
+        close_process_pipes(proc)
     return ShellResult(None if timed_out else proc.returncode, captured.text(), time.monotonic() - start,
                        timed_out, captured.dropped)
