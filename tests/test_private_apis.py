@@ -160,3 +160,16 @@ def f(app, proc):
                      "getattr(…, '_transport')"):
         assert expected in hits
     assert "._mine" not in hits
+
+
+def test_every_library_whose_internals_are_used_has_an_upper_bound() -> None:
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    deps = {r.name: r for r in map(Requirement, tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+                                   ["dependencies"])}
+    used = {p.stem for top in COMPAT for p in (ROOT / top).glob("*.py") if p.stem != "__init__"} - {"asyncio"}
+    assert used == {"textual", "rich", "httpx", "mcp"}
+    unbounded = {name for name in used if not any(s.operator in ("<", "<=", "~=", "==") for s in deps[name].specifier)}
+    assert unbounded == set(), f"no upper version bound in pyproject.toml for {sorted(unbounded)}"
