@@ -131,7 +131,7 @@ class Composer(TextArea):
         super()._restart_blink()
 
     def _toggle_cursor_blink_visible(self) -> None:
-        if self._cursor_visible and time.monotonic() - self._blink_since > BLINK_FOR:
+        if compat.cursor_visible(self) and time.monotonic() - self._blink_since > BLINK_FOR:
             self._pause_blink(visible=True)  # TextArea's own: the timer stops, the cursor shows
             return
         super()._toggle_cursor_blink_visible()
@@ -146,13 +146,13 @@ class Composer(TextArea):
         """Keys the user's [keymap] gives to a binding elsewhere (app/keymap.py): the
         composer's own, such as TextArea's redo on ctrl+y, would take them first."""
         for key in keys:
-            self._bindings.key_to_bindings.pop(key, None)
+            compat.bindings(self).key_to_bindings.pop(key, None)
         self._keys = None
 
     def _binding_for(self, key: str) -> Binding | None:
         keymap = compat.keymap(self.app)
         if self._keys is None or self._keys[0] is not keymap:  # once per keymap, not per key
-            bindings = self._bindings.copy()
+            bindings = compat.bindings(self).copy()
             if keymap:
                 bindings.apply_keymap(keymap)
             self._keys = (keymap, {k: b[0] for k, b in bindings.key_to_bindings.items() if b})
@@ -221,7 +221,7 @@ class Composer(TextArea):
             event.prevent_default()
             event.stop()
             self.chips.prune(self.text)
-            result = self._replace_via_keyboard(self.chips.add(text), *self.selection)
+            result = compat.replace_via_keyboard(self, self.chips.add(text), *self.selection)
             if result is not None:
                 self.move_cursor(result.end_location)
 
@@ -231,7 +231,7 @@ class Composer(TextArea):
             text = "".join(self._typed)
             self._typed.clear()
             self._restart_blink()
-            self._replace_via_keyboard(text, *self.selection)
+            compat.replace_via_keyboard(self, text, *self.selection)
 
     def _resolve_enter(self, stamp: float) -> None:
         if self._pending_enter == stamp:

@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
 
+from .compat.textual import anchor_released
 from .frozen_entries import FrozenEntries, laid_out_lines
 from .sizing import LaidOutOnce
 
@@ -40,7 +41,7 @@ class Transcript(LaidOutOnce, VerticalScroll):
     @property
     def following(self) -> bool:
         # Textual keeps the released state privately (textual 8); it is what we mean by away.
-        return not self._anchor_released
+        return not anchor_released(self)
 
     @property
     def frozen(self) -> FrozenEntries | None:

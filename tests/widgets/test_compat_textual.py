@@ -9,7 +9,7 @@ import inspect
 import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.widgets import Static
+from textual.widgets import Static, TextArea
 
 from rivulet.widgets.compat import textual as compat
 
@@ -42,6 +42,7 @@ async def test_the_app_and_screen_internals_read_as_expected() -> None:
 
         def compose(self) -> ComposeResult:
             yield Static("x", id="x")
+            yield TextArea("ab", id="area")
 
         def action_hit(self) -> None:
             self.hits += 1
@@ -70,3 +71,13 @@ async def test_the_app_and_screen_internals_read_as_expected() -> None:
         assert toast.message == "one"
         compat.unnotify(app, toast)
         assert compat.notifications(app) == []
+        area = app.query_one(TextArea)
+        assert "ctrl+z" in compat.bindings(area).key_to_bindings
+        assert not compat.anchor_released(area)
+        area.focus()
+        await pilot.pause()
+        assert compat.cursor_visible(area) is True  # (set on focus)
+        result = compat.replace_via_keyboard(area, "X", (0, 1), (0, 2))
+        assert result is not None and area.text == "aX"
+        area.undo()
+        assert area.text == "ab"

@@ -23,11 +23,32 @@ if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.selection import SelectState
     from textual.widget import Widget
+    from textual.widgets import TextArea
+    from textual.widgets.text_area import EditResult, Location
 
-__all__ = ["OVERRIDDEN_HOOKS", "StylesCache", "XTermParser", "check_bindings", "compositor", "driver",
-           "install_input_parser", "is_pruning", "is_running", "keymap", "merged_bindings", "notifications",
-           "replace_styles_cache_method", "select_state", "synchronized_update", "textual_styles_cache_method",
-           "unnotify"]
+__all__ = [
+    "OVERRIDDEN_HOOKS",
+    "StylesCache",
+    "XTermParser",
+    "anchor_released",
+    "bindings",
+    "check_bindings",
+    "compositor",
+    "cursor_visible",
+    "driver",
+    "install_input_parser",
+    "is_pruning",
+    "is_running",
+    "keymap",
+    "merged_bindings",
+    "notifications",
+    "replace_styles_cache_method",
+    "replace_via_keyboard",
+    "select_state",
+    "synchronized_update",
+    "textual_styles_cache_method",
+    "unnotify",
+]
 
 # Private methods rivulet's widgets override or call on their own base class: which
 # class defines them, and the parameters they take (the canary checks both).
@@ -90,6 +111,27 @@ def notifications(app: App[Any]) -> list[Notification]:
 def unnotify(app: App[Any], notification: Notification) -> None:
     """Take one toast down (`App._unnotify`): Textual has no public way to."""
     app._unnotify(notification)
+
+
+def bindings(node: DOMNode) -> BindingsMap:
+    """A widget's own bindings map (`DOMNode._bindings`), the one its keys are looked up in."""
+    return node._bindings
+
+
+def anchor_released(widget: Widget) -> bool:
+    """Whether the user scrolled an anchored widget away from its end (`Widget._anchor_released`)."""
+    return widget._anchor_released
+
+
+def cursor_visible(area: TextArea) -> bool:
+    """Whether a TextArea's blinking cursor is drawn now (`TextArea._cursor_visible`)."""
+    return area._cursor_visible
+
+
+def replace_via_keyboard(area: TextArea, insert: str, start: Location, end: Location) -> EditResult | None:
+    """Replace text as typing does (`TextArea._replace_via_keyboard`): read-only and
+    max-length rules apply, and the edit is one undo step with the keys typed around it."""
+    return area._replace_via_keyboard(insert, start, end)
 
 
 def select_state(screen: Screen[Any]) -> SelectState | None:
