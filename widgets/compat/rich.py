@@ -5,10 +5,13 @@ Canary: tests/widgets/test_compat_rich.py.
 
 from __future__ import annotations
 
-from markdown_it.token import Token
-from rich.markdown import Markdown
-from rich.style import Style
-from rich.syntax import Syntax
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (types only: line_copy.py, imported at start, needs neither parser)
+    from markdown_it.token import Token
+    from rich.markdown import Markdown
+    from rich.style import Style
+    from rich.syntax import Syntax
 
 # What `Markdown.__init__` sets (Rich 15): init_markdown sets the same, and the canary
 # fails if a Rich release adds or drops one.
