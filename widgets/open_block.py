@@ -193,14 +193,15 @@ class OpenBlock:
         return rows
 
     def _inert(self, head: str, rest: str, fence: str | None) -> bool:
-        """Is `head`, the text above a cut in the rest of a block cut before, drawn alone as
-        the rows above the cut without drawing it? So it is where nothing in it is Markdown:
-        its rows are the line wrapped from the last cut on, which text added below does not
-        change (plain code, or a paragraph's text with nothing that could open or close)."""
-        if self._how is None:
-            return False  # the block's first cut: its start is drawn once to be sure of it
+        """Are the rows above the cut those of `head` drawn alone, without drawing it? So they
+        are where nothing in it is Markdown: they are its line wrapped from its start (a row's
+        start, or the block's), which text added below does not change. That is plain code
+        going on from a cut, or a paragraph's one line with nothing that could open or close
+        (nor, at the block's start, begin anything but a paragraph)."""
         if fence is not None:
-            return self._how.fence == fence and fence.strip(" `~\n") in ("", "text")
+            return self._how is not None and self._how.fence == fence and fence.strip(" `~\n") in ("", "text")
+        if self._how is None and not _continues_paragraph(head):
+            return False
         return "\n" not in head and not _MARKUP.search(head) and ("[" not in head or "](" not in rest)
 
     def _places(self, width: int, rest: str, rows: list[Strip], fence: str | None) -> list[int]:
