@@ -106,10 +106,15 @@ async def test_a_message_sent_while_a_resume_starts_comes_after_the_resumed_tran
         await pilot.press("enter")
         gate.set()
         await until(pilot, lambda: app.conversation is not None and app.conversation.turns == 301, "the turn")
+
+        def users() -> list[str]:  # the user messages drawn as entries, in order
+            return [str(e.item) for e in app._transcript.query("TranscriptEntry") if e.item.get("role") == "user"]
+
+        # The turn's user message is drawn by the bridge's next batch: waited for, not assumed.
+        await until(pilot, lambda: any("new one" in u for u in users()), "the new message drawn")
         frozen = app._transcript.frozen
         assert frozen is not None
-        kinds = [e.item.get("role") for e in app._transcript.query("TranscriptEntry") if e.item.get("role")]
-        assert kinds[-1] == "user" and "new one" in str(app._transcript.query("TranscriptEntry").last().item)
+        assert "new one" in users()[-1]  # after every resumed user message
         assert frozen.entries[0][0] == "user-1"
 
 
