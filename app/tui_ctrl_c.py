@@ -74,7 +74,16 @@ class CtrlC:
         else:
             self._hint_timer.stop()
         status.say(QUIT_HINT)
-        self._hint_timer = self.app.set_timer(QUIT_WINDOW, self._hide_hint)
+        self._hint_timer = self.app.set_timer(QUIT_WINDOW, self._hint_expired)
+
+    def _hint_expired(self) -> None:
+        """The timer only wakes this up: the window is measured on `clock`, as the second press
+        is (a loaded machine's late frame, or a test's clock, must not hide a hint still in force)."""
+        left = QUIT_WINDOW - (self.clock() - (self._armed_at or 0.0))
+        if left > 0 and self._hint_timer is not None:
+            self._hint_timer = self.app.set_timer(max(left, 0.05), self._hint_expired)
+            return
+        self._hide_hint()
 
     def _hide_hint(self) -> None:
         if self._hint_timer is None:

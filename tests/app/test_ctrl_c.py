@@ -109,3 +109,19 @@ async def test_ctrl_c_closes_a_picker_and_copies_a_composer_selection(monkeypatc
         composer.select_all()
         await pilot.press("ctrl+c")
         assert copied == ["keep me"] and composer.text == "keep me"  # a selection is copied, not cleared
+
+
+async def test_the_quit_hint_lasts_its_window_on_the_same_clock_as_the_second_press():
+    """The hint's timer only wakes it: a loaded machine's timer firing before the window is
+    over (on the clock the second press is measured on) must not hide a hint still in force."""
+    app, clock = app_with_clock(GatedServer(answer("ok")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        status = app.query_one(StatusLine)
+        await pilot.press("ctrl+c")
+        app.ctrl_c._hint_expired()  # the timer, early on the window's clock
+        assert status.note == QUIT_HINT
+        clock.now += QUIT_WINDOW + 0.1
+        app.ctrl_c._hint_expired()  # past the window: the hint goes
+        assert status.note != QUIT_HINT
+        await pilot.press("ctrl+c")  # and a press now asks again
+        assert app.is_running and status.note == QUIT_HINT
