@@ -10,8 +10,9 @@ So a long open block is cut too, at the start of one of its rows. The rows above
 are final, kept, and a frame draws only the rest. A cut changes nothing on the screen:
 
 * it is made at a row start of the current width (a resize draws the block whole again
-  and cuts it anew), and only where drawing the two parts gives exactly the rows of the
-  whole, cell for cell (drawn and compared when it is made);
+  and cuts it anew), and only where the part below, drawn alone, gives exactly the whole's
+  rows below the cut, cell for cell, and the part above gives the rows above: drawn alone
+  and compared too, unless it holds nothing Markdown reads (then they are its line wrapped);
 * rows of a wrapped paragraph above a row's start do not change as text is added (Rich
   wraps greedily); the rest of a cut code line is drawn as its continued rows, marked
   (code_wrap.ContinuedMarkdown);
