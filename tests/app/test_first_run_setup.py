@@ -1,8 +1,7 @@
 """scripts/run's set-up (scripts/setup --app-only, issue 25): it says what it does at once,
 installs only the app (no test extras) with uv when it has one (on PATH, kept from an
 earlier first run, or taken from uv's wheel) and with pip when not, and falls back to pip
-when uv fails; the test install (scripts/test, CI) uses uv the same way. Offline: python,
-pip and uv are stand-ins that log how they were called."""
+when uv fails. Offline: python, pip and uv are stand-ins that log how they were called."""
 
 from __future__ import annotations
 
@@ -85,10 +84,10 @@ class Checkout:
             archive.writestr("uv-9.9.9.data/scripts/uv", self.uv_script)
         return path
 
-    def run(self, flags: tuple[str, ...] = ("--app-only",), **env: str) -> subprocess.CompletedProcess[str]:
+    def run(self, **env: str) -> subprocess.CompletedProcess[str]:
         full = {"PATH": f"{self.bin}:/usr/bin:/bin", "HOME": str(self.tmp), "XDG_CACHE_HOME": str(self.cache),
                 "PYTHON": str(self.python), "FAKE_LOG": str(self.log), **env}
-        return subprocess.run(["bash", str(self.repo / "scripts" / "setup"), *flags], env=full,
+        return subprocess.run(["bash", str(self.repo / "scripts" / "setup"), "--app-only"], env=full,
                               capture_output=True, text=True, timeout=120)
 
     def calls(self) -> list[list[str]]:
@@ -161,26 +160,3 @@ def test_a_set_up_checkout_starts_at_once(checkout):
     checkout.log.unlink()
     again = checkout.run()
     assert (again.returncode, again.stderr, checkout.calls()) == (0, "", [])
-
-
-TEST_INSTALL = ["-e", ".[test]"]
-
-
-def test_the_test_install_uses_uv_too(checkout):
-    """scripts/test's set-up on CI's clean clone: the test extras by uv (seconds), not pip (minutes)."""
-    checkout.uv_on_path()
-    done = checkout.run(flags=())
-    assert done.returncode == 0, done.stderr
-    # With its bytecode, as pip writes it: the tests' processes do not compile it again.
-    assert checkout.installs() == [["uv", "pip", "install", "--quiet", "--compile-bytecode", "--python",
-                                    ".venv/bin/python", *TEST_INSTALL]]
-    assert (checkout.repo / ".venv" / ".rivulet-installed").exists()
-
-
-def test_the_test_install_falls_back_to_pip(checkout):
-    checkout.uv_on_path()
-    done = checkout.run(flags=(), FAKE_UV_STATUS="1")
-    assert done.returncode == 0, done.stderr
-    assert ["python", "-m", "ensurepip", "--default-pip"] in checkout.calls()
-    assert checkout.installs()[-1] == [*PIP_INSTALL[:-2], *TEST_INSTALL]
-    assert (checkout.repo / ".venv" / ".rivulet-installed").exists()
