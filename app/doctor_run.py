@@ -7,6 +7,8 @@ import argparse
 import json
 import sys
 
+import tomlkit
+
 from rivulet.app.doctor import Doctor, Report
 from rivulet.core.errors import ConfigError
 from rivulet.core.sanitize import sanitize
@@ -26,9 +28,8 @@ def render(report: Report) -> str:
         lines.append("Protocol deviations: none seen")
     if report.recommended:
         lines += ["", "Recommended settings (config.toml):"]
-        for key, value in report.recommended.items():
-            shown = json.dumps(value) if isinstance(value, bool) else str(value)
-            lines.append(f"  {key} = {sanitize(shown)}")
+        # Written by tomlkit, so the block pastes into config.toml as it is (strings quoted).
+        lines += [f"  {sanitize(line)}" for line in tomlkit.dumps(report.recommended).splitlines()]
     for note in report.notes:
         lines.append(f"  # {sanitize(note)}")
     if not report.can_chat:
