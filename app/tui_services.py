@@ -53,6 +53,12 @@ class ChatStatus:
         if sep:
             self.view.banner.update(safe_text(f"{head}{sep}{model}"))
 
+    def show_server(self, where: str) -> None:
+        # "rivulet · where · model": the model stays, the server is the new one (no longer the demo).
+        model = str(self.view.banner.content).rpartition(" · ")[2]
+        self.view.banner.update(safe_text(f"rivulet · {where} · {model}"))
+        self.view.banner.remove_class("demo")
+
     def show_sandbox(self, sandbox: str) -> None:
         self.view.status.set(sandbox=sandbox)
 

@@ -86,5 +86,6 @@ async def switch_profile(s: ProfileNeeds, name: str) -> Result:
     except ConfigError as exc:
         return Say(exc.message, "error")
     await engine.switch_settings(settings)
+    s.status.show_server(settings.endpoint.safe)
     refresh_model_status(s)
     return Lines([f"Profile: {name}, from the next turn on: {settings.model} at {settings.endpoint.safe}."])

@@ -60,6 +60,9 @@ class PlainStatus:
     def show_model(self, model: str, effort: str | None, profile: str | None, window: int | None) -> None:
         pass  # the command's own lines say it
 
+    def show_server(self, where: str) -> None:
+        pass  # the command's own lines say it
+
     def show_sandbox(self, sandbox: str) -> None:
         pass
 

@@ -55,6 +55,10 @@ async def test_switching_profile_sends_the_next_turn_elsewhere(two_servers):
         await pilot.press("down", "enter")
         await until(pilot, lambda: "b: model-b" in _text(app), "the switch")
         assert app.settings.profile == "b" and app.settings.provider == "llamacpp"
+        # The banner names the new server (issue 38.6), not the one the chat started with.
+        banner = str(app.chat.banner.content)
+        assert banner == f"rivulet · {app.settings.endpoint.safe} · model-b"
+        assert a.base_url.removesuffix("/v1") not in banner
         await pilot.press(*"two", "enter")
         await until(pilot, lambda: len(b.requests) == 1, "turn 2 at server B")
         assert len(a.requests) == 1
