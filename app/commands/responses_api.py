@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from rivulet.app.commands.results import Lines, Result, Say
 from rivulet.app.commands.services import HasEngine, HasTurns
-from rivulet.core.hosted_tools import name_of
+from rivulet.core.hosted_tools import DEFAULTS, name_of, normalise
 from rivulet.core.turn.prices import PRICES_DATE
 from rivulet.core.turn.turn_cost import describe
 
@@ -60,22 +60,30 @@ async def cancel(s: ResponsesNeeds, arg: str = "") -> Result:
 
 
 async def toggle_tools(s: HasEngine, arg: str = "") -> Result:
-    """`/tools` lists the hosted tools; `/tools NAME` switches one on or off."""
+    """`/tools` lists the hosted tools; `/tools NAME` switches one on or off. A tool the
+    config does not name is added, when its name alone is enough (web_search,
+    code_interpreter, image_generation); file_search and mcp need their options there."""
     conv = s.engine.conversation
-    names = [name_of(t) for t in conv.hosted_tools]
-    if not names:
-        return Lines(["none configured: set hosted_tools (e.g. [\"web_search\", \"code_interpreter\"])"],
-                     title="Hosted tools")
+    configured = [name_of(t) for t in conv.hosted_tools]
+    addable = [n for n, default in DEFAULTS.items() if default is not None and n not in configured]
     pick = arg.strip()
-    if pick:
-        if pick not in names:
-            return Say(f"/tools: {pick!r} is not one of {', '.join(names)}", "warning")
+    if pick in addable:
+        conv.hosted_tools.extend(normalise([pick]))
+        conv.hosted_off.discard(pick)
+    elif pick in configured:
         if pick in conv.hosted_off:
             conv.hosted_off.discard(pick)
         else:
             conv.hosted_off.add(pick)
-    return Lines([f"{'off' if n in conv.hosted_off else 'on ':4} {n}" for n in names],
-                 title="Hosted tools (/tools NAME switches one)")
+    elif pick:
+        try:
+            normalise([pick])
+        except ValueError as exc:  # the options it needs, or the names known
+            return Say(f"/tools: {exc}", "warning")
+    names = [name_of(t) for t in conv.hosted_tools]
+    shown = [f"{'off' if n in conv.hosted_off else 'on ':4} {n}" for n in names]
+    shown += [f"off  {n}" for n in DEFAULTS if DEFAULTS[n] is not None and n not in names]
+    return Lines(shown, title="Hosted tools (/tools NAME switches one)")
 
 
 async def set_verbosity(s: HasEngine, arg: str = "") -> Result:

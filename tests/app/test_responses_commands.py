@@ -39,6 +39,25 @@ async def test_tools_switches_a_hosted_tool_off_for_the_next_request():
     assert "web_search" not in second and "code_interpreter" in second
 
 
+async def test_tools_switches_on_a_hosted_tool_the_config_does_not_name():
+    """Issue 38.6: a tool that needs no options is switched on by its name alone; one that
+    needs options (file_search's vector stores) says so and is not sent."""
+    server = GatedServer(answer("one"), answer("two", "r2"))
+    app = _app(server)
+    async with app.run_test() as pilot:
+        await send(pilot, "first", server)
+        await command(pilot, "/tools web_search")
+        await until(pilot, lambda: any("on   web_search" in n for n in notes(app)), "the tools note")
+        await command(pilot, "/tools file_search")
+        await until(pilot, lambda: any("file_search" in str(n.message) and "vector_store_ids" in str(n.message)
+                                       for n in app._notifications), "file_search's options asked for")
+        await send(pilot, "second", server)
+    first, second = server.requests
+    assert "tools" not in first or not [t for t in first["tools"] if t["type"] == "web_search"]
+    assert [t for t in second["tools"] if t["type"] in ("web_search", "file_search")] == [{"type": "web_search"}]
+    assert "web_search_call.action.sources" in second["include"]
+
+
 async def test_verbosity_and_tier_reach_the_next_request_and_cost_shows_dollars():
     usage = {"input_tokens": 2_000, "output_tokens": 100, "total_tokens": 2_100}
     server = GatedServer(answer("one", usage=usage))
