@@ -148,8 +148,10 @@ def session_for(args: argparse.Namespace, settings: Settings) -> tuple[Session |
             if args.last:
                 last = last_session_here(every, here)
                 if last is None or last.meta.path is None:  # a listed session always has its file
+                    from rivulet.core.command_name import command_name
+
                     raise SessionError(f"no session with a message was started in {here} "
-                                       "(rivulet sessions --all lists every one)")
+                                       f"({command_name()} sessions --all lists every one)")
                 path = last.meta.path
             else:
                 from rivulet.app.picker import SessionPicker
@@ -170,9 +172,11 @@ def session_model(session: Session, default: str) -> str:
 
 
 def last_session_here(sessions: list[Session], here: str) -> Session | None:
-    """`resume --last`: the newest session started in this directory that has content."""
+    """`resume --last` (and any "go on where I was"): of the sessions started in this
+    directory that have content, the one used last (its newest record), not the one
+    started last."""
     mine = [s for s in sessions if s.meta.cwd == here and len(s.history)]
-    return max(mine, key=lambda s: s.meta.created, default=None)
+    return max(mine, key=lambda s: s.last_active, default=None)
 
 
 def prepare(args: argparse.Namespace) -> Ready:

@@ -92,7 +92,9 @@ async def probe_in_background(settings: Settings, say: Any, busy: Callable[[], b
         return None
     remember(settings, report, fp)
     found = ", ".join(f"{k} {_toml(v).strip(chr(34))}" for k, v in report.recommended.items() if k in caps.APPLIES)
+    from rivulet.core.command_name import command_name
+
     note = (f"Probed this server once: {found}. Used from the next start, unless you set them "
-            "(/status says why; rivulet doctor --refresh probes again).")
+            f"(/status says why; {command_name()} doctor --refresh probes again).")
     say(note)
     return note

@@ -1,13 +1,8 @@
-"""The command the user started rivulet with, for hints ("To resume this session: …"):
-`scripts/run` sets RIVULET_COMMAND to the path it was called by, since a user who
-started there has no `rivulet` on PATH (issue 25)."""
+"""The command the user started rivulet with, for hints: core/command_name.py (core's
+messages name it too, and core never imports app); here for app's callers."""
 
 from __future__ import annotations
 
-import os
-import shlex
+from rivulet.core.command_name import command_name
 
-
-def command_name() -> str:
-    name = os.environ.get("RIVULET_COMMAND", "").strip()
-    return shlex.quote(name) if name else "rivulet"
+__all__ = ["command_name"]

@@ -69,7 +69,9 @@ def run_sessions(args: argparse.Namespace) -> int:
             print(session_line(session))
     others = len(sessions) - len(mine)
     if others and not args.all:
-        print(f"{others} more from other directories: rivulet sessions --all")
+        from rivulet.core.command_name import command_name
+
+        print(f"{others} more from other directories: {command_name()} sessions --all")
     return 0
 
 

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
+from rivulet.core.command_name import command_name
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -66,7 +68,8 @@ class FrontEnd(msgspec.Struct, frozen=True, kw_only=True):
     notes: Notifier | None = None  # the workspace's notes (another rivulet's turn waited for, a turn
     # without a checkpoint); None: a Notice on the bus
     servers: Notifier | None = None  # the MCP servers' notes (one that failed; the wait for them); None: unsaid
-    servers_hint: str = "rivulet mcp list --probe shows its stderr"  # where a failed server's stderr is
+    servers_hint: str = msgspec.field(  # where a failed server's stderr is
+        default_factory=lambda: f"{command_name()} mcp list --probe shows its stderr")
     on_tools: Callable[[list[McpTool]], None] | None = None  # the servers' tools, once they have started
 
 

@@ -18,6 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from rivulet.core.command_name import command_name
 from rivulet.core.sanitize import sanitize
 
 Status = Callable[[], list[dict[str, Any]]]
@@ -35,7 +36,8 @@ def render_status(servers: list[dict[str, Any]]) -> Text:
     out = Text()
     if not servers:
         out.append("No MCP servers are configured. Add one with:\n", style="italic")
-        out.append("  rivulet mcp add NAME -- COMMAND [ARGS...]\n  rivulet mcp add NAME --url URL\n")
+        command = command_name()
+        out.append(f"  {command} mcp add NAME -- COMMAND [ARGS...]\n  {command} mcp add NAME --url URL\n")
         return out
     for n, server in enumerate(servers):
         if n:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rivulet.app.commands.results import Choose, Lines, Option, Result, Say
 from rivulet.app.commands.services import HasArgs, HasEngine, HasStatus, HasTurns
+from rivulet.core.command_name import command_name
 from rivulet.core.config_sources import config_path
 from rivulet.core.errors import ConfigError
 from rivulet.core.server_endpoint import safe_url
@@ -42,7 +43,7 @@ def server_lines(s: Settings) -> list[str]:
         lines.append(f"{'probed' if n == 0 else '':15}{name} = {shown}: {why}")
     if not s.applied and caps.wants_probe(s) and not caps.probes_unasked(s):
         lines.append("probed         no: only a local server is probed unasked (each probe is a request on "
-                     "your key); rivulet doctor probes this one")
+                     f"your key); {command_name()} doctor probes this one")
     return lines
 
 
@@ -62,7 +63,8 @@ async def choose_profile(s: ProfileNeeds, arg: str = "") -> Result:
     names = sorted(settings.profiles)
     if not names:
         return Lines([f"No profiles: add [profiles.NAME] tables to {config_path()}",
-                      'e.g. [profiles.local] with provider = "llamacpp", then rivulet -p local or /profile local'])
+                      'e.g. [profiles.local] with provider = "llamacpp", then '
+                      f'{command_name()} -p local or /profile local'])
     if not arg:
         options = [Option(n, help=_summary(settings.profiles[n])) for n in names]
         return Choose("Profile for the next turn", options, partial(switch_profile, s), current=settings.profile)

@@ -15,6 +15,7 @@ from typing import Protocol
 from rivulet.app import copying
 from rivulet.app.commands.results import Choose, Option, Result, Say
 from rivulet.app.commands.services import HasClipboard, HasEngine, HasLooks, HasStatus
+from rivulet.core.command_name import command_name
 from rivulet.core.errors import RivuletError
 from rivulet.core.tools.router import AgentTools
 from rivulet.themes import THEMES
@@ -31,7 +32,7 @@ SANDBOXES = {
     "off": "commands run unsandboxed, with your rights",
 }
 FORMATS = {"md": "Markdown, beside the session file", "json": "JSON, beside the session file"}
-FULL_SCREEN = "the full-screen chat's (rivulet without --plain)"
+FULL_SCREEN = "the full-screen chat's ({command} without --plain)"
 
 
 async def _pick(title: str, options: dict[str, str], current: str | None, arg: str,
@@ -47,7 +48,7 @@ async def _pick(title: str, options: dict[str, str], current: str | None, arg: s
 async def choose_theme(s: HasLooks, arg: str = "") -> Result:
     looks = s.looks
     if looks is None:
-        return Say(f"Themes are {FULL_SCREEN}")
+        return Say(f"Themes are {FULL_SCREEN.format(command=command_name())}")
     names = {t.name: "dark" if t.dark else "light" for t in THEMES}
 
     async def pick(name: str) -> Result:

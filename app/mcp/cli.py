@@ -201,7 +201,10 @@ def _list(args: argparse.Namespace) -> int:
         print(json.dumps({"config": _path(), "servers": rows}, ensure_ascii=True))
         return code
     if not servers:
-        print(sanitize(f"No MCP servers in {_path()}. Add one with: rivulet mcp add NAME -- COMMAND [ARGS...]"))
+        from rivulet.core.command_name import command_name
+
+        print(sanitize(f"No MCP servers in {_path()}. Add one with: "
+                       f"{command_name()} mcp add NAME -- COMMAND [ARGS...]"))
         return 0
     print(sanitize(f"MCP servers in {_path()}"))
     width = max(len(s.name) for s in servers)

@@ -192,7 +192,9 @@ async def run_plain(args: argparse.Namespace) -> int:
     if unsaved:
         print(f"rivulet: warning: {sanitize(unsaved)}", file=sys.stderr)
     if path is not None:
-        print(f"To resume this session: rivulet resume {path.stem} --plain")
+        from rivulet.core.command_name import command_name
+
+        print(f"To resume this session: {command_name()} resume {path.stem} --plain")
     return code
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from rivulet.app.commands.results import Choose, Confirm, Lines, Open, Quit, Result, Say, Send
 from rivulet.app.commands.slash import Slash, find, parse, refusal
+from rivulet.core.command_name import command_name
 from rivulet.core.prompts.shell_context import is_shell_command, run_user_command, status_of
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from rivulet.app.plain.chat import PlainChat
 
 QUIT = object()  # what /quit returns
-FULL_SCREEN = "a view of the full-screen chat (rivulet without --plain); here the conversation is this " \
+FULL_SCREEN = "a view of the full-screen chat ({command} without --plain); here the conversation is this " \
               "terminal's scrollback"
 
 
@@ -109,7 +110,7 @@ def _open(chat: PlainChat, action: Open, cmd: Command | None) -> None:
             chat.printer.line(line)
     else:
         name = f"/{cmd.slash}" if cmd is not None and cmd.slash else action.view
-        chat.printer.line(f"{name}: {FULL_SCREEN}", "yellow")
+        chat.printer.line(f"{name}: {FULL_SCREEN.format(command=command_name())}", "yellow")
 
 
 async def bang(chat: PlainChat, command: str) -> None:

@@ -63,7 +63,9 @@ def print_resumed(printer: PlainPrinter, session: Session, shown: int) -> None:
     messages = [i for i in session.history.items if it.item_type(i) == "message"
                 and i.get("role") in ("user", "assistant")]
     if len(messages) > shown:
-        printer.line(f"… {len(messages) - shown} earlier messages (rivulet export {session.meta.id} "
+        from rivulet.core.command_name import command_name
+
+        printer.line(f"… {len(messages) - shown} earlier messages ({command_name()} export {session.meta.id} "
                      "prints them all)", "dim")
     for item in messages[-shown:]:
         text = it.message_text(item) or ""

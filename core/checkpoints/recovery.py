@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 from rivulet.core.checkpoints.place import store_dir
+from rivulet.core.command_name import command_name
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ def recover_at_start(workspace: Path, root: Path | None = None) -> str | None:
     except OSError as exc:
         log.warning("an interrupted restore could not be finished: %s", exc)
         return (f"An interrupted restore of this workspace's files could not be finished "
-                f"({exc.strerror or exc}); `rivulet undo` tries again")
+                f"({exc.strerror or exc}); `{command_name()} undo` tries again")
     if done is None:
         return None
     return FINISHED if done == "finished" else ROLLED_BACK

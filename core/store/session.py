@@ -28,6 +28,7 @@ from typing import Any
 
 import msgspec
 
+from rivulet.core.command_name import command_name
 from rivulet.core.config_sources import sessions_dir
 from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import sanitize
@@ -105,6 +106,15 @@ class Session(msgspec.Struct, dict=True):
     warnings: list[str] = msgspec.field(default_factory=list)
     # A background response the last run left running at quit (core/turn/background_turns.py).
     background: dict[str, Any] | None = None
+
+    @property
+    def last_active(self) -> float:
+        """When the session was last used: its newest record's time (an item, a turn's
+        start or end), else its creation. `resume --last` wants this, not `created`: an
+        older session resumed today is the one the user was in last (issue 38.5)."""
+        times = [self.meta.created, *(e.time for e in self.history.entries)]
+        times += [t.ended or t.started for t in self.turns]
+        return max(times)
 
     @property
     def first_prompt(self) -> str:
@@ -550,5 +560,5 @@ def find_session(ref: str, directory: Path | None = None) -> Path:
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise SessionError(f"no session {ref!r} in {folder} (rivulet sessions lists them)")
+        raise SessionError(f"no session {ref!r} in {folder} ({command_name()} sessions lists them)")
     raise SessionError(f"{ref!r} matches {len(matches)} sessions; give more of the id")

@@ -14,10 +14,11 @@ from rivulet.core.store.session import SessionWriter, list_sessions
 from rivulet.core.turn.history import History
 
 
-def make_session(folder: Path, cwd: Path, prompt: str | None, created: float) -> str:
+def make_session(folder: Path, cwd: Path, prompt: str | None, created: float, at: float | None = None) -> str:
+    """`at`: when the prompt was saved (None: now)."""
     writer, meta = SessionWriter.create(model="m", base_url="u", cwd=str(cwd), directory=folder)
     if prompt is not None:
-        History(observers=[writer.observe]).append(it.user_message(prompt), key="user-1")
+        History(observers=[writer.observe]).append(it.user_message(prompt), key="user-1", at=at)
     writer.close()
     # Distinct creation times, oldest first, whatever the clock's resolution.
     lines = meta.path.read_text().splitlines()
@@ -44,7 +45,7 @@ def test_sessions_lists_this_directory_with_a_header(tmp_path):
     assert lines[0] == f"Sessions in {store}, started in {here}"
     assert lines[1].startswith("STARTED") and "FIRST PROMPT" in lines[1]
     assert mine in lines[2] and other not in proc.stdout
-    assert lines[-1] == "1 more from other directories: rivulet sessions --all"
+    assert lines[-1] == f"1 more from other directories: {sys.executable} -m rivulet.app sessions --all"
 
 
 def test_sessions_all_lists_this_directory_first(tmp_path):
@@ -67,6 +68,26 @@ def test_resume_last_skips_empty_sessions_and_other_directories(tmp_path):
     make_session(store, there, "elsewhere", 3000)  # newest, another directory
     found = last_session_here(list_sessions(store), str(here))
     assert found is not None and found.meta.id == wanted
+
+
+def test_resume_last_picks_the_session_used_last_not_the_one_started_last(tmp_path):
+    """Issue 38.5: the session started first, resumed and added to since, is the one to go on with."""
+    from rivulet.app.boot import last_session_here
+    from rivulet.core.store.session import find_session, load_session, open_for_resume
+
+    store, here = tmp_path / "s", tmp_path / "here"
+    here.mkdir()
+    first = make_session(store, here, "started first", 1000, at=1100)
+    second = make_session(store, here, "started second", 2000, at=2100)
+    found = last_session_here(list_sessions(store), str(here))
+    assert found is not None and found.meta.id == second
+    path = find_session(first, store)  # resumed later, as the chat does: a record appended to its file
+    writer, session = open_for_resume(path, load_session(path))
+    session.history.observers.append(writer.observe)
+    session.history.append(it.user_message("back to the first"), key="user-2", at=3000)
+    writer.close()
+    found = last_session_here(list_sessions(store), str(here))
+    assert found is not None and found.meta.id == first and found.last_active == 3000
 
 
 def test_resume_last_with_nothing_here_is_a_clear_error(tmp_path):

@@ -44,7 +44,7 @@ def test_the_model_calls_an_mcp_tool_and_gets_its_output(model, tmp_path):
     assert committed[-1]["content"][0]["text"] == "The MCP server answered."
     # The broken server is one warning line; the turn went on without it.
     assert proc.stderr == ("rivulet: warning: MCP server broken failed: Connection closed (its stderr ends: "
-                           "no database) (rivulet mcp list --probe shows its stderr)\n")
+                           f"no database) ({sys.executable} -m rivulet.app mcp list --probe shows its stderr)\n")
 
 
 def test_no_server_outlives_exec(model, tmp_path):

@@ -144,6 +144,9 @@ def base_env(home: Path) -> dict[str, str]:
         "PYTHONUNBUFFERED": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
         "RIVULET_PROBE_SERVERS": "false",  # no background probes adding requests to a test's server
+        # The tests start `python -m rivulet.app`; hints name the command a user types. A test
+        # of the name itself sets its own (tests/core/test_command_name.py has the rules).
+        "RIVULET_COMMAND": "rivulet",
     }
     return env
 

@@ -93,7 +93,9 @@ def test_a_pipe_gets_plain_mode_and_exec_is_unchanged(tmp_path):
     chat = subprocess.run([sys.executable, "-m", "rivulet.app", "--demo"], input="hello\n", capture_output=True,
                           text=True, env=env, timeout=120, cwd=tmp_path)
     assert chat.returncode == 0, chat.stderr
-    assert 'You asked: "hello"' in chat.stdout and "To resume this session: rivulet resume" in chat.stdout
+    assert 'You asked: "hello"' in chat.stdout
+    # The hint names the command as it was started (issue 38.2): here `python -m rivulet.app`.
+    assert f"To resume this session: {sys.executable} -m rivulet.app resume " in chat.stdout
     assert "\x1b[?1049h" not in chat.stdout + chat.stderr  # never the alternate screen
     one = subprocess.run([sys.executable, "-m", "rivulet.app", "exec", "--demo", "hello"], capture_output=True,
                          text=True, env=env, timeout=120, cwd=tmp_path)
