@@ -73,11 +73,17 @@ def turn_cost(usage: Mapping[str, Any] | None, model: str, clock: TurnClock | No
 
 
 def add_cost(total: dict[str, Any] | None, turn: Mapping[str, Any]) -> dict[str, Any]:
-    """The session's running sum (tokens and dollars; a turn without a price adds none)."""
-    out = dict(total or {"input": 0, "cached": 0, "output": 0, "reasoning": 0, "dollars": 0.0, "turns": 0})
+    """The session's running sum of tokens and dollars. Dollars stay None until a turn
+    has a price (no figure is made up for an unpriced model); `unpriced` counts the
+    turns the dollars leave out."""
+    out = dict(total or {"input": 0, "cached": 0, "output": 0, "reasoning": 0, "dollars": None, "unpriced": 0,
+                         "turns": 0})
     for key in ("input", "cached", "output", "reasoning"):
         out[key] += int(turn.get(key) or 0)
-    out["dollars"] += float(turn.get("dollars") or 0.0)
+    if turn.get("dollars") is None:
+        out["unpriced"] += 1
+    else:
+        out["dollars"] = (out["dollars"] or 0.0) + float(turn["dollars"])
     out["turns"] += 1
     return out
 
@@ -88,8 +94,10 @@ def cost_pieces(cost: Mapping[str, Any]) -> list[tuple[str, str]]:
     cached = f" ({cost['cached']:,} cached)" if cost.get("cached") else ""
     reasoning = f" ({cost['reasoning']:,} reasoning)" if cost.get("reasoning") else ""
     pieces = [("tokens", f"{cost.get('input', 0):,} in{cached} · {cost.get('output', 0):,} out{reasoning}")]
-    if cost.get("dollars") is not None:
-        pieces.append(("dollars", f"${cost['dollars']:.4f}"))
+    if cost.get("dollars") is not None:  # None: no price known, so no dollars shown
+        unpriced = int(cost.get("unpriced") or 0)
+        left_out = f" ({unpriced} turn{'s' if unpriced > 1 else ''} without a price)" if unpriced else ""
+        pieces.append(("dollars", f"${cost['dollars']:.4f}{left_out}"))
     if cost.get("ttft_s") is not None:
         pieces.append(("first_token", f"{cost['ttft_s']:.1f}s to first token"))
     if cost.get("tokens_per_s") is not None:

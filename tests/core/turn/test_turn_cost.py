@@ -74,3 +74,18 @@ async def test_llama_cpp_timings_give_the_speed_it_measured():
     await bus.drain()
     assert done[0].cost["tokens_per_s"] == 0.4  # predicted_per_second beside the capture's response.completed
     assert done[0].cost["prompt_tokens_per_s"] == 18.8
+
+
+def test_a_model_without_a_price_shows_no_dollars_in_the_turn_or_the_run():
+    """Issue 38.6: no price, no dollar figure (not `$0.0000`), in the turn's line and the run's sum."""
+    unpriced = turn_cost(USAGE, "qwen-coder-1.5b.gguf")
+    total = add_cost(add_cost(None, unpriced), unpriced)
+    assert total["dollars"] is None and total["turns"] == 2
+    assert "$" not in describe(unpriced) and "$" not in describe(total)
+
+
+def test_a_run_of_priced_and_unpriced_turns_says_what_its_dollars_leave_out():
+    priced = turn_cost(USAGE, "my-model", prices=TABLE)
+    total = add_cost(add_cost(None, turn_cost(USAGE, "local-model")), priced)
+    assert total["dollars"] == pytest.approx(priced["dollars"]) and total["unpriced"] == 1
+    assert "$0.0240 (1 turn without a price)" in describe(total)
