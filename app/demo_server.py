@@ -147,7 +147,9 @@ def script_for(request: dict[str, Any]) -> list[dict[str, Any]]:
         s.message(f"`{_called(inputs, last)}` answered:\n\n```\n{last.get('output')}\n```")
     elif last.get("type") == "custom_tool_call_output":
         s.message(f"`apply_patch` answered:\n\n```\n{last.get('output')}\n```\n\n"
-                  "Press **ctrl+t** to see everything this turn changed, or **ctrl+o** for the history inspector.")
+                  # Commands, not keys: plain mode has no ctrl+t or ctrl+o, and both front ends have these.
+                  "In the chat, **/diff** shows everything this turn changed and **/undo** puts it back "
+                  "(from a shell: `rivulet undo`).")
     elif _text(last).startswith("Compact this conversation"):  # /compact's summary request
         turns = sum(1 for i in inputs if i.get("type") == "message" and i.get("role") == "user") - 1
         s.message(f"The user tried rivulet's demo over {turns} earlier message(s): scripted answers, "

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PROGRESS = "setting up rivulet in .venv (first run, about 20 s)…"
+PROGRESS = "setting up rivulet in .venv (first run, about 15 s)…"
 
 FAKE_PYTHON = textwrap.dedent(f"""\
     #!{sys.executable}

@@ -1,10 +1,12 @@
 """`rivulet --plain` in a real terminal (issue 28): the answer is printed into the
 terminal's own scrollback (no alternate screen, nothing redrawn), an approval is asked
-inline and answered, a session resumes, and TERM=dumb picks plain mode by itself."""
+inline and answered (and /diff, which the demo then names, shows the patch), a session
+resumes, and TERM=dumb picks plain mode by itself."""
 
 from __future__ import annotations
 
 import json
+import re
 
 from .chat_app import RIVULET
 from .stream_server import paragraphs
@@ -62,6 +64,11 @@ def test_an_approval_is_asked_inline_and_answered(term, demo):
     term.send("y", "Enter")
     term.wait(lambda sc: (work / "rivulet-demo.txt").exists() and at_prompt(sc), what="the patch")
     assert (work / "rivulet-demo.txt").read_text().startswith("This file was written by rivulet's demo")
+    said = " ".join(full_history(term).split())  # the demo's next step names plain mode's commands, not keys
+    assert "/diff shows everything this turn changed" in said and not re.search(r"ctrl\+[to]\b", said, re.I)
+    term.type("/diff")
+    term.send("Enter")
+    term.wait(lambda sc: "+This file was written by rivulet's demo" in sc and at_prompt(sc), what="/diff's diff")
     term.send("C-d")
     assert term.wait_exit() == 0
     assert "Traceback" not in full_history(term)

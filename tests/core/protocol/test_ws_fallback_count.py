@@ -1,7 +1,7 @@
 """When the WebSocket gives way to SSE, as built by make_transport from the settings: after
 three retryable failures in a row, or as many as `max_retries` allows when that is fewer
-(so the turn's last retry goes over SSE and the turn still answers). The README says the
-same."""
+(so the turn's last retry goes over SSE and the turn still answers). The servers page of
+the docs says the same."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from test_ws_transport import ScriptedServer, events_of
 from rivulet.core.protocol.transports import WS_FAILURES, make_transport
 from rivulet.core.turn.conversation import Conversation, RetryPolicy
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+SERVERS_PAGE = Path(__file__).resolve().parents[3] / "docs" / "servers.md"
 
 
 @pytest.mark.parametrize(("max_retries", "failures"), [(4, 3), (3, 3), (2, 2), (1, 1)])
@@ -34,10 +34,10 @@ async def test_the_session_falls_back_while_a_retry_is_left(max_retries, failure
     assert len(server.requests) == failures and len(notices) == 1 and f"{failures} failures in a row" in notices[0]
 
 
-def test_the_readme_says_what_the_code_does():
+def test_the_docs_say_what_the_code_does():
     numbers = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
-    text = " ".join(README.read_text(encoding="utf-8").split())
+    text = " ".join(SERVERS_PAGE.read_text(encoding="utf-8").split())
     said = re.search(r"HTTP 426 at the handshake, or (\w+) retryable failures in a row \(([^)]*)\)", text)
-    assert said is not None, "the README's Transports section says when the WebSocket gives way"
+    assert said is not None, "docs/servers.md's Transports section says when the WebSocket gives way"
     assert said.group(1) == numbers[WS_FAILURES]
     assert "`max_retries`" in said.group(2)  # fewer when the turn has fewer retries: the count follows it
