@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rivulet.app.commands.results import Say
-from rivulet.core import items as it
+from rivulet.core.kinds import kind_of
 from rivulet.core.terminal.clipboard import clean_copy, code_blocks, removed_note, system_copy
 from rivulet.core.turn.history import History
 
@@ -28,8 +28,9 @@ def last_answer(history: History | None) -> str:
         return ""
     for entry in reversed(history.entries):
         item = entry.item
-        if item.get("type") == "message" and item.get("role") == "assistant":
-            return it.message_text(item) or ""
+        kind = kind_of(item)
+        if kind.name == "answer" and item.get("role") == "assistant":
+            return kind.copy_text(item, None)
     return ""
 
 

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 from rivulet.core import items as it
 from rivulet.core.sanitize import sanitize
-from rivulet.widgets.entries import ToolCallEntry, entry_for
+from rivulet.widgets.entries import ToolCallEntry
+from rivulet.widgets.kind_views import entry_for
 
 # The newest entries a resumed (or rebuilt) transcript mounts as widgets: about a screen.
 # Each is a Textual Markdown, the costly part of a resume; older ones are data, drawn as

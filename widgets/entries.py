@@ -1,11 +1,11 @@
-"""Committed history entries: one widget per committed item, built only on item.completed.
+"""Committed history entries: one widget per committed item, built only on item.completed
+(which widget each kind of item gets: kind_views.py).
 
 Every string that came from the model or a tool goes through `sanitize` first.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.text import Text
@@ -14,44 +14,21 @@ from textual.containers import Vertical
 from textual.widgets import Collapsible, Static
 
 from rivulet.core import items as it
-from rivulet.core.hosted_items import HOSTED_TYPES
+from rivulet.core.kinds import kind_of
+from rivulet.core.kinds.calls import call_body, output_text, shell_command
+from rivulet.core.kinds.reasoning import heading_of, reasoning_raw, reasoning_summary
 from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.patch_format import PatchError, PatchParser
 from rivulet.core.turn.attachments import describe_content, placeholder
 
 from .entry_keys import FocusableEntry
 from .frozen import FrozenMarkdown
-from .hosted_view import citations_text, hosted_renderable
+from .hosted_view import citations_text, view_renderable
 from .messages import OpenRawItem
 from .patch_view import patch_text, render_patch
 from .segmenter import split_segments
 
 Item = dict[str, Any]
-
-
-def _parts(item: Item, name: str) -> list[dict[str, Any]]:
-    """The dict parts of a list field; a field of another type shows as empty."""
-    value = item.get(name)
-    return [p for p in value if isinstance(p, dict)] if isinstance(value, list) else []
-
-
-def reasoning_summary(item: Item) -> str:
-    parts = [p.get("text", "") for p in _parts(item, "summary")]
-    return "\n\n".join(str(p) for p in parts if p)
-
-
-def reasoning_raw(item: Item) -> str:
-    parts = [p.get("text", "") for p in _parts(item, "content")]
-    return "".join(str(p) for p in parts if p)
-
-
-def heading_of(summary: str) -> str | None:
-    """The bold first line reasoning summaries start with ("**Planning the fix**")."""
-    for line in reversed(summary.strip().splitlines()):
-        line = line.strip()
-        if line.startswith("**") and line.endswith("**") and len(line) > 4:
-            return line.strip("*").strip()
-    return None
 
 
 # Function names of MCP tools (`server__tool`) -> (server, the server's tool name), filled
@@ -82,46 +59,6 @@ def call_title(item: Item) -> str:
     return sanitize(str(name))
 
 
-def call_body(item: Item) -> str:
-    if "arguments" in item:
-        raw = str(item.get("arguments") or "")
-        try:
-            parsed = json.loads(raw)
-        except ValueError:
-            return raw
-        compact = json.dumps(parsed, ensure_ascii=False)
-        return compact if len(compact) <= 80 else json.dumps(parsed, indent=2, ensure_ascii=False)
-    if "input" in item:
-        return str(item.get("input") or "")
-    action = item.get("action") or item.get("operation")
-    if action is not None:
-        return json.dumps(action, indent=2, ensure_ascii=False)
-    return ""
-
-
-def output_text(item: Item) -> str:
-    out = item.get("output")
-    if isinstance(out, str):
-        return out
-    if isinstance(out, list) and all(isinstance(p, dict) for p in out):
-        return "\n".join(_part_text(p) for p in out)  # an MCP result: text and images
-    return json.dumps(out, indent=2, ensure_ascii=False)
-
-
-def _part_text(part: dict[str, Any]) -> str:
-    """One content part of an output, as a line (an image's data is not text to show)."""
-    if part.get("type") == "input_text":
-        return str(part.get("text") or "")
-    if part.get("type") == "input_image":
-        url = str(part.get("image_url") or "")
-        if not url.startswith("data:"):
-            return "[image]"
-        data = url.split(",", 1)[-1]
-        size = len(data) * 3 // 4 - data[-2:].count("=")  # the decoded size, without decoding
-        return f"[image {url[5:].split(';', 1)[0]}, {size:,} bytes]"
-    return json.dumps(part, ensure_ascii=False)
-
-
 class TranscriptEntry(FocusableEntry, Vertical):
     """Base of the history entries: holds the committed item exactly as sent."""
 
@@ -131,6 +68,10 @@ class TranscriptEntry(FocusableEntry, Vertical):
         super().__init__()
         self.item = item
         self.item_id = item_id
+        self.output: Item | None = None  # a call's output, once known (only calls have one)
+
+    def copy_text(self) -> str:
+        return kind_of(self.item).copy_text(self.item, self.output)
 
     def on_click(self) -> None:
         """Click an entry to see the raw item as committed."""
@@ -194,8 +135,7 @@ class ToolCallEntry(TranscriptEntry):
 
     def __init__(self, item: Item, item_id: str) -> None:
         super().__init__(item, item_id)
-        self._live_output = ""
-        self.output: Item | None = None  # set before mounting when the output is known (a resumed session)
+        self._live_output = ""  # `output` is set before mounting when it is known (a resumed session)
 
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble(("⚙ ", "bold"), (call_title(self.item), "bold")), classes="tool-title")
@@ -230,11 +170,12 @@ class ToolCallEntry(TranscriptEntry):
             shown.update(Text("→ " + _clip(text)))
 
 
-class HostedEntry(TranscriptEntry):
-    """What one of the server's own tools did (web search, code interpreter, MCP, ...)."""
+class ViewEntry(TranscriptEntry):
+    """An item drawn from its kind's view: what one of the server's own tools did (web
+    search, code interpreter, MCP, ...), or an item kind with no widget of its own."""
 
     def compose(self) -> ComposeResult:
-        yield Static(hosted_renderable(self.item), classes="hosted")
+        yield Static(view_renderable(self.item), classes="hosted")
 
 
 class NoteEntry(TranscriptEntry):
@@ -261,34 +202,6 @@ class OtherEntry(TranscriptEntry):
         status = self.item.get("status")
         bits = [kind] + ([sanitize(str(status))] if status else [])
         yield Static(Text("• " + " · ".join(bits)))
-
-
-def shell_command(item: Item) -> str | None:
-    if item.get("type") != "function_call" or item.get("name") != "shell":
-        return None
-    try:
-        args = json.loads(item.get("arguments") or "{}")
-    except ValueError:
-        return None
-    command = args.get("command") if isinstance(args, dict) else None
-    if isinstance(command, list):
-        command = " ".join(map(str, command))
-    return f"$ {command}" if isinstance(command, str) else None
-
-
-def entry_for(item: Item, item_id: str) -> TranscriptEntry:
-    kind = item.get("type")
-    if kind == "message" and item_id.startswith("note-"):
-        return NoteEntry(item, item_id)
-    if kind == "message":
-        return UserEntry(item, item_id) if item.get("role") == "user" else AssistantEntry(item, item_id)
-    if kind == "reasoning":
-        return ReasoningEntry(item, item_id)
-    if kind in it.CALL_OUTPUT_TYPES:
-        return ToolCallEntry(item, item_id)
-    if kind in HOSTED_TYPES:
-        return HostedEntry(item, item_id)
-    return OtherEntry(item, item_id)
 
 
 def _clip(text: str, limit: int = 4000) -> str:

@@ -44,10 +44,12 @@ class FocusableEntry(Widget):
             return
         self.notify("Nothing to expand here", timeout=2)
 
-    def action_copy_entry(self) -> None:
-        from rivulet.widgets.search import entry_text  # (search imports the entries)
+    def copy_text(self) -> str:
+        """What `c` copies (a history entry says, by its item's kind)."""
+        return ""
 
-        self.app.copy_to_clipboard(entry_text(self))  # type: ignore[arg-type]
+    def action_copy_entry(self) -> None:
+        self.app.copy_to_clipboard(self.copy_text())
         self.notify("Copied the entry", timeout=2)
 
     def on_key(self, event: events.Key) -> None:

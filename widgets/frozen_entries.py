@@ -22,88 +22,25 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any
 
-from rich.console import Group, RenderableType
-from rich.padding import Padding
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.geometry import Size
 from textual.selection import Selection
 from textual.strip import Strip
-from textual.theme import Theme
 from textual.widget import Widget
 
 from rivulet.core import items as it
-from rivulet.core.hosted_items import HOSTED_TYPES
-from rivulet.core.sanitize import sanitize
 
-from .entries import call_body, call_title, heading_of, output_text, reasoning_summary, shell_command, user_view
-from .frozen import markdown, render_lines
-from .hosted_view import citations_text, hosted_renderable
-from .line_copy import CHROME_META, copied_text, pointer_bounds
+from .frozen import render_lines
+from .kind_views import entry_renderable
+from .line_copy import copied_text, pointer_bounds
 from .messages import OpenRawItem
 
 KEEP_ENTRIES = 4  # history entries kept as widgets (a turn's worth); older ones are frozen
 FLOOD_ENTRIES = 8  # entries added between two layouts that make a flood (no margin drawn)
-ANSWER_PADDING = (0, 1, 0, 2)  # AssistantEntry's (themes/rivulet.tcss): where the live pane drew the text
 WINDOW_MAX_LINES = 4000  # lines a pinned window keeps; beyond, the far end is dropped
 
 Item = dict[str, Any]
-
-
-def _bar(text: str, colour: str, style: Style | None = None) -> Text:
-    out = Text()
-    lines = text.splitlines() or [""]
-    for n, line in enumerate(lines):
-        out.append("▌ ", style=Style(color=colour) + CHROME_META)  # not copied with a selection
-        out.append(line, style=style)
-        if n < len(lines) - 1:
-            out.append("\n")
-    return out
-
-
-def entry_renderable(item: Item, output: Item | None, theme: Theme) -> RenderableType:
-    """What an entry widget shows, as one Rich renderable (all text sanitised)."""
-    kind = item.get("type")
-    muted = Style(color=theme.foreground, dim=True)
-    if kind == "message" and item.get("role") == "user":
-        text, attached = user_view(item)
-        if attached:
-            text = "\n".join([text, *attached])
-        if text.startswith("<turn_aborted>"):
-            return Text("⏹ turn interrupted — the model was told on the next turn", style=muted + Style(italic=True))
-        # Full width on the surface colour, as the UserEntry widget draws it.
-        return Padding(_bar(text, theme.primary), (0, 1, 0, 0), style=Style(bgcolor=theme.surface), expand=True)
-    if kind == "message":
-        body = Padding(markdown(sanitize(it.message_text(item) or ""), theme), ANSWER_PADDING)
-        refs = citations_text(item)
-        return body if refs is None else Group(body, Padding(refs, ANSWER_PADDING))
-    if kind in HOSTED_TYPES:
-        return Padding(hosted_renderable(item), (0, 1))
-    if kind == "reasoning":
-        heading = heading_of(sanitize(reasoning_summary(item)))
-        return Text(f" ▶ Thought: {heading}" if heading else " ▶ Thought", style=muted)
-    if kind in it.CALL_OUTPUT_TYPES:
-        colour = theme.secondary or theme.primary
-        call = sanitize(shell_command(item) or call_body(item))
-        if len(call) > 2000:
-            call = call[:2000] + f"\n… ({len(call) - 2000} more characters)"
-        out = sanitize(output_text(output)) if output is not None else "(no output)"
-        lines = out.splitlines()
-        if len(lines) > 12:
-            out = "\n".join(lines[:12]) + f"\n… ({len(lines) - 12} more lines)"
-        parts: list[RenderableType] = [_bar("⚙ " + call_title(item), colour, Style(bold=True))]
-        if call:
-            parts.append(_bar(call, colour))
-        parts.append(_bar("→ " + out, colour, muted))
-        return Group(*parts)
-    if kind == "error":
-        return _bar("✗ " + sanitize(str(item.get("message", ""))), theme.error or "red",
-                    Style(color=theme.error or "red"))
-    status = item.get("status")
-    return Text(" • " + " · ".join([sanitize(str(kind))] + ([sanitize(str(status))] if status else [])), style=muted)
-
-
 Record = tuple[str, Item, "Item | None"]
 
 

@@ -1,7 +1,9 @@
-"""The server's own tools and an answer's sources, drawn (issue 27): one Rich renderable
-per hosted item, shared by its entry widget and the frozen lines of old entries (a code
-interpreter's inline images drawn, as generated ones are), and the numbered references
-under an answer: the web pages, files and code interpreter files it cites.
+"""An item drawn from its kind's view (core/kinds), and an answer's sources: one Rich
+renderable per item, shared by its entry widget and the frozen lines of old entries.
+The server's own tools are drawn this way (issue 27: a code interpreter's inline images
+drawn, as generated ones are), and so is any item kind with no widgets of its own. Under
+an answer, the numbered references: the web pages, files and code interpreter files it
+cites.
 
 Every string is sanitised and set as plain `Text` (never markup). A reference links to
 its URL (OSC 8, written by Textual for the style's link) only when `safe_link` accepts
@@ -16,22 +18,23 @@ from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
 
-from rivulet.core.hosted_items import citation_parts, citations, hosted_view, image_data
+from rivulet.core.hosted_items import citation_parts, citations
+from rivulet.core.kinds import kind_of
 from rivulet.core.sanitize import sanitize
 
 from .image_view import image_renderable
 
-ICONS = {"web_search_call": "🔎", "file_search_call": "🗂", "code_interpreter_call": "▶",
-         "image_generation_call": "🖼", "mcp_list_tools": "⚙", "mcp_call": "⚙", "mcp_approval_request": "?",
-         "mcp_approval_response": "✓"}
 CODE_LINES = 60  # of a long program, the last lines are shown (the inspector has all)
 OUTPUT_LINES = 12  # of a long output (logs, an MCP answer), the first lines
 
 
-def hosted_renderable(item: dict[str, Any]) -> RenderableType:
-    view = hosted_view(item)
+def view_renderable(item: dict[str, Any]) -> RenderableType:
+    """The item's kind's view: icon and title, its code (the end of a long one), its lines
+    (the start of long ones; `source: URL` lines linked), then its images."""
+    kind = kind_of(item)
+    view = kind.view(item)
     parts: list[RenderableType] = [
-        Text.assemble((ICONS.get(str(item.get("type")), "•") + " ", "bold"), (sanitize(view.title), "bold"))]
+        Text.assemble((kind.icon(item) + " ", "bold"), (sanitize(view.title), "bold"))]
     if view.code:
         lines = sanitize(view.code).rstrip("\n").splitlines()
         if len(lines) > CODE_LINES:
@@ -54,13 +57,7 @@ def hosted_renderable(item: dict[str, Any]) -> RenderableType:
         text = Text("  ")
         text.append(shown, style=Style(dim=True, link=link) if link else Style(dim=True))
         parts.append(text)
-    if item.get("type") == "image_generation_call" and isinstance(item.get("result"), str):
-        parts.append(image_renderable(item["result"]))
-    if item.get("type") == "code_interpreter_call" and isinstance(item.get("outputs"), list):
-        for out in item["outputs"]:
-            inline = image_data(out.get("url")) if isinstance(out, dict) and out.get("type") == "image" else None
-            if inline is not None:
-                parts.append(image_renderable(inline[1]))
+    parts += [image_renderable(data) for data in kind.images(item)]
     return Group(*parts)
 
 

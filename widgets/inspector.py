@@ -22,11 +22,10 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
-from rivulet.core import items as it
+from rivulet.core.kinds import kind_of
 from rivulet.core.sanitize import sanitize
 from rivulet.core.terminal.clipboard import clean_copy, removed_note
 from rivulet.core.turn.history import HistoryEntry
-from rivulet.widgets.entries import reasoning_raw, reasoning_summary
 
 from .choice import Choice, ChoiceScreen
 from .safe import safe_text
@@ -42,16 +41,7 @@ def raw_json(item: dict[str, Any]) -> str:
 def describe(item: dict[str, Any]) -> str:
     """A one-line summary of an item for the list."""
     kind = item.get("type")
-    if kind == "message":
-        text = it.message_text(item) or ""
-    elif kind == "reasoning":
-        text = reasoning_summary(item) or reasoning_raw(item)
-    elif it.is_call(item):
-        text = f"{item.get('name') or kind}({item.get('arguments') or item.get('input') or ''})"
-    elif it.is_output(item):
-        out = item.get("output")
-        text = out if isinstance(out, str) else json.dumps(out, default=str)
-    elif kind == "protocol.deviation":
+    if kind == "protocol.deviation":
         text = f"{item.get('rule')}: {item.get('detail')}"
     elif kind == "server.error":
         text = f"{item.get('kind')}: {item.get('message')}"
@@ -61,7 +51,7 @@ def describe(item: dict[str, Any]) -> str:
         text = f"compaction {item.get('compaction')} ({item.get('mode')}) replaced " \
                f"{original.get('type') if isinstance(original, dict) else '?'}: {what}"
     else:
-        text = str(item.get("status") or "")
+        text = kind_of(item).brief(item)
     return sanitize(" ".join(text.split()))[:80]
 
 

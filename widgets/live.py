@@ -19,10 +19,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from rivulet.core.kinds.reasoning import heading_of
 from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.patch_format import JsonStringField, PatchParser
 
-from .entries import call_title, heading_of
+from .entries import call_title
 from .frozen import MarkdownTail
 from .patch_view import render_patch
 from .segmenter import Segmenter
@@ -253,19 +254,3 @@ class LiveImage(LiveOther):
         where = f" · saved {sanitize(saved)}" if saved else ""
         self.set_status(f"partial image {(index or 0) + 1}{where}")
         self.query_one(".live-body", Static).update(image_renderable(data_b64))
-
-
-def live_pane_for(item: dict[str, Any], item_id: str, show_raw: bool = False) -> LivePane:
-    kind = item.get("type")
-    if kind == "image_generation_call":
-        return LiveImage(item, item_id)
-    if kind == "message":
-        return LiveMessage(item, item_id)
-    if kind == "reasoning":
-        return LiveReasoning(item, item_id, show_raw)
-    if kind in ("function_call", "custom_tool_call") and item.get("name") == "apply_patch":
-        return LivePatch(item, item_id)
-    if kind in ("function_call", "custom_tool_call", "shell_call", "local_shell_call", "apply_patch_call",
-                "mcp_call", "code_interpreter_call", "computer_call"):
-        return LiveToolCall(item, item_id)
-    return LiveOther(item, item_id)

@@ -7,32 +7,24 @@ is expanded, so what was found is on screen."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from textual.binding import Binding
 from textual.widgets import Collapsible, Input
 
-from rivulet.core import items as it
-from rivulet.widgets.entries import TranscriptEntry, output_text, reasoning_raw, reasoning_summary
+from rivulet.core.kinds import kind_of
+from rivulet.widgets.entries import TranscriptEntry
 from rivulet.widgets.frozen_entries import FrozenEntries
 from rivulet.widgets.transcript import Transcript
 
 
 def entry_text(entry: TranscriptEntry) -> str:
-    return item_text(entry.item, getattr(entry, "output", None))
+    return item_text(entry.item, entry.output)
 
 
 def item_text(item: dict[str, Any], output: dict[str, Any] | None) -> str:
-    """What a search looks through: the text an entry shows, not its JSON keys."""
-    if item.get("type") == "message":
-        return it.message_text(item) or ""
-    if item.get("type") == "reasoning":  # what the Thought shows when expanded: summary, else raw
-        return reasoning_summary(item) or reasoning_raw(item)
-    parts = [item.get(k, "") for k in ("name", "arguments", "input", "action")]
-    if output is not None:
-        parts.append(output_text(output))
-    return "\n".join(p if isinstance(p, str) else json.dumps(p) for p in parts)
+    """What a search looks through: the text an entry shows, not its JSON keys (its kind says)."""
+    return kind_of(item).search_text(item, output)
 
 
 class SearchBar(Input):

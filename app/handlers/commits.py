@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Any
 from textual.widget import Widget
 
 from rivulet.core import items as it
+from rivulet.core.kinds.reasoning import heading_of, reasoning_summary
 from rivulet.core.turn import bus as b
 from rivulet.widgets.compat.textual import is_pruning
-from rivulet.widgets.entries import OtherEntry, ToolCallEntry, TranscriptEntry, entry_for, heading_of, reasoning_summary
+from rivulet.widgets.entries import OtherEntry, ToolCallEntry, TranscriptEntry
 from rivulet.widgets.frozen_entries import FLOOD_ENTRIES, KEEP_ENTRIES, FrozenEntries
+from rivulet.widgets.kind_views import entry_for
 from rivulet.widgets.live import LivePane
 
 if TYPE_CHECKING:

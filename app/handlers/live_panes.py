@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from rivulet.app.image_saving import save_partial
 from rivulet.core.turn import bus as b
-from rivulet.widgets.live import LiveImage, LiveOther, LivePane, LiveReasoning, live_pane_for
+from rivulet.widgets.kind_views import live_pane_for
+from rivulet.widgets.live import LiveImage, LiveOther, LivePane, LiveReasoning
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler

@@ -26,7 +26,8 @@ from rivulet.app.hook_lines import hook_lines
 from rivulet.app.plain.blocks import BlockCutter
 from rivulet.core import items as it
 from rivulet.core.hooks.events import HookNote
-from rivulet.core.hosted_items import HOSTED_TYPES, citation_line, citations, hosted_view
+from rivulet.core.hosted_items import citation_line, citations
+from rivulet.core.kinds import kind_of
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn import bus as b
 
@@ -119,25 +120,29 @@ class PlainPrinter:
 
     def completed(self, event: b.ItemCompleted) -> None:
         item = event.item
-        kind = it.item_type(item)
-        if kind == "message":
-            if item.get("role") == "user":
-                return  # the user typed it: it is on the screen already
-            cutter = self._cutters.pop(event.item_id, None)
-            if cutter is not None:
-                self.markdown(cutter.finish())
-            elif event.item_id not in self._streamed:
-                self.markdown(it.message_text(item) or "")
-            self._streamed.discard(event.item_id)
-            self.sources(item)
-        elif kind in HOSTED_TYPES:
-            self.hosted(item)
+        kind = kind_of(item).name
+        if kind == "answer":
+            self.answer(event.item_id, item)
+        elif kind in ("user", "compaction", "other"):
+            return  # the user typed it (it is on the screen already), or nothing to say
         elif kind == "reasoning":
             self.reasoning(item)
-        elif it.is_call(item):
-            self.call(item)
-        elif it.is_output(item):
+        elif kind == "call":
+            if it.is_call(item):  # a hosted shell's call shows with the output the server sends
+                self.call(item)
+        elif kind == "output":
             self.output(item)
+        else:  # the server's tools, and any kind without lines of its own here: its view
+            self.view(item)
+
+    def answer(self, item_id: str, item: it.Item) -> None:
+        cutter = self._cutters.pop(item_id, None)
+        if cutter is not None:
+            self.markdown(cutter.finish())
+        elif item_id not in self._streamed:
+            self.markdown(it.message_text(item) or "")
+        self._streamed.discard(item_id)
+        self.sources(item)
 
     def sources(self, item: it.Item) -> None:
         """The web pages and files the answer cites, under it (citation_line: sanitised, bounded)."""
@@ -147,8 +152,8 @@ class PlainPrinter:
         for ref in refs:
             self.line(citation_line(ref), "dim")
 
-    def hosted(self, item: it.Item) -> None:
-        view = hosted_view(item)
+    def view(self, item: it.Item) -> None:
+        view = kind_of(item).view(item)
         self.line(f"→ {view.title}", "bold")
         rows = [row for line in view.lines for row in line.splitlines()]
         for row in rows[:OUTPUT_LINES]:

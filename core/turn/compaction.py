@@ -29,11 +29,13 @@ import httpx
 from rivulet.core import items as it
 from rivulet.core.config import Settings
 from rivulet.core.errors import RivuletError
+from rivulet.core.kinds import commit_problem
 from rivulet.core.protocol.json_request import JsonRequestError, request_json
 from rivulet.core.protocol.models import context_window
 from rivulet.core.turn.bus import Notice
 from rivulet.core.turn.history import Compaction
 from rivulet.core.turn.state_machine import Limits, SamplingSink, consume_response
+from rivulet.core.turn.summary_marks import SUMMARY_CLOSE, SUMMARY_OPEN
 from rivulet.core.turn.usage import tokens_in_context
 
 if TYPE_CHECKING:
@@ -48,8 +50,6 @@ SUMMARY_PROMPT = (
     "open questions and the next steps. Keep exact names, paths, identifiers and numbers. Do not invent "
     "anything, and do not call tools. Answer with the summary only."
 )
-SUMMARY_OPEN = "<conversation_summary>\nThe earlier part of this conversation was compacted into this summary:\n\n"
-SUMMARY_CLOSE = "\n</conversation_summary>"
 
 
 class CompactionError(RivuletError):
@@ -131,7 +131,7 @@ async def _server(conv: Conversation, client: httpx.AsyncClient | None) -> Compa
     if not isinstance(output, list) or not output or not all(isinstance(i, dict) for i in output):
         raise CompactionError(f"{where} answered without a list of output items; nothing was compacted")
     for item in output:
-        if (why := it.invalid_reason(item)) is not None:
+        if (why := commit_problem(item)) is not None:
             raise CompactionError(f"{where} sent an unusable item ({why}); nothing was compacted")
     done = conv.history.compact(len(conv.history.entries), output, mode="server")
     conv.last_usage = None  # unknown until the next response says

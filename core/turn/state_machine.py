@@ -56,6 +56,7 @@ import msgspec
 
 from rivulet.core import items as it
 from rivulet.core.errors import LimitExceeded, MalformedEventError, ProtocolError, RivuletError, StreamError
+from rivulet.core.kinds import commit_problem, kind_of
 from rivulet.core.protocol.events import (
     Completed,
     Created,
@@ -386,10 +387,10 @@ class _Machine:
             raise LimitExceeded(f"the response has more than {self.limits.max_items:,} output items (max_items)")
 
     async def _commit(self, key: str, item: it.Item, *, backfilled: bool = False) -> None:
-        problem = it.invalid_reason(item)
+        problem = commit_problem(item)
         if problem is not None:
             raise MalformedEventError(f"item {key}: {problem}")
-        malformed = it.malformed_reason(item)
+        malformed = kind_of(item).malformed(item)
         if malformed is not None:  # nothing of it to show or send back: dropped, and said by name
             self.refused.add(key)
             await self.sink.discard(key, "malformed: " + malformed)

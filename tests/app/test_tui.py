@@ -19,11 +19,12 @@ from helpers.tui import GatedServer, make_app, shown_entries, shown_kinds, until
 from rivulet.app.demo_server import DemoServer
 from rivulet.app.tui import RivuletApp
 from rivulet.core.config import Settings
+from rivulet.core.kinds.calls import output_text
 from rivulet.core.protocol.sse_transport import SseTransport
 from rivulet.core.tools.builtin import BuiltinTools
 from rivulet.core.turn.bus import TurnCompleted
 from rivulet.widgets.composer import Composer
-from rivulet.widgets.entries import AssistantEntry, ErrorEntry, ReasoningEntry, ToolCallEntry, UserEntry, output_text
+from rivulet.widgets.entries import AssistantEntry, ErrorEntry, ReasoningEntry, ToolCallEntry, UserEntry
 from rivulet.widgets.live import LiveMessage, LivePane, LiveReasoning
 from rivulet.widgets.status import StatusLine
 from rivulet.widgets.transcript import Transcript

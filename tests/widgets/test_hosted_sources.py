@@ -11,7 +11,7 @@ from helpers.recorded import done_item
 from rich.console import Console
 
 from rivulet.core.hosted_items import SOURCE_URL_MAX
-from rivulet.widgets.hosted_view import citations_text, hosted_renderable
+from rivulet.widgets.hosted_view import citations_text, view_renderable
 
 
 def rendered(renderable) -> str:
@@ -42,6 +42,6 @@ def test_a_long_source_url_ends_with_an_ellipsis():
 
 def test_the_code_interpreters_image_is_drawn():
     call = done_item("test_openai_responses_code_execution_return_image_stream.1.sse", "code_interpreter_call")
-    text = rendered(hosted_renderable(call))
+    text = rendered(view_renderable(call))
     assert "image: PNG, " in text and "base64" not in text
     assert text.count("▀") > 100  # the picture, in half blocks

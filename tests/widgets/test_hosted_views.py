@@ -15,7 +15,7 @@ from test_mcp_views import screen_output
 
 from rivulet.app.tui import RivuletApp
 from rivulet.core.hosted_items import citations, safe_link
-from rivulet.widgets.entries import AssistantEntry, HostedEntry
+from rivulet.widgets.entries import AssistantEntry, ViewEntry
 from rivulet.widgets.hosted_view import citations_text
 
 SIZE = (160, 150)
@@ -38,7 +38,7 @@ async def _replay(name: str) -> tuple[str, str, RivuletApp]:
         app._transcript.scroll_home(animate=False)
         await pilot.pause()
         raw, text = screen_output(app)
-        app.hosted_entries = len(app.query(HostedEntry))
+        app.hosted_entries = len(app.query(ViewEntry))
     return raw, text, app
 
 
@@ -113,7 +113,7 @@ def test_hostile_server_text_in_a_hosted_item_is_shown_as_text(kind):
 
     from rich.console import Console
 
-    from rivulet.widgets.hosted_view import hosted_renderable
+    from rivulet.widgets.hosted_view import view_renderable
 
     evil = "[bold]x[/bold] \x1b]8;;https://evil.example\x07click\x1b]8;;\x07 \x1b[2J"
     item = {"type": kind, "status": evil, "action": {"type": "search", "query": evil, "sources": [{"url": evil}]},
@@ -121,7 +121,7 @@ def test_hostile_server_text_in_a_hosted_item_is_shown_as_text(kind):
             "outputs": [{"type": "logs", "logs": evil}], "server_label": evil, "name": evil, "arguments": evil,
             "output": evil, "tools": [{"name": evil}], "revised_prompt": evil}
     console = Console(file=io.StringIO(), force_terminal=True, color_system="truecolor", width=200)
-    console.print(hosted_renderable(item))
+    console.print(view_renderable(item))
     out = console.file.getvalue()
     assert "\x1b]8;;https://evil" not in out and "\x1b[2J" not in out and "\x07" not in out
     assert "[bold]x[/bold]" in out  # shown as typed, never parsed as markup

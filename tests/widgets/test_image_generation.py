@@ -21,7 +21,7 @@ from rivulet.app.tui import RivuletApp
 from rivulet.core.store.images import file_stem
 from rivulet.core.store.lazy_session import LazySessionWriter
 from rivulet.core.turn.bus import ItemProgressed
-from rivulet.widgets.entries import AssistantEntry, HostedEntry
+from rivulet.widgets.entries import AssistantEntry, ViewEntry
 from rivulet.widgets.live import LiveImage
 
 IID = "ig_0123abc"
@@ -81,7 +81,7 @@ async def test_partial_images_are_drawn_live_and_saved_then_the_final_one(tmp_pa
         assert "🖼 image generation · partial image 2 · saved" in text
         assert "▀" in text and "0;255;0" in raw  # drawn in half blocks, in its colour (green)
         server.release()
-        await until(pilot, lambda: not app.turn_worker.is_running and app.query(HostedEntry)
+        await until(pilot, lambda: not app.turn_worker.is_running and app.query(ViewEntry)
                     and app.query(AssistantEntry), "the committed entries")
         await pilot.pause()
         raw, text = screen_output(app)

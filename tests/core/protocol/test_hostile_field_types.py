@@ -124,8 +124,9 @@ def _mutated_items(every_value: bool = True) -> list[dict]:
 
 
 def test_display_helpers_take_any_field_type():
-    from rivulet.widgets.entries import entry_for, reasoning_raw, reasoning_summary
+    from rivulet.core.kinds.reasoning import reasoning_raw, reasoning_summary
     from rivulet.widgets.inspector import describe, raw_json
+    from rivulet.widgets.kind_views import entry_for
 
     items = _mutated_items()
     assert len(items) > 500
