@@ -172,11 +172,11 @@ def run_tui(args: argparse.Namespace) -> int:
     unsaved = writer.closing_note() if writer is not None else None
     if unsaved:
         print(f"rivulet: warning: {sanitize(unsaved)}", file=sys.stderr)
-    wants_print = getattr(args, "print_on_exit", False) or (app.settings is not None and app.settings.print_on_exit)
-    if wants_print and app.return_code == 0:
-        from rivulet.app.transcript_out import print_transcript
+    if app.settings is not None and app.return_code == 0:  # the conversation stays in the scrollback
+        from rivulet.app.transcript_out import print_on_quit
 
-        print_transcript(app.conversation)
+        everything = getattr(args, "print_on_exit", False) or app.settings.print_on_exit
+        print_on_quit(app.conversation, everything, app.settings.exit_recap_turns, path)
     if path is not None and app.return_code == 0:
         from rivulet.app.command_name import command_name
 

@@ -158,6 +158,11 @@ class Settings(BaseModel):
     print_on_exit: bool = Field(
         False, description="On quit, write the conversation (reasoning and tool output in full) to the "
                            "terminal's normal scrollback; `--print` does it for one run.")
+    exit_recap_turns: int = Field(
+        5, ge=0, description="On quitting the full-screen chat, the last this-many turns (prompts and "
+                             "answers, as plain text) are written to the terminal's scrollback above the "
+                             "resume hint, with a line saying how to see the rest; 0: none. "
+                             "`print_on_exit` writes all of it instead.")
     plain: bool = Field(
         False, description="The chat as plain lines (see Plain mode); also `--plain`, and automatic with "
                            "`TERM=dumb` or stdout not a terminal.")

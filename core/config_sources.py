@@ -39,7 +39,7 @@ SETTING_NAMES = frozenset({
     "reasoning_effort", "reasoning_summary", "sandbox", "sandbox_network", "save_sessions", "shell_timeout",
     "shell_tool", "store", "stream_fps", "strict_protocol", "theme", "transport", "workspace", "ws_incremental",
     "hooks", "hooks_sandbox", "trusted_workspaces", "plain", "prompts_dir",  # hooks, plain mode, own prompts
-    "print_on_exit", "compact_keep_turns",
+    "print_on_exit", "compact_keep_turns", "exit_recap_turns",
     # issue 27 (hosted tools, background, request knobs, prices)
     "background", "hosted_tools", "max_output_tokens", "prices", "prompt_cache_key", "service_tier", "truncation",
     "verbosity",
