@@ -33,6 +33,22 @@ def session_line(session: Session) -> str:
     return sanitize(f"{when}  {meta.id}  {made_by:4}  {size}  {meta.model}  {prompt}")
 
 
+def session_choice(session: Session) -> tuple[str, str]:
+    """A picker's row, as (label, help): when it started and its first prompt (what a session
+    is known by) first, then its size, model, front end and id. A row too long for the
+    terminal is cut at the right (issue 38.6), so what tells sessions apart comes first."""
+    meta = session.meta
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.created))
+    prompt = " ".join(session.first_prompt.split())[:60] or "(no prompt)"
+    turns = _count(len(session.turns), "turn").strip()
+    return sanitize(f"{when}  {prompt}"), sanitize(f"{turns} · {meta.model} · {meta.frontend or '-'} · {meta.id}")
+
+
+def _session_row(session: Session) -> Text:
+    label, more = session_choice(session)
+    return Text.assemble(label, ("  " + more, "dim"))
+
+
 class SessionPicker(SafeNotify, App[Path | None]):
     CSS_PATH = str(STYLESHEET)
     TITLE = "rivulet · resume"
@@ -46,7 +62,7 @@ class SessionPicker(SafeNotify, App[Path | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Resume which session? (enter: open · esc: cancel)", style="bold"), id="banner")
-        yield OptionList(*[Option(Text(session_line(s)), id=str(n)) for n, s in enumerate(self.sessions)],
+        yield OptionList(*[Option(_session_row(s), id=str(n)) for n, s in enumerate(self.sessions)],
                          id="sessions")
         yield Footer()
 

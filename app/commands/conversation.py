@@ -63,7 +63,7 @@ def _current(s: ConversationNeeds) -> Path | None:
 
 
 async def resume(s: ConversationNeeds, arg: str = "") -> Result:
-    from rivulet.app.picker import SESSION_HEADER, session_line
+    from rivulet.app.picker import session_choice
 
     if s.turns.running():
         return BUSY
@@ -74,8 +74,8 @@ async def resume(s: ConversationNeeds, arg: str = "") -> Result:
             sessions = [x for x in _here_first(list_sessions()) if x.meta.path != current]
             if not sessions:
                 return Say(f"No other saved sessions in {sessions_dir()}")
-            options = [Option(str(x.meta.path), session_line(x)) for x in sessions]
-            return Choose("Resume which session?", options, partial(_resume_path, s), note=SESSION_HEADER)
+            options = [Option(str(x.meta.path), *session_choice(x)) for x in sessions]
+            return Choose("Resume which session?", options, partial(_resume_path, s))
     except (RivuletError, OSError) as exc:
         return _cannot(exc)
     return await _resume_path(s, str(path)) if path is not None else None

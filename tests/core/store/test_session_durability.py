@@ -284,9 +284,10 @@ def test_the_notes_about_the_file_are_untrusted_text(tmp_path):
              {"type": "unsaved", "items": 2, "reason": "\x1b[2J\x1b]0;owned\x07disk"},
              {"type": "unsaved", "items": -5, "reason": "negative"}]
     path.write_text("".join(json.dumps(r) + "\n" for r in lines))
-    from rivulet.app.picker import session_line
+    from rivulet.app.picker import session_choice, session_line
 
     session = load_session(path)
     [note] = [w for w in session.warnings if "not saved" in w]  # a negative count is no such note
     assert "2 items were not saved" in note and "\x1b" not in note and "\x07" not in note
     assert "\x1b" not in session_line(session) and "\x07" not in session_line(session)
+    assert not any("\x1b" in part or "\x07" in part for part in session_choice(session))  # the pickers' rows

@@ -1,0 +1,69 @@
+"""The pickers at 80x24 (issue 38.6): a row too long for the dialog is one line cut with
+"…", never wrapped onto a second line that reads as another choice: the profile picker
+(a long model name and URL), the session picker (a long first prompt) and the palette
+(a saved prompt with a long description)."""
+
+from __future__ import annotations
+
+import json
+
+from .chat_app import RIVULET, chat_ready
+from .tmux import Terminal
+
+URL = "http://127.0.0.1:9/v1/a/long/path/to/the/server/endpoint/that/goes/on/and/on"
+PROMPT = "a first prompt long enough to pass the picker's width at eighty columns, ending in ZEBRA"
+ABOUT = "Review the staged changes for bugs, missing tests and unclear names, then summarise in QUAGGA"
+
+
+def _files(home) -> None:
+    config = home / ".config" / "rivulet"
+    (config / "prompts").mkdir(parents=True)
+    (config / "config.toml").write_text(
+        f'[profiles.a-profile-with-a-long-name]\nbase_url = "{URL}"\n'
+        'model = "qwen2.5-coder-32b-instruct-q4_k_m-with-a-long-file-name.gguf"\n'
+        '[profiles.two]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "model-two"\n')
+    (config / "prompts" / "review-staged.md").write_text(f"---\ndescription: {ABOUT}\n---\nReview\n")
+    sessions = home / ".local" / "share" / "rivulet" / "sessions"
+    sessions.mkdir(parents=True)
+    records = [{"type": "session", "format": 1, "id": "20260101-120000-abcdef", "created": 1767268800.0,
+                "cwd": str(home / "work"), "model": "m", "base_url": "u", "frontend": "chat"},
+               {"type": "turn", "turn_id": 1, "event": "started", "prompt": PROMPT, "time": 1767268800.0},
+               {"type": "item", "seq": 1, "key": "user-1", "segment": None, "time": 1767268800.0,
+                "item": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": PROMPT}]}}]
+    (sessions / "20260101-120000-abcdef.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def _one_row(screen: str, start: str, tail: str) -> str:
+    """The screen line where the row starting `start` is: cut with "…", its tail on no line."""
+    [row] = [line for line in screen.splitlines() if start in line]
+    assert "…" in row and tail not in screen, screen
+    return row
+
+
+def test_long_rows_are_cut_not_wrapped_at_80_columns(home):
+    _files(home)
+    term = Terminal(home, 80, 24)
+    try:
+        term.start([*RIVULET, "--demo"], cwd=home / "work")
+        term.wait(chat_ready, what="the chat")
+        term.type("/profile")
+        term.send("Enter")
+        screen = term.wait("Profile for the next turn", what="the profile picker")
+        _one_row(screen, "a-profile-with-a-long-name", "and/on")
+        assert any("two  model-two" in line for line in screen.splitlines())
+        term.send("Escape")
+        term.wait(lambda s: "Profile for the next turn" not in s, what="the picker to close")
+        term.type("/resume")
+        term.send("Enter")
+        screen = term.wait("Resume which session?", what="the session picker")
+        # What tells sessions apart comes first: the prompt shows, its id and size are cut.
+        assert "a first prompt long" in _one_row(screen, "2026-01-01", "ZEBRA")
+        term.send("Escape")
+        term.wait(lambda s: "Resume which session?" not in s, what="the picker to close")
+        term.send("C-p")
+        term.type("review-staged")
+        screen = term.wait(lambda s: s.count("Review the staged") >= 2, what="the prompt in the palette")
+        assert all("…" in line for line in screen.splitlines() if "Review the staged" in line)
+        assert "QUAGGA" not in screen
+    finally:
+        term.kill()
