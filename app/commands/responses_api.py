@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from rivulet.app.commands.results import Lines, Result, Say
 from rivulet.app.commands.services import HasEngine, HasTurns
-from rivulet.core.hosted_tools import DEFAULTS, name_of, normalise
+from rivulet.core.hosted_tools import DEFAULTS, NEEDS, name_of, normalise
 from rivulet.core.turn.prices import PRICES_DATE
 from rivulet.core.turn.turn_cost import describe
 
@@ -83,6 +83,9 @@ async def toggle_tools(s: HasEngine, arg: str = "") -> Result:
     names = [name_of(t) for t in conv.hosted_tools]
     shown = [f"{'off' if n in conv.hosted_off else 'on ':4} {n}" for n in names]
     shown += [f"off  {n}" for n in DEFAULTS if DEFAULTS[n] is not None and n not in names]
+    needs = [n for n in NEEDS if not any(t.get("type") == n for t in conv.hosted_tools)]
+    if needs:  # they cannot be switched on by name: their options go in the config
+        shown.append(f"({' and '.join(needs)} need their options in the hosted_tools setting)")
     return Lines(shown, title="Hosted tools (/tools NAME switches one)")
 
 

@@ -48,6 +48,8 @@ async def test_tools_switches_on_a_hosted_tool_the_config_does_not_name():
         await send(pilot, "first", server)
         await command(pilot, "/tools web_search")
         await until(pilot, lambda: any("on   web_search" in n for n in notes(app)), "the tools note")
+        note = next(n for n in notes(app) if "on   web_search" in n)
+        assert "off  code_interpreter" in note and "file_search and mcp need their options" in note
         await command(pilot, "/tools file_search")
         await until(pilot, lambda: any("file_search" in str(n.message) and "vector_store_ids" in str(n.message)
                                        for n in app._notifications), "file_search's options asked for")
