@@ -1,0 +1,353 @@
+"""Full-text search over every saved session (issue 40): an SQLite FTS5 index beside
+the session files, built from them and nothing else (so it holds no secret they do not).
+
+Each committed item is one row: the text its kind says search looks through
+(`kind_of(item).search_text`), with the session, the turn, the kind's name and the
+time; a tool's call and output are capped (a build log is not worth its weight). The
+index is brought up to date incrementally: a session file is read from where the last
+update stopped (its offset, kept with its inode), only its new complete lines; a torn
+last line waits for the next update; a file replaced under the same name (another
+inode, or shorter than what was read) is read again from its start; a session file
+gone takes its rows with it. An index that is missing, of another version, or corrupt
+is rebuilt from the files. Two processes may update it at once: each file's rows and
+offset change in one write transaction, re-read inside it.
+
+The stored text is the files' own, raw but for control characters (so the snippet's
+marks cannot be forged); whoever shows a hit sanitises it (`Hit.snippet_parts`)."""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, suppress
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from rivulet.core.errors import RivuletError
+from rivulet.core.kinds import kind_of
+
+INDEX_NAME = "search-index.sqlite3"
+VERSION = 1  # PRAGMA user_version: an index of another version is rebuilt
+CALL_CAP = 4_000  # characters of a tool call or its output that are indexed
+TEXT_CAP = 100_000  # of any other item (a message with a file attached)
+CAPPED = frozenset({"call", "output", "hosted", "other"})
+OPEN, CLOSE = "\x02", "\x03"  # the snippet's marks: control characters, taken out of what is stored
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_decode = msgspec.json.Decoder().decode
+
+SCHEMA = f"""
+CREATE TABLE files (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, session TEXT NOT NULL,
+                    inode INTEGER NOT NULL, offset INTEGER NOT NULL, turn INTEGER NOT NULL,
+                    created REAL NOT NULL, last REAL NOT NULL, cwd TEXT NOT NULL);
+CREATE TABLE items (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, turn INTEGER NOT NULL,
+                    kind TEXT NOT NULL, time REAL NOT NULL);
+CREATE INDEX items_file ON items(file);
+CREATE VIRTUAL TABLE texts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+PRAGMA user_version = {VERSION};
+"""
+
+
+class BadQuery(RivuletError):
+    """The query is not one FTS5 can read (an unclosed quote, a lone operator)."""
+
+    kind = "bad_query"
+
+
+class Hit(msgspec.Struct, kw_only=True):
+    """One session's newest hit: which session, where and when it was said, and a snippet
+    with the match between OPEN and CLOSE (raw text: sanitise before showing)."""
+
+    session: str
+    path: str
+    cwd: str
+    created: float
+    last: float  # the session's newest record
+    turn: int
+    kind: str
+    time: float
+    hits: int  # how many of the session's items match
+    snippet: str
+
+    def snippet_parts(self) -> list[tuple[str, bool]]:
+        """The snippet on one line as (text, is the match) pieces, each sanitised."""
+        from rivulet.core.sanitize import sanitize
+
+        flat = " ".join(self.snippet.split())
+        parts: list[tuple[str, bool]] = []
+        for n, piece in enumerate(re.split(f"[{OPEN}{CLOSE}]", flat)):
+            if piece:
+                parts.append((sanitize(piece), n % 2 == 1))
+        return parts
+
+
+class UpdateCount(msgspec.Struct):
+    files: int = 0  # files read (from their start or from where they were left)
+    items: int = 0  # rows added
+    removed: int = 0  # sessions gone from the directory
+
+
+def index_path(directory: Path) -> Path:
+    return directory / INDEX_NAME
+
+
+class SearchIndex:
+    """The index of the session files in `directory`. `update()` catches up with them;
+    `search()` asks it. Not shared between threads: each opens its own."""
+
+    def __init__(self, directory: Path, path: Path | None = None) -> None:
+        self.directory = directory
+        self.path = path or index_path(directory)
+        self.rebuilt = False  # the index was found corrupt (or of another version) and made again
+        self._db = self._open()
+
+    # -- the database -----------------------------------------------------------------------
+    def _open(self) -> sqlite3.Connection:
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError:
+            self._remove()
+            self.rebuilt = True
+            return self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        if not self.path.exists():  # 0600 from its first byte; SQLite gives its -wal and -shm the same mode
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")  # a lost last commit is read again from the files
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version != VERSION:
+                tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+                if tables:  # another version's (or a foreign) database: made again
+                    raise sqlite3.DatabaseError(f"search index version {version}, not {VERSION}")
+                db.executescript(SCHEMA)
+            db.execute("SELECT count(*) FROM files").fetchone()
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _remove(self) -> None:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with suppress(FileNotFoundError):
+                os.unlink(f"{self.path}{suffix}")
+
+    def _rebuild(self) -> None:
+        self._db.close()
+        self._remove()
+        self.rebuilt = True
+        self._db = self._connect()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> SearchIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- catching up with the files ---------------------------------------------------------
+    def update(self) -> UpdateCount:
+        """Read what the session files gained since the last update; forget the gone ones.
+        A corrupt index found on the way is rebuilt, once."""
+        try:
+            return self._update()
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            self._rebuild()
+            return self._update()
+
+    def _update(self) -> UpdateCount:
+        count = UpdateCount()
+        known = {name: (inode, offset) for name, inode, offset in
+                 self._db.execute("SELECT name, inode, offset FROM files")}
+        seen: set[str] = set()
+        with suppress(FileNotFoundError), os.scandir(self.directory) as entries:
+            for entry in entries:
+                if not entry.name.endswith(".jsonl"):
+                    continue
+                try:
+                    st = entry.stat()
+                except FileNotFoundError:
+                    continue
+                seen.add(entry.name)
+                if known.get(entry.name) == (st.st_ino, st.st_size):
+                    continue  # nothing new (the common case: a stat, no read)
+                added = self.update_file(Path(entry.path))
+                if added is not None:
+                    count.files += 1
+                    count.items += added
+        for name in known.keys() - seen:
+            self._forget(name)
+            count.removed += 1
+        return count
+
+    def update_file(self, path: Path) -> int | None:
+        """Index `path`'s new complete lines: how many items they added, or None if there
+        was nothing new (or the file is gone)."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")  # another process's update of the same file waits: no row twice
+        try:
+            added = self._read_new(path)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        return added
+
+    def _read_new(self, path: Path) -> int | None:
+        db = self._db
+        row = db.execute("SELECT id, inode, offset, turn, created, last, cwd FROM files WHERE name = ?",
+                         (path.name,)).fetchone()
+        try:
+            with open(path, "rb") as f:
+                st = os.fstat(f.fileno())
+                if row is not None and (row[1] != st.st_ino or row[2] > st.st_size):
+                    self._forget(path.name)  # replaced under the same name: read again from its start
+                    row = None
+                if row is not None and row[2] == st.st_size:
+                    return None
+                offset = row[2] if row is not None else 0
+                f.seek(offset)
+                data = f.read(st.st_size - offset)
+        except FileNotFoundError:
+            return None
+        end = data.rfind(b"\n") + 1  # a torn last line is left for the next update
+        if row is None:
+            file_id = db.execute("INSERT INTO files (name, session, inode, offset, turn, created, last, cwd) "
+                                 "VALUES (?, ?, ?, 0, 0, 0, 0, '')", (path.name, path.stem, st.st_ino)).lastrowid
+            state = _FileState(0, 0.0, 0.0, "")
+        else:
+            file_id = row[0]
+            state = _FileState(row[3], row[4], row[5], row[6])
+        rows = list(_rows(data[:end], state))
+        if rows:
+            first = db.execute("SELECT coalesce(max(id), 0) + 1 FROM items").fetchone()[0]
+            db.executemany("INSERT INTO items (id, file, turn, kind, time) VALUES (?, ?, ?, ?, ?)",
+                           [(first + n, file_id, turn, kind, when) for n, (turn, kind, when, _) in enumerate(rows)])
+            db.executemany("INSERT INTO texts (rowid, text) VALUES (?, ?)",
+                           [(first + n, text) for n, (*_, text) in enumerate(rows)])
+        db.execute("UPDATE files SET inode = ?, offset = ?, turn = ?, created = ?, last = ?, cwd = ? WHERE id = ?",
+                   (st.st_ino, offset + end, state.turn, state.created, state.last, state.cwd, file_id))
+        return len(rows)
+
+    def _forget(self, name: str) -> None:
+        db = self._db
+        row = db.execute("SELECT id FROM files WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return
+        db.execute("DELETE FROM texts WHERE rowid IN (SELECT id FROM items WHERE file = ?)", (row[0],))
+        db.execute("DELETE FROM items WHERE file = ?", (row[0],))
+        db.execute("DELETE FROM files WHERE id = ?", (row[0],))
+
+    # -- asking it --------------------------------------------------------------------------
+    def search(self, query: str, *, cwd: str | None = None, limit: int = 20) -> list[Hit]:
+        """The sessions with an item matching `query` (FTS5's syntax: words, "a phrase",
+        prefix*, AND / OR / NOT, NEAR), newest first, each with its newest hit; only those
+        started in `cwd` when it is given. BadQuery for a query FTS5 cannot read."""
+        where = "" if cwd is None else "AND f.cwd = :cwd"
+        sql = f"""
+            WITH best AS (SELECT i.file AS file, max(i.id) AS item, count(*) AS n
+                          FROM texts JOIN items i ON i.id = texts.rowid
+                          WHERE texts MATCH :q GROUP BY i.file)
+            SELECT f.session, f.name, f.cwd, f.created, f.last, i.id, i.turn, i.kind, i.time, best.n
+            FROM best JOIN files f ON f.id = best.file JOIN items i ON i.id = best.item
+            WHERE 1 {where} ORDER BY f.last DESC, f.name DESC LIMIT :limit"""
+        check_query(query)
+        found = self._db.execute(sql, {"q": query, "cwd": cwd, "limit": limit}).fetchall()
+        hits = []
+        for session, name, where_, created, last, item, turn, kind, when, n in found:
+            snippet = self._db.execute(
+                "SELECT snippet(texts, 0, ?, ?, '…', 16) FROM texts WHERE texts MATCH ? AND rowid = ?",
+                (OPEN, CLOSE, query, item)).fetchone()
+            hits.append(Hit(session=session, path=str(self.directory / name), cwd=where_, created=created,
+                            last=last, turn=turn, kind=kind, time=when, hits=n,
+                            snippet=snippet[0] if snippet else ""))
+        return hits
+
+
+def check_query(query: str) -> None:
+    """BadQuery if FTS5 cannot read `query`: asked of an empty table in memory, so that
+    whatever it says is about the query, never about the index (a lock, the disk)."""
+    with closing(sqlite3.connect(":memory:")) as db:
+        db.execute("CREATE VIRTUAL TABLE q USING fts5(text)")
+        try:
+            db.execute("SELECT rowid FROM q WHERE q MATCH ?", (query,)).fetchall()
+        except sqlite3.OperationalError as exc:
+            why = str(exc).removeprefix("fts5: ")
+            raise BadQuery(f"not a search query ({why}): put words with punctuation in double quotes") from None
+
+
+class _FileState:
+    """What a file's earlier lines said that its next ones need: the turn under way, the
+    session's creation, its newest record and its workspace."""
+
+    __slots__ = ("created", "cwd", "last", "turn")
+
+    def __init__(self, turn: int, created: float, last: float, cwd: str) -> None:
+        self.turn, self.created, self.last, self.cwd = turn, created, last, cwd
+
+
+def _rows(data: bytes, state: _FileState) -> Iterator[tuple[int, str, float, str]]:
+    """(turn, kind, time, text) for each item in these complete lines; `state` follows them."""
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            record = _decode(raw)
+        except (msgspec.DecodeError, ValueError):
+            continue  # (the loader warns of it; the index just has nothing from that line)
+        if not isinstance(record, dict):
+            continue
+        kind = record.get("type")
+        when = record.get("time")
+        if isinstance(when, (int, float)) and not isinstance(when, bool):
+            state.last = max(state.last, float(when))
+        else:
+            when = state.last
+        if kind == "session":
+            created = record.get("created")
+            state.created = float(created) if isinstance(created, (int, float)) else 0.0
+            state.last = max(state.last, state.created)
+            state.cwd = str(record.get("cwd") or "")
+        elif kind == "turn" and record.get("event") == "started" and isinstance(record.get("turn_id"), int):
+            state.turn = record["turn_id"]
+        elif kind == "item" and isinstance(record.get("item"), dict):
+            key = record.get("key")
+            if isinstance(key, str) and key.startswith("user-") and key[5:].isdigit():
+                state.turn = int(key[5:])  # (files with no turn records: the user message's key)
+            row = _row(record["item"], state.turn, float(when))
+            if row is not None:
+                yield row
+        elif kind == "compact" and isinstance(record.get("items"), list):
+            for item in record["items"]:
+                row = _row(item, state.turn, float(when)) if isinstance(item, dict) else None
+                if row is not None:
+                    yield row
+
+
+def _row(item: dict[str, Any], turn: int, when: float) -> tuple[int, str, float, str] | None:
+    kind = kind_of(item)
+    try:
+        text = kind.search_text(item, None)
+    except (TypeError, ValueError, AttributeError):  # a hostile file's item of the wrong shape
+        return None
+    if not text.strip():
+        return None
+    text = text[: CALL_CAP if kind.name in CAPPED else TEXT_CAP]
+    return turn, kind.name, when, _CONTROLS.sub(" ", text)
+
+
+def open_index(directory: Path | None = None) -> SearchIndex:
+    """The index of `directory` (the sessions directory by default), made 0700 if new."""
+    from rivulet.core.config_sources import sessions_dir
+    from rivulet.core.store.session import private_dir
+
+    return SearchIndex(private_dir(directory or sessions_dir()))
