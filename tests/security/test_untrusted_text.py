@@ -62,14 +62,14 @@ async def test_a_heading_with_a_closing_tag_commits_and_resumes(tmp_path):
     app = RivuletApp(settings(), server.transport(), session_writer=writer, remember_theme=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"hi", "enter")
-        await until(pilot, lambda: settled(app) and app.query(ReasoningEntry), "the turn")
-        assert "Thought: Fixing the [/b] tags" in screen_output(app)[1]
+        # The entry is mounted before its layout draws it: under load, the screen lags the query.
+        await until(pilot, lambda: settled(app) and app.query(ReasoningEntry)
+                    and "Thought: Fixing the [/b] tags" in screen_output(app)[1], "the turn's Thought drawn")
     app2 = RivuletApp(settings(), GatedServer(["x"]).transport(), session=load_session(meta.path),
                       session_writer=SessionWriter(meta.path), remember_theme=False)
     async with app2.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app2.query(ReasoningEntry), "the resumed transcript")
-        await pilot.pause()
-        assert "Thought: Fixing the [/b] tags" in screen_output(app2)[1]
+        await until(pilot, lambda: app2.query(ReasoningEntry)
+                    and "Thought: Fixing the [/b] tags" in screen_output(app2)[1], "the resumed Thought drawn")
 
 
 async def test_the_history_inspector_shows_markup_and_escapes_as_text(tmp_path):
