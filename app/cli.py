@@ -182,6 +182,22 @@ def _resume_options(rs: argparse.ArgumentParser) -> None:
 
 def _sessions_options(ss: argparse.ArgumentParser) -> None:
     ss.add_argument("--all", action="store_true", help="every session, from every directory")
+    what = ss.add_subparsers(dest="sessions_command", metavar="SUBCOMMAND")
+    search = what.add_parser("search", help="the sessions that said QUERY, newest first",
+                             description="The sessions that said QUERY, newest first, each with a snippet. "
+                             "Exit 0 with hits, 1 with none, 2 on a bad query.")
+    search.add_argument("query", metavar="QUERY", help='words (all must match), "a phrase", prefix*, '
+                        "OR, NOT, NEAR(a b) (SQLite FTS5's syntax)")
+    search.add_argument("--all", action="store_true", default=argparse.SUPPRESS,
+                        help="sessions from every directory (with their workspace), not only this one's")
+    search.add_argument("--json", action="store_true", help="one JSON object per line for each hit")
+    search.add_argument("--limit", type=_positive, default=20, metavar="N", help="at most N sessions (default 20)")
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a positive whole number: {text!r}")
+    return int(text)
 
 
 def _export_options(exp: argparse.ArgumentParser) -> None:

@@ -52,6 +52,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_sessions(args: argparse.Namespace) -> int:
+    if args.sessions_command == "search":
+        from rivulet.app.session_search import run_search
+
+        return run_search(args)
     from rivulet.app.picker import SESSION_HEADER, session_line
     from rivulet.core.config_sources import sessions_dir
     from rivulet.core.store.session import list_sessions

@@ -12,8 +12,8 @@ gone takes its rows with it. An index that is missing, of another version, or co
 is rebuilt from the files. Two processes may update it at once: each file's rows and
 offset change in one write transaction, re-read inside it.
 
-The stored text is the files' own, raw but for control characters (so the snippet's
-marks cannot be forged); whoever shows a hit sanitises it (`Hit.snippet_parts`)."""
+The stored text is the files' own, raw but for two control characters (the snippet's
+marks, which it cannot then forge); whoever shows a hit sanitises it (`Hit.snippet_parts`)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ CALL_CAP = 4_000  # characters of a tool call or its output that are indexed
 TEXT_CAP = 100_000  # of any other item (a message with a file attached)
 CAPPED = frozenset({"call", "output", "hosted", "other"})
 OPEN, CLOSE = "\x02", "\x03"  # the snippet's marks: control characters, taken out of what is stored
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_MARKS = str.maketrans({OPEN: " ", CLOSE: " "})
 _decode = msgspec.json.Decoder().decode
 
 SCHEMA = f"""
@@ -342,7 +342,7 @@ def _row(item: dict[str, Any], turn: int, when: float) -> tuple[int, str, float,
     if not text.strip():
         return None
     text = text[: CALL_CAP if kind.name in CAPPED else TEXT_CAP]
-    return turn, kind.name, when, _CONTROLS.sub(" ", text)
+    return turn, kind.name, when, text.translate(_MARKS)
 
 
 def open_index(directory: Path | None = None) -> SearchIndex:

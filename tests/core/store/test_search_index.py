@@ -176,3 +176,11 @@ def test_the_index_is_private(tmp_path):
     with SearchIndex(tmp_path) as index:
         index.update()
     assert stat.S_IMODE(index_path(tmp_path).stat().st_mode) == 0o600
+
+
+def test_a_snippet_is_one_sanitised_line_whose_marks_the_text_cannot_forge(tmp_path):
+    session(tmp_path, "\x02forged\x03 mark and\n\x1b[2J an escape before the tapir")
+    with SearchIndex(tmp_path) as index:
+        index.update()
+        [hit] = index.search("tapir")
+    assert hit.snippet_parts() == [("the answer to forged mark and ␛[2J an escape before the ", False), ("tapir", True)]
