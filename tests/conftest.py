@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from helpers.config_files import empty_config
 from helpers.paths import ROOT
-from helpers.tiers import PEER_FIXTURES, PEER_FOLDERS, PEERS, runs_the_app
+from helpers.tiers import PEER_FIXTURES, PEER_FOLDERS, PEERS, runs_the_app, shares_a_fixture
 
 # The aimock fixture (a real Responses server) for every test that asks for it.
 pytest_plugins = ["helpers.aimock"]
@@ -32,9 +32,14 @@ def _answer_approvals_at_once(monkeypatch):
 # the tmux folder, is marked here, so a new one cannot forget; bubblewrap is marked where the
 # test runs it (`pytest.mark.bwrap`). A module that runs the app under Textual's Pilot
 # (`run_test(`, or a snapshot's `snap_compare`) is marked `pilot`, from its source, as well
-# (the rules: tests/helpers/tiers.py).
+# (the rules: tests/helpers/tiers.py). A test whose module starts a server (or builds a wheel)
+# once for all its tests is put in its module's `xdist_group`: scripts/test runs two xdist
+# workers with `--dist loadgroup`, which keeps a group on one worker. First, so that the
+# markers are there when xdist's own hook reads them.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     pilot: dict[Path, bool] = {}
+    sources: dict[Path, str] = {}
     for item in items:
         folder = item.path.relative_to(ROOT / "tests").parts[0]
         needs = {marker for fixture, marker in PEER_FIXTURES.items() if fixture in getattr(item, "fixturenames", ())}
@@ -44,10 +49,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(marker)
         if needs or any(item.get_closest_marker(peer) for peer in PEERS):
             item.add_marker("peers")
-        if item.path not in pilot:
-            pilot[item.path] = runs_the_app(item.path.read_text(encoding="utf-8"))
+        if item.path not in sources:
+            sources[item.path] = item.path.read_text(encoding="utf-8")
+            pilot[item.path] = runs_the_app(sources[item.path])
         if pilot[item.path]:
             item.add_marker("pilot")
+        if shares_a_fixture(sources[item.path], getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group(str(item.path.relative_to(ROOT))))
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """scripts/test (CI's command, the README's test command): set-up, lint, then rivulet's
 bytecode written once before pytest, which starts rivulet as a program over 100 times with
-PYTHONDONTWRITEBYTECODE set. Offline: setup, lint and python are stand-ins that log."""
+PYTHONDONTWRITEBYTECODE set, and pytest in two xdist workers, the caller's arguments last
+(they may change the workers). Offline: setup, lint and python are stand-ins that log."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ LOGGER = textwrap.dedent(f"""\
     """)
 
 
-def test_scripts_test_compiles_rivulet_once_then_runs_pytest_with_the_callers_arguments(tmp_path):
+def test_scripts_test_compiles_rivulet_once_then_runs_pytest_in_two_workers_with_the_callers_arguments(tmp_path):
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
     (repo / ".venv" / "bin").mkdir(parents=True)
@@ -38,4 +39,4 @@ def test_scripts_test_compiles_rivulet_once_then_runs_pytest_with_the_callers_ar
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     assert calls == [["setup", "--with-peers"], ["lint"],
                      ["python", "-m", "compileall", "-q", "app", "core", "widgets", "themes"],
-                     ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider"]]
+                     ["python", "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-q", "-p", "no:cacheprovider"]]
