@@ -154,6 +154,8 @@ def _exec_options(ex: argparse.ArgumentParser) -> None:
                     "save_sessions = false does it for every run)")
     ex.add_argument("-q", "--quiet", action="store_true",
                     help="no progress lines on stderr (retries); errors and warnings still print")
+    ex.add_argument("--output-schema", metavar="FILE", help="a JSON Schema the answer must follow (sent as "
+                    "text.format, strict): stdout is the answer's JSON; exit 1 if it does not match")
     _add_turn_options(ex)
     ex.add_argument("--patch-tool", choices=["auto", "custom", "function", "off"],
                     help="offer apply_patch as a freeform custom tool, a JSON function, or not at all "

@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from rivulet.app.boot import cli_images, settings_for
@@ -49,6 +50,14 @@ async def run_exec(args: argparse.Namespace) -> int:
     from rivulet.core.tools.approval_event import Answering, ApprovalRequested
     from rivulet.core.turn.bus import EventBus, Retrying
 
+    schema = None
+    if args.output_schema is not None:  # a bad file is said before anything starts
+        from rivulet.core.structured_output import OutputSchema, SchemaFileError
+
+        try:
+            schema = OutputSchema.load(Path(args.output_schema))
+        except SchemaFileError as exc:
+            return _fail(exc.message, 2)
     try:
         settings, demo = settings_for(args, headless=True)
     except ConfigError as exc:
@@ -80,6 +89,8 @@ async def run_exec(args: argparse.Namespace) -> int:
     # exec prints no bus notice, but what concerns the workspace's files is a stderr line.
     front = FrontEnd(name="exec", bus=bus, asks=asks, notes=None if args.json else _note, servers=_warn_mcp)
     engine = open_conversation(ground, front)
+    if schema is not None:
+        engine.conversation.text_format = schema.text_format()
     for refused in engine.conversation.project.refused if not args.json else []:  # (--json has it as a notice)
         print(f"rivulet: warning: AGENTS.md: {sanitize(refused)}", file=sys.stderr)
     # The turn waits for the servers; one that fails is a warning line, and the turn goes on.
@@ -97,7 +108,7 @@ async def run_exec(args: argparse.Namespace) -> int:
     except RivuletError as exc:
         await bus.close()
         cut_answer = getattr(exc, "partial", None)
-        if cut_answer and not args.json:
+        if cut_answer and not args.json and schema is None:  # (a cut JSON answer is no JSON)
             print(sanitize(cut_answer))  # a cut answer is still the answer, shown as it is
         return _fail(f"{exc.kind}: {exc.message}")
     except asyncio.CancelledError:
@@ -116,7 +127,12 @@ async def run_exec(args: argparse.Namespace) -> int:
     await bus.close()
     if reader_gone.is_set():
         raise BrokenPipeError
-    if not args.json and not result.no_answer:
+    unusable = schema.problem(result.last_message or "") if schema is not None and not result.no_answer else None
+    if unusable:  # stdout has the schema's JSON or nothing
+        _fail(unusable)
+    elif schema is not None and not args.json and not result.no_answer:
+        print(json_answer(result.last_message or ""), flush=True)
+    elif not args.json and not result.no_answer:
         print(sanitize(result.last_message or ""))
         _print_sources(result.sources)
         sys.stdout.flush()
@@ -128,9 +144,16 @@ async def run_exec(args: argparse.Namespace) -> int:
     if unsaved:  # the session is not whole: always the last line, and status 3
         print(f"rivulet: warning: {sanitize(unsaved)}", file=sys.stderr)
         return 3
-    if result.no_answer:
+    if result.no_answer or unusable:
         return 1
     return 0
+
+
+def json_answer(text: str) -> str:
+    """The answer checked against --output-schema, as the model wrote it; with a character a
+    terminal could act on (inside a string: JSON allows them raw), the same JSON in ASCII."""
+    text = text.strip()
+    return text if sanitize(text) == text else json.dumps(json.loads(text), ensure_ascii=True)
 
 
 def _say(text: str) -> None:

@@ -158,6 +158,7 @@ async def _summary(conv: Conversation, keep_turns: int) -> Compaction:
     body = conv.build_request()
     for key in ("tools", "tool_choice", "parallel_tool_calls"):
         body.pop(key, None)  # a summary, not more work
+    body.get("text", {}).pop("format", None)  # prose, not the answer's schema (exec --output-schema)
     body["input"] = [*conv.history.to_input(store=s.store, model=s.model, upto=cut), it.user_message(SUMMARY_PROMPT)]
     limits = Limits(max_items=s.max_items_per_response, max_item_chars=s.max_item_chars)
     try:

@@ -155,6 +155,8 @@ class Conversation:
         # The hosted tools offered (settings.hosted_tools, toggled by /tools for this conversation).
         self.hosted_tools: list[dict[str, Any]] = parse_hosted_tools(settings.hosted_tools)
         self.hosted_off: set[str] = set()  # names (hosted_tools.name_of) switched off by /tools
+        # The answer's format, `text.format` (exec --output-schema's JSON schema); None: not sent.
+        self.text_format: dict[str, Any] | None = None
         # prompt_cache_key "session": one key for the whole conversation (the session's id).
         self.cache_key = (session.session_id if session is not None else None) or uuid.uuid4().hex
         # Set by the app when it quits: a background response is left running (not cancelled).
@@ -245,7 +247,7 @@ class Conversation:
             body["tools"] = tools
             body["tool_choice"] = "auto"
             body["parallel_tool_calls"] = True
-        add_knobs(body, s, self.cache_key)
+        add_knobs(body, s, self.cache_key, self.text_format)
         return body
 
     async def run_turn(self, prompt: str, attachments: tuple[att.Attachment, ...] | list[att.Attachment] = ()

@@ -25,7 +25,9 @@ NOT_NEEDED = ("textual", "rich", "pydantic_settings", "click", "pygments", "mcp"
               # the Unicode tables of core/sanitize.py: an answer all in ASCII takes its fast path
               "regex",
               # an HTML error page's entities (core/errors.one_line): only with such a page (issue 37)
-              "html")
+              "html",
+              # what only --output-schema checks (issue 40: ~60 ms of a start)
+              "jsonschema")
 
 PROBE = """
 import sys

@@ -3,10 +3,14 @@ and a bad hosted tool is one clear line naming where it came from."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+
 import pytest
 from helpers.mock_api import serving, settings
 from helpers.streams import simple_text_response
 
+from rivulet.core import items as it
 from rivulet.core.config import load_settings
 from rivulet.core.errors import ConfigError
 from rivulet.core.turn.conversation import Conversation
@@ -30,6 +34,23 @@ def test_each_knob_goes_where_the_api_reads_it():
     assert (body["service_tier"], body["truncation"], body["max_output_tokens"]) == ("flex", "auto", 500)
     assert body["prompt_cache_key"] == "shared-key"
     assert body["background"] is True and body["store"] is True  # background needs the server to keep it
+
+
+def test_an_output_schema_is_the_text_format_beside_verbosity_and_not_the_summarys():
+    """exec --output-schema (issue 40): `text.format`; a summary compaction's request is prose."""
+    from rivulet.core.turn.compaction import compact
+
+    fmt = {"type": "json_schema", "name": "out", "schema": {"type": "object"}, "strict": True}
+    sent: list = []
+    conv = Conversation(settings(verbosity="low", compaction="summary", compact_keep_turns=0),
+                        serving(simple_text_response("a summary"), requests=sent), project=None)
+    conv.text_format = fmt
+    assert conv.build_request()["text"] == {"verbosity": "low", "format": fmt}
+    conv.history.append(it.user_message("hello"), key="user-1")
+    asyncio.run(compact(conv))
+    [summary_request] = [json.loads(r.content) for r in sent]
+    assert summary_request["text"] == {"verbosity": "low"}
+    assert conv.build_request()["text"] == {"verbosity": "low", "format": fmt}  # the next turn's has it again
 
 
 def test_the_session_cache_key_is_the_same_for_every_request_of_a_conversation_and_off_sends_none():
