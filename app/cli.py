@@ -144,6 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
     command("undo", "put back the files the last turn(s) changed (checkpoints; see /undo in the chat)",
             _undo_options)
     command("replay", "play a recorded stream (.sse or .jsonl) through the chat UI", _replay_options)
+    command("acp", "run as an Agent Client Protocol agent on stdin/stdout, for editors (Zed, Toad, ...)",
+            _acp_options)
     return parser
 
 
@@ -216,6 +218,10 @@ def _undo_options(ud: argparse.ArgumentParser) -> None:
     ud.add_argument("-y", "--yes", action="store_true", help="do it without asking (scripts)")
     ud.add_argument("--force", action="store_true", help="also put back files changed since the turn (listed)")
     ud.add_argument("--dry-run", action="store_true", help="show what would change, change nothing")
+
+
+def _acp_options(ac: argparse.ArgumentParser) -> None:
+    pass  # the global options only: each editor session gets the chat's settings, in its own cwd
 
 
 def _replay_options(rp: argparse.ArgumentParser) -> None:

@@ -44,6 +44,10 @@ def run(args: argparse.Namespace) -> int:
         from rivulet.app.mcp.cli import run_mcp
 
         return run_mcp(args, args.server_argv)
+    if args.command == "acp":
+        from rivulet.app.acp.run import run_acp_command
+
+        return run_acp_command(args)
     if args.command == "doctor":
         from rivulet.app.doctor_run import run_doctor
 

@@ -77,6 +77,7 @@ class NewSession(msgspec.Struct, frozen=True):
     """A new session file, made with its first record: a run that sends nothing leaves none."""
 
     frontend: str = "chat"  # what the file says made it (plain mode records as the chat)
+    cwd: str | None = None  # the directory it records (None: this process's; an editor's session: its own)
 
 
 class ResumeSession(msgspec.Struct, frozen=True):
@@ -144,7 +145,8 @@ def open_session(settings: Settings, plan: SessionPlan) -> tuple[Session | None,
     if isinstance(plan, NewSession):
         from rivulet.core.store.lazy_session import LazySessionWriter
 
-        return None, LazySessionWriter(model=settings.model, base_url=settings.endpoint.safe, frontend=plan.frontend)
+        return None, LazySessionWriter(model=settings.model, base_url=settings.endpoint.safe, frontend=plan.frontend,
+                                       cwd=plan.cwd)
     from rivulet.core.store.session import load_session, open_for_resume
 
     writer, session = open_for_resume(plan.path, load_session(plan.path))

@@ -1,0 +1,126 @@
+"""The engine's bus events as ACP session updates, in the order they were published:
+answer deltas as `agent_message_chunk`, reasoning summaries as `agent_thought_chunk`,
+each call as a `tool_call` when it starts and `tool_call_update`s after (its text when
+committed, its output as it runs, its status at the end).
+
+Only committed items are final, as in the TUI: a call is `completed` or `failed` when
+its output (or, for the server's own tools, the item) is committed; a call the stream
+cut (ItemDiscarded) or the turn left unanswered (`settle`) is `failed`, never completed."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rivulet.app.acp import tool_calls as tc
+from rivulet.core import items as it
+from rivulet.core.turn.bus import BusEvent, ItemCompleted, ItemDelta, ItemDiscarded, ItemStarted, ToolOutputDelta
+
+if TYPE_CHECKING:
+    from acp.helpers import SessionUpdate
+
+Send = Callable[["SessionUpdate"], Awaitable[None]]
+MESSAGE_KINDS = ("output_text", "refusal")
+THOUGHT_KINDS = ("reasoning_summary_text",)
+OUTPUT_SHOWN = 64 * 1024  # of a running command's output sent with each update (the end of it)
+
+
+class Relay:
+    """One session's bus subscriber: `__call__` gets every event (in order, awaited)."""
+
+    def __init__(self, send: Send, workspace: Path) -> None:
+        self.send, self.workspace = send, workspace
+        self._calls: dict[str, str] = {}  # item id -> tool call id, for calls started and not yet ended
+        self._running: dict[str, str] = {}  # tool call id -> its output so far (a command's)
+        self._open: set[str] = set()  # tool call ids not yet completed or failed
+        self._diffs: dict[str, list[Any]] = {}  # a patch's diff blocks, shown again with its result
+
+    async def __call__(self, event: BusEvent) -> None:
+        if isinstance(event, ItemDelta):
+            await self._delta(event)
+        elif isinstance(event, ItemStarted):
+            await self._started(event.item, event.item_id)
+        elif isinstance(event, ItemCompleted):
+            await self._completed(event.item, event.item_id)
+        elif isinstance(event, ToolOutputDelta):
+            await self._output(event.call_id, event.text)
+        elif isinstance(event, ItemDiscarded):
+            key = self._calls.pop(event.item_id, None)
+            if key is not None:
+                await self._end(key, "failed", tc.text_content(f"(cut: {event.reason})"))
+
+    async def _delta(self, event: ItemDelta) -> None:
+        from acp import update_agent_message_text, update_agent_thought_text
+
+        if not event.delta:
+            return
+        if event.kind in MESSAGE_KINDS:
+            await self.send(update_agent_message_text(event.delta))
+        elif event.kind in THOUGHT_KINDS:
+            await self.send(update_agent_thought_text(event.delta))
+
+    async def _started(self, item: dict[str, Any], item_id: str) -> None:
+        if not tc.is_tool_item(item) or it.is_output(item):
+            return
+        from acp import start_tool_call
+
+        key = tc.call_key(item, item_id)
+        self._calls[item_id] = key
+        self._open.add(key)
+        await self.send(start_tool_call(key, tc.title_of(item), kind=tc.tool_kind(item), status="pending"))
+
+    async def _completed(self, item: dict[str, Any], item_id: str) -> None:
+        from acp import start_tool_call, update_tool_call
+
+        if it.is_output(item):
+            key = it.call_id(item) or ""
+            if key in self._open:
+                from rivulet.core.kinds.calls import output_text
+
+                await self._end(key, tc.output_status(item), tc.text_content(output_text(item)))
+            return
+        if not tc.is_tool_item(item):
+            return
+        started = self._calls.pop(item_id, None)
+        content = tc.call_content(item, self.workspace)
+        key = started if started is not None else tc.call_key(item, item_id)
+        if started is None:  # committed in the event it started in (no ItemStarted seen)
+            self._open.add(key)
+            await self.send(start_tool_call(key, tc.title_of(item), kind=tc.tool_kind(item), status="pending"))
+        if it.is_call(item):  # ours to run: it runs now (once allowed)
+            from acp.schema import FileEditToolCallContent
+
+            self._diffs[key] = [c for c in content if isinstance(c, FileEditToolCallContent)]
+            await self.send(update_tool_call(key, title=tc.title_of(item), status="in_progress", content=content,
+                                             raw_input=_raw_input(item)))
+        else:  # the server's own tool: done as it is committed
+            await self._end(key, tc.hosted_status(item), content)
+
+    async def _output(self, key: str, text: str) -> None:
+        if key not in self._open:
+            return
+        from acp import update_tool_call
+
+        shown = (self._running.get(key, "") + text)[-OUTPUT_SHOWN:]
+        self._running[key] = shown
+        await self.send(update_tool_call(key, status="in_progress", content=tc.text_content(shown)))
+
+    async def _end(self, key: str, status: str, content: list[Any]) -> None:
+        from acp import update_tool_call
+
+        self._open.discard(key)
+        self._running.pop(key, None)
+        diffs = self._diffs.pop(key, [])
+        await self.send(update_tool_call(key, status=status,  # type: ignore[arg-type]
+                                         content=[*diffs, *content] if status == "completed" else content))
+
+    async def settle(self, why: str) -> None:
+        """A turn ended (cancelled, failed): every call still open is failed, not completed."""
+        for key in sorted(self._open):
+            await self._end(key, "failed", tc.text_content(why))
+        self._calls.clear()
+
+
+def _raw_input(item: dict[str, Any]) -> Any:
+    return {k: item[k] for k in ("name", "arguments", "input", "action") if k in item} or None

@@ -1,0 +1,147 @@
+"""A call item as an ACP tool call: its id, title, kind and content, from the item-kind
+registry's view (core/kinds); a patch as `diff` blocks (old and new text per file).
+
+Everything here is the model's or a tool's text: the editor shows it as plain text or a
+diff, never as a terminal's bytes, so it goes as sent (JSON escapes every control)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rivulet.core import items as it
+from rivulet.core.kinds.registry import kind_of
+
+if TYPE_CHECKING:
+    from acp.schema import ContentToolCallContent, FileEditToolCallContent, TerminalToolCallContent, ToolKind
+
+    from rivulet.core.tools.patch_format import FileOp
+
+    Content = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
+
+Item = dict[str, Any]
+FAILED_OUTPUT = ("The user declined", "error:")  # how the tools' outputs say a call did not do its job
+
+
+def call_key(item: Item, item_id: str) -> str:
+    """The tool call's id: the call's call_id (its output and its approval name it), else the item's."""
+    return it.call_id(item) or str(item.get("id") or item_id)
+
+
+def is_tool_item(item: Item) -> bool:
+    return kind_of(item).name in ("call", "hosted")
+
+
+def is_patch(item: Item) -> bool:
+    return item.get("name") == "apply_patch" and it.item_type(item) in ("custom_tool_call", "function_call")
+
+
+def title_of(item: Item) -> str:
+    view = kind_of(item).view(item)
+    if item.get("name") == "shell" and view.code and view.code.startswith("$ "):
+        return view.code[2:]  # the command itself: what the editor's row should say
+    return view.title
+
+
+def tool_kind(item: Item) -> ToolKind:
+    name, kind = item.get("name"), it.item_type(item)
+    if name == "shell" or kind in ("local_shell_call", "shell_call", "code_interpreter_call"):
+        return "execute"
+    if is_patch(item) or kind == "apply_patch_call":
+        return "edit"
+    if kind in ("web_search_call", "file_search_call"):
+        return "search"
+    return "other"
+
+
+def text_content(text: str) -> list[Content]:
+    from acp import text_block, tool_content
+
+    return [tool_content(text_block(text))] if text else []
+
+
+def call_content(item: Item, workspace: Path) -> list[Content]:
+    """What the call will do: a patch's diffs, else its view's code and lines (a command, arguments)."""
+    if is_patch(item):
+        diffs = patch_diffs(patch_text(item), workspace)
+        if diffs:
+            return diffs
+    view = kind_of(item).view(item)
+    return text_content("\n".join([*([view.code] if view.code else []), *view.lines]))
+
+
+def output_status(output: Item) -> str:
+    """completed or failed, from what the tool answered (a command's exit code, a refusal, an error)."""
+    from rivulet.core.kinds.calls import output_text
+
+    text = output_text(output)
+    if text.startswith(FAILED_OUTPUT) or (text.startswith("Exit code: ") and not text.startswith("Exit code: 0\n")):
+        return "failed"
+    return "completed"
+
+
+def hosted_status(item: Item) -> str:
+    return "failed" if item.get("status") in ("failed", "incomplete") or item.get("error") else "completed"
+
+
+def patch_text(item: Item) -> str:
+    if "input" in item:
+        return str(item.get("input") or "")
+    try:
+        args = json.loads(str(item.get("arguments") or "{}"))
+    except ValueError:
+        return ""
+    return str(args.get("input") or "") if isinstance(args, dict) else ""
+
+
+def patch_diffs(text: str, workspace: Path) -> list[Content]:
+    """One `diff` block per file, the whole file before and after. The relay reads them
+    as the call is committed, usually before it runs (the patch planned on the files as
+    they are); a patch that ran already is planned backwards from the files it wrote.
+    Where neither applies (a formatter changed the file since, a later turn did), the
+    hunks' own lines."""
+    from acp import tool_diff_content
+
+    from rivulet.core.tools.patch_apply import plan_patch
+    from rivulet.core.tools.patch_format import OpKind, PatchError, parse_patch
+
+    try:
+        ops = parse_patch(text)
+    except PatchError:
+        return []
+    for plan, backwards in ((ops, False), (_backwards(ops), True)):
+        if not plan:
+            continue
+        try:
+            changes = plan_patch(plan, workspace)
+        except (PatchError, OSError):
+            continue
+        if backwards:
+            return [tool_diff_content(str(c.path), c.old or "", c.new) for c in changes]
+        return [tool_diff_content(str(c.path), c.new or "", c.old) for c in changes]
+    out: list[Content] = []
+    for op in ops:
+        path = str(workspace / op.path)
+        if op.kind is OpKind.ADD:
+            out.append(tool_diff_content(path, "".join(f"{line}\n" for line in op.added), None))
+        elif op.kind is OpKind.DELETE:
+            out.append(tool_diff_content(path, "", None))
+        else:
+            old = "\n".join(line for hunk in op.hunks for line in hunk.old)
+            new = "\n".join(line for hunk in op.hunks for line in hunk.new)
+            out.append(tool_diff_content(path, new, old))
+    return out
+
+
+def _backwards(ops: list[FileOp]) -> list[FileOp]:
+    """The patch undone: each update's lines swapped (+ for -), at the file it wrote. Only
+    a patch of updates can be planned backwards (an added file's "before" is no file)."""
+    from rivulet.core.tools.patch_format import FileOp, Hunk, OpKind
+
+    if any(op.kind is not OpKind.UPDATE for op in ops):
+        return []
+    swap = {"+": "-", "-": "+"}
+    return [FileOp(OpKind.UPDATE, op.move_to or op.path,
+                   hunks=[Hunk(h.anchor, [(swap.get(tag, tag), line) for tag, line in h.lines], h.at_eof)
+                          for h in op.hunks]) for op in ops]

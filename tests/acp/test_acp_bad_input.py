@@ -1,0 +1,62 @@
+"""What an editor (or a broken one) may send `rivulet acp` that it cannot serve: each is a
+JSON-RPC error or a clean end, never a traceback, and stdout carries only protocol
+messages (one JSON-RPC object a line)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+from acp import text_block
+from helpers.acp_client import ScriptedServer, agent_env, running_agent
+
+LINES = [
+    b"this is not json\n",
+    b"[1, 2]\n",
+    b'{"jsonrpc": "2.0", "id": 1, "method": 7}\n',
+    b'{"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": 1}}\n',
+    b'{"jsonrpc": "2.0", "id": 3, "method": "no/such/method", "params": {}}\n',
+    b'{"jsonrpc": "2.0", "id": 4, "method": "session/prompt", "params": {"sessionId": "nope", "prompt": []}}\n',
+    b'{"jsonrpc": "2.0", "id": 5, "method": "session/new", "params": {"cwd": "relative/dir", "mcpServers": []}}\n',
+    b'{"jsonrpc": "2.0", "id": 6, "method": "session/load", "params": {"cwd": "/", "sessionId": "0000-none", '
+    b'"mcpServers": []}}\n',
+    b'{"jsonrpc": "2.0", "id": 7, "method": "session/new", "params": {"cwd": 12}}\n',
+]
+
+
+def test_bad_requests_are_json_rpc_errors_and_stdout_holds_only_protocol_lines(tmp_path):
+    with ScriptedServer() as server:
+        proc = subprocess.run([sys.executable, "-c", "from rivulet.app.cli import main; main()", "acp",
+                               "--base-url", server.local.base_url], input=b"".join(LINES), capture_output=True,
+                              env=agent_env(tmp_path), cwd=tmp_path, timeout=60)
+    assert proc.returncode == 0  # stdin ended: a clean end
+    replies = [json.loads(line) for line in proc.stdout.splitlines()]  # every line is JSON
+    assert all(r["jsonrpc"] == "2.0" and "method" not in r for r in replies)
+    by_id = {r["id"]: r for r in replies if r["id"] is not None}
+    codes = sorted(r["error"]["code"] for r in replies if r["id"] is None)
+    assert codes == [-32700, -32600]  # the line that is no JSON; the array
+    assert by_id[1]["error"]["code"] == -32600  # a method that is no string
+    assert by_id[2]["result"]["protocolVersion"] == 1
+    assert by_id[3]["error"]["code"] == -32601
+    assert "no session 'nope'" in by_id[4]["error"]["message"]
+    assert "not an absolute path" in by_id[5]["error"]["message"]
+    assert "0000-none" in by_id[6]["error"]["message"]
+    assert by_id[7]["error"]["code"] == -32602
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode()
+
+
+async def test_stdin_closed_mid_turn_ends_cleanly(tmp_path):
+    with ScriptedServer() as server:
+        async with running_agent(tmp_path, server.local.base_url) as agent:
+            await agent.conn.initialize(protocol_version=1)
+            sid = (await agent.conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            turn = asyncio.ensure_future(agent.conn.prompt(session_id=sid, prompt=[text_block("slow one")]))
+            await agent.client.until(lambda: "Half an ans" in agent.client.text("agent_message_chunk"))
+            assert agent.process.stdin is not None
+            agent.process.stdin.close()  # the editor went away mid-turn
+            assert await asyncio.wait_for(agent.process.wait(), 30) == 0
+            turn.cancel()
+            await asyncio.gather(turn, return_exceptions=True)
+    assert "Traceback" not in agent.stderr.read_text()

@@ -1,0 +1,110 @@
+"""`rivulet acp` driven by the SDK's client, as an editor would: initialize, a session, a
+prompt's streamed thoughts and answer, tool calls allowed and rejected, a patch as a
+diff, modes, cancel mid-stream, and a saved session loaded and replayed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from acp import RequestError, text_block
+from helpers.acp_client import PATCH, ScriptedServer, running_agent
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as scripted:
+        yield scripted
+
+
+async def _session(agent, home) -> str:
+    init = await agent.conn.initialize(protocol_version=1)
+    assert init.protocol_version == 1
+    caps = init.agent_capabilities
+    assert caps.load_session and caps.prompt_capabilities.image and caps.prompt_capabilities.embedded_context
+    new = await agent.conn.new_session(cwd=str(home), mcp_servers=[])
+    assert new.modes.current_mode_id == "ask"
+    assert [m.id for m in new.modes.available_modes] == ["ask", "auto-edit", "auto", "never-ask"]
+    return new.session_id
+
+
+async def test_a_prompt_streams_thoughts_then_answer_chunks_and_ends_the_turn(tmp_path, server):
+    async with running_agent(tmp_path, server.local.base_url) as agent:
+        sid = await _session(agent, tmp_path)
+        done = await agent.conn.prompt(session_id=sid, prompt=[text_block("hello there")])
+        client = agent.client
+        assert done.stop_reason == "end_turn"
+        assert client.text("agent_thought_chunk") == "Thinking it over"
+        assert client.text("agent_message_chunk") == "Hello from rivulet"
+        kinds = client.kinds()
+        assert kinds.index("agent_thought_chunk") < kinds.index("agent_message_chunk")
+        assert len([k for k in kinds if k == "agent_message_chunk"]) > 1  # streamed, not sent whole
+    assert server.prompts == ["hello there"]
+    assert "Traceback" not in agent.stderr.read_text()
+
+
+async def test_tool_calls_one_allowed_one_rejected_then_the_session_is_loaded_and_replayed(tmp_path, server):
+    async with running_agent(tmp_path, server.local.base_url) as agent:
+        sid = await _session(agent, tmp_path)
+        done = await agent.conn.prompt(session_id=sid, prompt=[text_block("run two commands")])
+        client = agent.client
+        assert done.stop_reason == "end_turn"
+        asked = [call.title for call, _ in client.permissions]
+        assert asked == ["echo allowed-output", "echo never-runs > ran.txt"]
+        kinds = {o.kind for o in client.permissions[0][1]}
+        assert kinds == {"allow_once", "allow_always", "reject_once", "reject_always"}
+        ok, no = client.calls("call_ok"), client.calls("call_no")
+        assert ok[0].session_update == "tool_call" and ok[0].kind == "execute" and ok[0].status == "pending"
+        assert ok[-1].status == "completed" and "allowed-output" in ok[-1].content[0].content.text
+        assert no[-1].status == "failed" and "declined" in no[-1].content[0].content.text
+        assert not (tmp_path / "ran.txt").exists()
+        assert client.text("agent_message_chunk") == "Done."
+    saved = list((tmp_path / "sessions").glob("*.jsonl"))
+    assert len(saved) == 1
+    async with running_agent(tmp_path, server.local.base_url) as again:
+        await again.conn.initialize(protocol_version=1)
+        await again.conn.load_session(cwd=str(tmp_path), session_id=saved[0].stem, mcp_servers=[])
+        replayed = again.client
+        assert replayed.text("user_message_chunk") == "run two commands"
+        assert replayed.text("agent_message_chunk") == "Done."
+        assert [u.status for u in replayed.calls("call_ok")] == ["completed"]
+        assert [u.status for u in replayed.calls("call_no")] == ["failed"]
+        # and it goes on: the loaded session's history is sent with the next prompt
+        await again.conn.prompt(session_id=saved[0].stem, prompt=[text_block("after loading")])
+    assert "You said: after loading" in replayed.text("agent_message_chunk")
+
+
+async def test_a_patch_is_a_diff_and_auto_edit_mode_applies_it_unasked(tmp_path, server):
+    (tmp_path / "notes.txt").write_text("first\nold line\nlast\n")
+    async with running_agent(tmp_path, server.local.base_url) as agent:
+        sid = await _session(agent, tmp_path)
+        with pytest.raises(RequestError):
+            await agent.conn.set_session_mode(session_id=sid, mode_id="yolo")
+        await agent.conn.set_session_mode(session_id=sid, mode_id="auto-edit")
+        done = await agent.conn.prompt(session_id=sid, prompt=[text_block("patch the notes")])
+        assert done.stop_reason == "end_turn"
+        assert agent.client.permissions == []  # auto-edit: a patch in the workspace runs unasked
+        updates = agent.client.calls("call_patch")
+        assert updates[0].kind == "edit" and updates[-1].status == "completed"
+        diffs = [c for c in updates[-1].content if c.type == "diff"]
+        assert [(d.path, d.old_text, d.new_text) for d in diffs] == [
+            (str(tmp_path / "notes.txt"), "first\nold line\nlast\n", "first\nnew line\nlast\n")]
+    assert (tmp_path / "notes.txt").read_text() == "first\nnew line\nlast\n"
+    assert updates[1].raw_input["input"] == PATCH
+
+
+async def test_cancel_mid_stream_ends_the_turn_cancelled_and_commits_nothing_half_made(tmp_path, server):
+    async with running_agent(tmp_path, server.local.base_url) as agent:
+        sid = await _session(agent, tmp_path)
+        turn = asyncio.ensure_future(agent.conn.prompt(session_id=sid, prompt=[text_block("slow answer")]))
+        await agent.client.until(lambda: "Half an ans" in agent.client.text("agent_message_chunk"))
+        with pytest.raises(RequestError) as second:  # one prompt at a time
+            await agent.conn.prompt(session_id=sid, prompt=[text_block("hello again")])
+        assert "running" in str(second.value)
+        await agent.conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(turn, 30)).stop_reason == "cancelled"
+        done = await agent.conn.prompt(session_id=sid, prompt=[text_block("hello after")])
+        assert done.stop_reason == "end_turn"
+    sent = json.dumps(server.local.requests[-1].json()["input"])
+    assert "Half an ans" not in sent  # the cut answer never entered history
