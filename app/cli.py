@@ -23,7 +23,7 @@ PLAIN_HELP = ("the chat as plain lines in the terminal's own scrollback (screen 
 GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--base-url",), dict(metavar="URL", help="Responses API base URL (default $OPENAI_BASE_URL, "
                                                "else OpenAI's; a local URL needs no key)")),
-    (("--model",), dict(help="model name (default from the config file, else gpt-5.1-codex)")),
+    (("-m", "--model"), dict(help="model name (default from the config file, else gpt-5.1-codex)")),
     (("--approval",), dict(choices=APPROVALS, help="tool approval policy: ask before every command and patch, "
                                                    "auto-edit (patches in the workspace run unasked), auto (also "
                                                    "sandboxed commands), never-ask")),
@@ -116,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_turn_options(parser, top=True)
     parser.add_argument("--plain", action="store_true", help=PLAIN_HELP)
     parser.add_argument("--print", action="store_true", dest="print_on_exit", help=PRINT_HELP)
+    # Long only: -c is --config's.
+    parser.add_argument("--continue", action="store_true", dest="continue_last",
+                        help="go on with the last session in this directory (as `resume --last`)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     parsers = _LazyParsers()
     sub._name_parser_map = sub.choices = parsers  # argparse's lookup of a command's parser
@@ -229,11 +232,23 @@ def _replay_options(rp: argparse.ArgumentParser) -> None:
     rp.add_argument("--speed", type=float, default=1.0, help="speed factor (2 = twice as fast; 0 = instant)")
 
 
+def continued(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    """`rivulet --continue` is `rivulet resume --last`: the same run, so the same choice
+    of "the last session" (app/boot.py)."""
+    if not getattr(args, "continue_last", False):
+        return args
+    if args.command is not None:
+        parser.error(f"--continue starts the chat; it takes no command (try: rivulet {args.command} ...)")
+    args.command, args.id, args.last = "resume", None, True
+    return args
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     # `mcp add NAME -- CMD ARGS`: the server's command is kept away from our parser.
     head, server_argv = split_command(argv) if "mcp" in split_command(argv)[0] else (argv, [])
-    args = build_parser().parse_args(head)
+    parser = build_parser()
+    args = continued(parser, parser.parse_args(head))
     args.server_argv = server_argv
     from rivulet.app.launch import run
 

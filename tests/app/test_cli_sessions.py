@@ -107,3 +107,25 @@ def test_a_session_file_appears_with_the_first_record_only(tmp_path):
     writer.close()
     files = list((tmp_path / "s").glob("*.jsonl"))
     assert len(files) == 1 and writer.path == files[0] and "hello" in files[0].read_text()
+
+
+def test_continue_is_resume_last_and_m_is_model():
+    """Issue 38.4: `--continue` (long only: -c is --config's) resumes the last session here,
+    the way `resume --last` does; `-m` is `--model`."""
+    from rivulet.app.cli import build_parser, continued
+
+    parser = build_parser()
+    args = continued(parser, parser.parse_args(["--continue", "-m", "gpt-x", "-c", "theme=nord"]))
+    assert (args.command, args.id, args.last, args.model, args.overrides) == ("resume", None, True, "gpt-x",
+                                                                              ["theme=nord"])
+
+
+def test_continue_with_nothing_here_says_so_as_resume_last_does(tmp_path):
+    store, here, there = tmp_path / "s", tmp_path / "here", tmp_path / "there"
+    here.mkdir(), there.mkdir()
+    make_session(store, there, "elsewhere", 2000)
+    proc = cli("--continue", sessions=store, cwd=here)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "no session with a message was started in" in proc.stderr and proc.stderr.count("\n") == 1
+    proc = cli("--continue", "sessions", sessions=store, cwd=here)
+    assert proc.returncode == 2 and "--continue starts the chat" in proc.stderr
