@@ -12,6 +12,7 @@ from rivulet.widgets.attachment_chips import AttachmentChips
 from rivulet.widgets.composer import Composer
 from rivulet.widgets.entry_keys import FocusableEntry
 from rivulet.widgets.footer import KeyFooter
+from rivulet.widgets.line_select import LineSelect
 from rivulet.widgets.safe import safe_text
 from rivulet.widgets.search import SearchBar
 from rivulet.widgets.status import StatusLine
@@ -34,6 +35,7 @@ def chat_layout(banner: str, model: str, *, demo: bool = False) -> ComposeResult
     yield StatusLine(model, id="status")
     yield SearchBar(id="search")
     yield AttachmentChips(id="chips")
+    yield LineSelect(id="line-select")  # hidden until alt+v (widgets/line_select.py)
     yield Composer(id="composer")
     yield KeyFooter(compact=True)
 

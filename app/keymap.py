@@ -21,12 +21,13 @@ def _binding_classes(app_cls: type[DOMNode]) -> list[type[DOMNode]]:
     from rivulet.widgets.composer import Composer
     from rivulet.widgets.dialogs import ApprovalScreen, DiffScreen
     from rivulet.widgets.inspector import InspectorScreen, RawItemScreen
+    from rivulet.widgets.line_select import LineSelect
     from rivulet.widgets.mcp_panel import McpScreen
     from rivulet.widgets.queue_view import QueueView
     from rivulet.widgets.search import SearchBar
 
     return [app_cls, Composer, SearchBar, ApprovalScreen, DiffScreen, InspectorScreen, RawItemScreen,
-            ChoiceScreen, McpScreen, QueueView]
+            ChoiceScreen, McpScreen, QueueView, LineSelect]
 
 
 def known_binding_ids(app_cls: type[DOMNode]) -> set[str]:

@@ -35,7 +35,9 @@ from rivulet.app.handlers.notes import Notes
 from rivulet.app.handlers.queue import MessageQueue
 from rivulet.app.handlers.turn_status import TurnStatus
 from rivulet.app.tui_ctrl_c import CtrlC
+from rivulet.app.tui_ctrl_q import CtrlQ
 from rivulet.app.tui_held_input import InputReleased, hold, noting_input, noting_post, released
+from rivulet.app.tui_keys import KeyActions
 from rivulet.app.tui_palette import RivuletCommands
 from rivulet.app.tui_services import ChatSending, chat_view_for
 from rivulet.core.config_sources import Peek
@@ -66,7 +68,7 @@ if TYPE_CHECKING:
 __all__ = ["BusBatch", "RivuletApp"]
 
 
-class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
+class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, KeyActions, App[None]):
     CSS_PATH = str(STYLESHEET)
     TITLE = "rivulet"
     COMMANDS = App.COMMANDS | {RivuletCommands}
@@ -79,7 +81,7 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         Binding("ctrl+o", "inspect", "History", id="app.inspect"),
         Binding("ctrl+f", "find", "Find", id="app.find", show=False),
         Binding("ctrl+s", "transcript", "Transcript", id="app.transcript", show=False),  # app/transcript_out.py
-        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+        Binding("ctrl+q", "quit_asking", "Quit", id="app.quit", priority=True),  # app/tui_ctrl_q.py
         # Copy, close, stop, clear, or (twice) quit: app/tui_ctrl_c.py.
         Binding("ctrl+c", "ctrl_c", "Clear/stop", id="app.ctrl_c", priority=True, show=False),
     ]
@@ -131,7 +133,7 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
         self.bridge.route_at_once(self.turn_status.at_once())  # "Done" not queued behind commits
         self.bridge.watch_batches(self.live_panes, self.commits)
         self.live = self.live_panes.live
-        self.ctrl_c = CtrlC(self)
+        self.ctrl_c, self.ctrl_q = CtrlC(self), CtrlQ(self)  # their keys' actions: app/tui_keys.py
 
     @classmethod
     def from_ready(cls, ready: Ready) -> RivuletApp:
@@ -240,9 +242,6 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, App[None]):
 
     def action_transcript(self) -> None:
         tui_views.transcript_in_pager(self)
-
-    def action_ctrl_c(self) -> None:
-        self.ctrl_c.press()
 
     def action_toggle_raw_reasoning(self) -> None:
         shown = self.live_panes.toggle_raw_reasoning()

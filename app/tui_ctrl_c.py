@@ -1,6 +1,7 @@
 """Ctrl+C, as in a shell and in Codex or Claude Code, one key for "stop that":
 
-- selected text (the transcript's mouse selection, or the composer's) is copied;
+- selected text (the transcript's mouse selection, or the composer's) is copied, and so
+  are the lines of the line-select mode (widgets/line_select.py);
 - a picker, view or the palette closes, as Esc closes it;
 - a running turn is interrupted, as Esc does (an approval question with it);
 - a composer with text is cleared, and the draft kept: Up brings it back;
@@ -15,6 +16,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from rivulet.widgets.line_select import LineSelect
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -36,6 +39,9 @@ class CtrlC:
     def press(self) -> None:
         app = self.app
         armed, self._armed_at = self._armed_at, None
+        if isinstance(app.focused, LineSelect):  # its lines, copied the way its y copies them
+            app.focused.action_copy()
+            return
         if self._copy_selection():
             return
         turn = app.turn_worker

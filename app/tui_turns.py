@@ -60,6 +60,7 @@ def interrupt(app: RivuletApp) -> None:
     the running turn; else (twice, on an empty composer) edit the last message."""
     from rivulet.widgets.entry_keys import FocusableEntry
     from rivulet.widgets.escape import close_top_screen
+    from rivulet.widgets.line_select import LineSelect
 
     chat = app.chat
     if app.screen is app.screen_stack[0] and chat.composer.close_completion():
@@ -70,7 +71,7 @@ def interrupt(app: RivuletApp) -> None:
     if app.focused is chat.search:
         chat.search.action_close()
         return
-    if isinstance(app.focused, FocusableEntry) or app.focused is app.queue.view:  # back to typing
+    if isinstance(app.focused, (FocusableEntry, LineSelect)) or app.focused is app.queue.view:  # back to typing
         chat.composer.focus()
         return
     if app.screen.query("HelpPanel"):  # the palette's Keys panel

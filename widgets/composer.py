@@ -54,6 +54,8 @@ PASTE_SETTLE = 0.4
 # The cursor blinks this long after the last key (or focus), then stays lit: a blink is
 # two screen updates a second, which would be all an idle chat costs.
 BLINK_FOR = 10.0
+# The steer key with no turn to steer into (it used to send the draft).
+IDLE_STEER_NOTE = "No turn is running to steer into: Enter sends"
 
 
 def _shown_text(text: str) -> str:
@@ -74,9 +76,11 @@ class Composer(TextArea):
         # A large paste is a chip ("[Pasted 125 lines]"): this puts its text in its place.
         Binding("ctrl+b", "expand_paste", "Expand paste", id="composer.expand_paste", show=False),
         # While a turn runs: the draft into the turn's next request (app/handlers/queue.py);
-        # else it sends, or on an empty composer moves the focus. alt+up: the queued messages.
+        # idle it never sends (Enter does). alt+up: the queued messages.
         Binding("tab", "steer", "Steer", id="composer.steer", show=False),
         Binding("alt+up", "open_queue", "Edit queued", id="composer.queue", show=False),
+        # The transcript's lines from the keyboard (widgets/line_select.py).
+        Binding("alt+v", "app.select_lines", "Select lines", id="transcript.select_lines", show=False),
         # The transcript scrolls from here: typing never leaves the composer. The shift
         # variants are for terminals that keep plain PageUp for their own scrollback.
         Binding("pageup,shift+pageup", "app.scroll_transcript('page_up')", "Scroll", id="transcript.page_up"),
@@ -117,8 +121,9 @@ class Composer(TextArea):
         self._trigger: Trigger | None = None  # the one the popup shows
         self._closed_for: str | None = None  # Esc closed the popup for this text
         self.chips = PasteChips()  # large pastes, shown as "[Pasted N lines]" (widgets/paste_chips.py)
-        # Set by the app (app/handlers/queue.py): True when a running turn took the text;
-        # True when there is a queue to move into.
+        # Set by the app (app/handlers/queue.py): True when a turn is running; True when the
+        # running turn took the text; True when there is a queue to move into.
+        self.turn_running: Callable[[], bool] = lambda: False
         self.steer_to: Callable[[str], bool] | None = None
         self.open_queue: Callable[[], bool] | None = None
 
@@ -323,12 +328,16 @@ class Composer(TextArea):
         self.clear()
 
     def action_steer(self) -> None:
-        """Tab while a turn runs: the draft goes into it (see steer_to). With no turn it is
-        sent as Enter sends it: a Tab pressed as the turn ends loses nothing (Codex learnt
-        this, its #10035). On an empty composer the focus moves, as before."""
+        """Tab while a turn runs: the draft goes into it (see steer_to), or is queued as
+        Enter queues it when the turn cannot take it now (a Tab pressed as the turn ends
+        loses nothing: Codex learnt this, its #10035). With no turn it sends nothing: a Tab
+        meant for a completion or the focus sent half-typed drafts (issue 38). The draft
+        stays, and a short note says what sends. On an empty composer the focus moves."""
         text = self.chips.expand(self.text)
         if not text.strip() or self.steer_to is None:
             self.screen.focus_next()
+        elif not self.turn_running():
+            self.app.notify(IDLE_STEER_NOTE, timeout=3)
         elif self.steer_to(text):
             self._sent(text)
         else:

@@ -72,6 +72,7 @@ class MessageQueue:
         parent = composer.parent
         if isinstance(parent, Widget):
             parent.mount(self.view, before=composer)
+        composer.turn_running = self.running
         composer.steer_to = self.steer_text
         composer.open_queue = self.open
         self.chat.status.hint_from(self.status_hint)

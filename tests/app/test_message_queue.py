@@ -8,7 +8,7 @@ from helpers.calls import HeldTool
 from helpers.streams import call_events, completed, created, message, message_events
 from helpers.tui import GatedServer, follow_up_payloads, make_app, until
 
-from rivulet.widgets.composer import Composer
+from rivulet.widgets.composer import IDLE_STEER_NOTE, Composer
 from rivulet.widgets.entries import UserEntry
 from rivulet.widgets.queue_view import QueueView, row_text
 from rivulet.widgets.status import StatusLine
@@ -186,13 +186,18 @@ async def test_the_steer_key_can_be_remapped():
         assert user_texts(server.requests[1])[-1] == "steered" and user_texts(server.requests[2])[-1] == "queued"
 
 
-async def test_tab_with_no_turn_sends_the_draft_and_on_an_empty_composer_sends_nothing():
+async def test_tab_with_no_turn_sends_nothing_and_keeps_the_draft():
+    """Issue 38.4: an idle Tab sent the draft (accidental sends). It is kept, a note says
+    Enter sends, and Enter then sends it."""
     server = GatedServer(answer_payloads("sent"))
     app = make_app(server)
     async with app.run_test(size=(100, 30)) as pilot:
         composer = app.query_one(Composer)
         await pilot.press("tab")  # nothing to send: the focus stays with typing (ChatScreen.focus_next)
         assert not server.requests and app.focused is composer
-        await pilot.press(*"pressed as the turn ended", "tab")  # no turn to steer into: sent, not lost
+        await pilot.press(*"half typed", "tab")
+        await until(pilot, lambda: any(n.message == IDLE_STEER_NOTE for n in app._notifications), "the note")
+        assert not server.requests and composer.text == "half typed" and app.focused is composer
+        await pilot.press("enter")
         await until(pilot, lambda: server.requests and not app.turn_worker.is_running, "the turn")
-        assert user_texts(server.requests[0]) == ["pressed as the turn ended"] and composer.text == ""
+        assert user_texts(server.requests[0]) == ["half typed"] and composer.text == ""
