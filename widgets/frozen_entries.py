@@ -22,7 +22,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any
 
-from rich.text import Text
 from textual import events
 from textual.geometry import Size
 from textual.selection import Selection
@@ -33,7 +32,7 @@ from rivulet.core import items as it
 
 from .frozen import render_lines
 from .kind_views import entry_renderable
-from .line_copy import copied_text, pointer_bounds
+from .line_copy import copied_text, pointer_bounds, selected
 from .messages import OpenRawItem
 
 KEEP_ENTRIES = 4  # history entries kept as widgets (a turn's worth); older ones are frozen
@@ -263,11 +262,7 @@ class FrozenEntries(Widget):
         line = lines[offset]
         selection = self.text_selection and pointer_bounds(self, self.text_selection)
         if selection is not None and (span := selection.get_span(y)) is not None:
-            start, end = span
-            text = Text.assemble(*((seg.text, seg.style or "") for seg in line), end="")
-            text.stylize(self.screen.get_component_rich_style("screen--selection"), start,
-                         len(text) if end == -1 else end)
-            line = Strip(text.render(self.app.console), line.cell_length)
+            line = selected(line, span, self.screen.get_component_rich_style("screen--selection"), self.app.console)
         return line.crop_extend(0, width, style).apply_style(style).apply_offsets(0, y)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:

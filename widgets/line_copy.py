@@ -121,8 +121,13 @@ def copied_text(lines: Sequence[Strip], selection: Selection, top: int = 0) -> s
 
 
 def selected(line: Strip, span: tuple[int, int], style: Style, console: Console) -> Strip:
-    """`line` with the cells of `span` (end -1: to the end) in the selection's colours."""
+    """`line` with the cells of `span` (end -1: to the end) in the selection's colours.
+    Textual's selection foreground is "transparent" (the text keeps its colour), which a
+    Rich style can only carry as the background colour itself: the text would vanish.
+    Such a foreground is left out."""
     start, end = span
+    if style.color is not None and style.color == style.bgcolor:
+        style = Style(bgcolor=style.bgcolor)
     text = Text.assemble(*((segment.text, segment.style or Style()) for segment in line), end="")
     text.stylize(style, start, len(text) if end == -1 else end)
     return Strip(text.render(console), line.cell_length)

@@ -91,3 +91,20 @@ async def test_moving_up_reaches_old_entries_not_drawn_yet(monkeypatch):
         await until(pilot, lambda: app.screen.get_selected_text() == "question 0", "the first line")
         await pilot.press("J", "y")
         assert copied == ["question 0\nAnswer 0."]
+
+
+async def test_selected_old_lines_stay_readable(monkeypatch):
+    """The selection's foreground is "transparent" (Textual's default): drawn on the
+    pre-rendered lines as a colour, it was the selection's background, and the selected
+    text vanished. Its text keeps its own colour; the background is the selection's."""
+    app = RivuletApp(settings(), GatedServer([]).transport(), session=session(5), remember_theme=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app, monkeypatch)
+        await pilot.press("alt+v", *["k"] * 9)
+        assert app.screen.get_selected_text() == "question 0"
+        frozen = app.query_one(FrozenEntries)
+        row = next(y for y in range(frozen.drawn_lines) if "question 0" in frozen.render_line(y).text)
+        highlight = app.screen.get_component_rich_style("screen--selection").bgcolor
+        cells = [s.style for s in frozen.render_line(row) if s.text.strip() and s.style is not None
+                 and s.style.bgcolor == highlight]
+        assert cells and all(style.color is not None and style.color != highlight for style in cells)
