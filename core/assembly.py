@@ -78,6 +78,7 @@ class NewSession(msgspec.Struct, frozen=True):
 
     frontend: str = "chat"  # what the file says made it (plain mode records as the chat)
     cwd: str | None = None  # the directory it records (None: this process's; an editor's session: its own)
+    session_id: str | None = None  # the id it will have (None: made with the file; an editor names it first)
 
 
 class ResumeSession(msgspec.Struct, frozen=True):
@@ -146,7 +147,7 @@ def open_session(settings: Settings, plan: SessionPlan) -> tuple[Session | None,
         from rivulet.core.store.lazy_session import LazySessionWriter
 
         return None, LazySessionWriter(model=settings.model, base_url=settings.endpoint.safe, frontend=plan.frontend,
-                                       cwd=plan.cwd)
+                                       cwd=plan.cwd, session_id=plan.session_id)
     from rivulet.core.store.session import load_session, open_for_resume
 
     writer, session = open_for_resume(plan.path, load_session(plan.path))

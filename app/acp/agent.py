@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import itertools
 import logging
-import secrets
 from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION, RequestError
@@ -67,9 +66,11 @@ class RivuletAgent:
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any) -> NewSessionResponse:
         from rivulet.core.assembly import NewSession
+        from rivulet.core.store.session import new_session_id
 
-        sid = f"acp-{secrets.token_hex(6)}"
-        session = await self._open(sid, cwd, mcp_servers, lambda s: NewSession("acp", cwd=str(s.workspace)))
+        sid = new_session_id()  # the session file's id (made with its first record): what session/load takes
+        session = await self._open(sid, cwd, mcp_servers,
+                                   lambda s: NewSession("acp", cwd=str(s.workspace), session_id=sid))
         return NewSessionResponse(session_id=sid, modes=_modes(session.engine.settings))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,

@@ -21,7 +21,9 @@ if TYPE_CHECKING:
     Content = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
 
 Item = dict[str, Any]
-FAILED_OUTPUT = ("The user declined", "error:")  # how the tools' outputs say a call did not do its job
+# How an output says its call did not do its job: the tools' refusals and errors, and the
+# stand-in for a call an interrupt left without a result (core/items.py aborted_output).
+FAILED_OUTPUT = ("The user declined", "error:", "aborted", "not run")
 
 
 def call_key(item: Item, item_id: str) -> str:
@@ -76,7 +78,7 @@ def output_status(output: Item) -> str:
     from rivulet.core.kinds.calls import output_text
 
     text = output_text(output)
-    if text.startswith(FAILED_OUTPUT) or (text.startswith("Exit code: ") and not text.startswith("Exit code: 0\n")):
+    if output.get("status") == "failed" or text.startswith(FAILED_OUTPUT) or (text.startswith("Exit code: ") and not text.startswith("Exit code: 0\n")):
         return "failed"
     return "completed"
 

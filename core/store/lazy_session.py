@@ -17,8 +17,9 @@ class LazySessionWriter:
     """Stands in for a new session's `SessionWriter` until there is something to write."""
 
     def __init__(self, *, model: str, base_url: str, cwd: str | None = None, directory: Path | None = None,
-                 frontend: str = "chat", **durability: Any) -> None:
+                 frontend: str = "chat", session_id: str | None = None, **durability: Any) -> None:
         self._model, self._base_url, self._cwd, self._directory = model, base_url, cwd, directory
+        self._id = session_id  # the id the file will have, when it was given before it exists (an editor's)
         self._frontend, self._durability = frontend, durability
         self._writer: SessionWriter | None = None
         self._closed = False
@@ -29,7 +30,7 @@ class LazySessionWriter:
             try:
                 self._writer, _ = SessionWriter.create(model=self._model, base_url=self._base_url, cwd=self._cwd,
                                                        directory=self._directory, frontend=self._frontend,
-                                                       **self._durability)
+                                                       session_id=self._id, **self._durability)
             except OSError as exc:  # the conversation goes on unsaved; the UI says so once
                 self._closed = True
                 self._failed = f"the session file could not be created ({exc.strerror or exc}); " \
@@ -46,7 +47,7 @@ class LazySessionWriter:
 
     @property
     def session_id(self) -> str | None:
-        return self._writer.session_id if self._writer is not None else None
+        return self._writer.session_id if self._writer is not None else self._id
 
     @property
     def failed(self) -> str | None:

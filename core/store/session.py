@@ -175,9 +175,11 @@ class SessionWriter:
 
     @classmethod
     def create(cls, *, model: str, base_url: str, cwd: str | None = None, directory: Path | None = None,
-               frontend: str = "", **durability: Any) -> tuple[SessionWriter, SessionMeta]:
+               frontend: str = "", session_id: str | None = None,
+               **durability: Any) -> tuple[SessionWriter, SessionMeta]:
+        """A new session file (`session_id`: one `new_session_id` gave earlier, else a new one)."""
         now = time.time()
-        sid = time.strftime("%Y%m%d-%H%M%S", time.localtime(now)) + "-" + secrets.token_hex(3)
+        sid = session_id or new_session_id(now)
         meta = SessionMeta(sid, now, cwd or os.getcwd(), model, base_url, frontend=frontend)
         meta.path = (directory or sessions_dir()) / f"{sid}.jsonl"
         return cls(meta.path, meta, **durability), meta
@@ -452,6 +454,12 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_on:
             gc.enable()
+
+
+def new_session_id(now: float | None = None) -> str:
+    """A session's id (its file's name): when it started, and six random hex digits."""
+    now = time.time() if now is None else now
+    return time.strftime("%Y%m%d-%H%M%S", time.localtime(now)) + "-" + secrets.token_hex(3)
 
 
 @_collector_paused()

@@ -37,3 +37,4 @@ def test_a_command_title_kind_and_status():
     assert output_status({**out, "output": "Exit code: 0\nWall time: 0.1 seconds\nOutput:\n"}) == "completed"
     assert output_status({**out, "output": "Exit code: 2\nWall time: 0.1 seconds\nOutput:\n"}) == "failed"
     assert output_status({**out, "output": "The user declined to run this command; it did not run."}) == "failed"
+    assert output_status({**out, "output": "aborted: the user interrupted the turn"}) == "failed"

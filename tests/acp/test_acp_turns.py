@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 from acp import RequestError, text_block
@@ -61,17 +62,17 @@ async def test_tool_calls_one_allowed_one_rejected_then_the_session_is_loaded_an
         assert not (tmp_path / "ran.txt").exists()
         assert client.text("agent_message_chunk") == "Done."
     saved = list((tmp_path / "sessions").glob("*.jsonl"))
-    assert len(saved) == 1
+    assert [path.stem for path in saved] == [sid]  # session/new's id is the saved file's: session/load takes it
     async with running_agent(tmp_path, server.local.base_url) as again:
         await again.conn.initialize(protocol_version=1)
-        await again.conn.load_session(cwd=str(tmp_path), session_id=saved[0].stem, mcp_servers=[])
+        await again.conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
         replayed = again.client
         assert replayed.text("user_message_chunk") == "run two commands"
         assert replayed.text("agent_message_chunk") == "Done."
         assert [u.status for u in replayed.calls("call_ok")] == ["completed"]
         assert [u.status for u in replayed.calls("call_no")] == ["failed"]
         # and it goes on: the loaded session's history is sent with the next prompt
-        await again.conn.prompt(session_id=saved[0].stem, prompt=[text_block("after loading")])
+        await again.conn.prompt(session_id=sid, prompt=[text_block("after loading")])
     assert "You said: after loading" in replayed.text("agent_message_chunk")
 
 
@@ -108,3 +109,33 @@ async def test_cancel_mid_stream_ends_the_turn_cancelled_and_commits_nothing_hal
         assert done.stop_reason == "end_turn"
     sent = json.dumps(server.local.requests[-1].json()["input"])
     assert "Half an ans" not in sent  # the cut answer never entered history
+
+
+async def test_cancel_stops_the_running_command_and_fails_its_call(tmp_path, server):
+    async with running_agent(tmp_path, server.local.base_url) as agent:
+        sid = await _session(agent, tmp_path)
+        await agent.conn.set_session_mode(session_id=sid, mode_id="never-ask")
+        turn = asyncio.ensure_future(agent.conn.prompt(session_id=sid, prompt=[text_block("sleepy command")]))
+        pid_file = tmp_path / "pid.txt"
+        await until_true(lambda: pid_file.is_file() and pid_file.read_text().strip().isdigit())
+        pid = int(pid_file.read_text())
+        assert Path(f"/proc/{pid}").exists()
+        await agent.conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(turn, 30)).stop_reason == "cancelled"
+        await until_true(lambda: not _alive(pid))  # stopped, not left running (a zombie is no process)
+        assert agent.client.calls("call_sleep")[-1].status == "failed"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+async def until_true(check, timeout: float = 30) -> None:
+    """Wait, polling, until `check()` holds (a deadline, not a sleep that guesses)."""
+    async with asyncio.timeout(timeout):
+        while not check():
+            await asyncio.sleep(0.05)

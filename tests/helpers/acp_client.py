@@ -38,6 +38,7 @@ from helpers.streams import (
 PATCH = "*** Begin Patch\n*** Update File: notes.txt\n@@\n-old line\n+new line\n*** End Patch"
 SHELL_OK = fn_call("fc_1", "call_ok", "shell", {"command": "echo allowed-output"})
 SHELL_NO = fn_call("fc_2", "call_no", "shell", {"command": "echo never-runs > ran.txt"})
+SHELL_SLEEP = fn_call("fc_3", "call_sleep", "shell", {"command": "echo $$ > pid.txt; exec sleep 120"})
 
 
 def _calls(*items: dict[str, Any]) -> bytes:
@@ -52,6 +53,7 @@ STREAMS: dict[str, bytes] = {
                    *message_events("msg_1", "Hello from rivulet", index=1),
                    completed([reasoning("rs_1", "Thinking it over"), message("msg_1", "Hello from rivulet")])]),
     "run": _calls(SHELL_OK, SHELL_NO),
+    "sleepy": _calls(SHELL_SLEEP),
     "patch": body([created("resp_p"), *custom_call_events("ct_1", "call_patch", "apply_patch", PATCH),
                    completed([{"id": "ct_1", "type": "custom_tool_call", "status": "completed",
                                "call_id": "call_patch", "name": "apply_patch", "input": PATCH}], "resp_p")]),
