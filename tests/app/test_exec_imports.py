@@ -14,6 +14,7 @@ from helpers.local_server import LocalServer, Reply, Request, sse_reply
 from helpers.streams import simple_text_response
 
 NOT_NEEDED = ("textual", "rich", "pydantic_settings", "click", "pygments", "mcp", "websockets",
+              "acp", "rivulet.app.acp",  # the Agent Client Protocol SDK: `rivulet acp` only (issue 39)
               "rivulet.core.tools.mcp_client",
               # what only a tool call, a hook or an error needs (issue 22: each is a few ms of a start)
               "pathspec", "rivulet.core.checkpoints.restore", "rivulet.core.checkpoints.store",
