@@ -14,7 +14,7 @@ from rivulet.core.errors import RivuletError
 
 if TYPE_CHECKING:
     from acp.helpers import SessionUpdate
-    from acp.schema import PromptResponse
+    from acp.schema import PromptResponse, Usage
 
     from rivulet.core.engine import Engine
     from rivulet.core.turn.conversation import TurnResult
@@ -60,7 +60,7 @@ class AcpSession:
                 raise TurnFailed(f"{error.kind}: {error.message}") from None
             raise error
         await self.relay.settle("the turn ended before it ran")
-        return PromptResponse(stop_reason="end_turn")
+        return PromptResponse(stop_reason="end_turn", usage=usage_of(turn.result().usage))
 
     def cancel(self) -> None:
         turn = self._turn
@@ -77,6 +77,26 @@ class AcpSession:
             await self.engine.bus.close()
             if self._stop is not None:
                 self._stop()
+
+
+def usage_of(usage: dict[str, Any] | None) -> Usage | None:
+    """The turn's tokens as ACP counts them (None: the server sent none)."""
+    from acp.schema import Usage
+
+    if not usage:
+        return None
+
+    def count(value: Any) -> int:
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+    def part(name: str) -> dict[str, Any]:
+        value = usage.get(name)
+        return value if isinstance(value, dict) else {}
+
+    details, reasoning = part("input_tokens_details"), part("output_tokens_details")
+    return Usage(input_tokens=count(usage.get("input_tokens")), output_tokens=count(usage.get("output_tokens")),
+                 total_tokens=count(usage.get("total_tokens")), cached_read_tokens=count(details.get("cached_tokens")),
+                 thought_tokens=count(reasoning.get("reasoning_tokens")))
 
 
 class TurnFailed(Exception):

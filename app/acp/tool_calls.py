@@ -78,7 +78,9 @@ def output_status(output: Item) -> str:
     from rivulet.core.kinds.calls import output_text
 
     text = output_text(output)
-    if output.get("status") == "failed" or text.startswith(FAILED_OUTPUT) or (text.startswith("Exit code: ") and not text.startswith("Exit code: 0\n")):
+    if output.get("status") == "failed" or text.startswith(FAILED_OUTPUT):
+        return "failed"
+    if text.startswith("Exit code: ") and not text.startswith("Exit code: 0\n"):
         return "failed"
     return "completed"
 

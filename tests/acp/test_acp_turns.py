@@ -36,6 +36,7 @@ async def test_a_prompt_streams_thoughts_then_answer_chunks_and_ends_the_turn(tm
         done = await agent.conn.prompt(session_id=sid, prompt=[text_block("hello there")])
         client = agent.client
         assert done.stop_reason == "end_turn"
+        assert (done.usage.input_tokens, done.usage.output_tokens, done.usage.total_tokens) == (3, 5, 8)
         assert client.text("agent_thought_chunk") == "Thinking it over"
         assert client.text("agent_message_chunk") == "Hello from rivulet"
         kinds = client.kinds()
