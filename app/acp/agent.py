@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
+import gc
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +47,7 @@ class RivuletAgent:
         self.args = args
         self.sessions: dict[str, AcpSession] = {}
         self._client: Client | None = None
-        self._ids = itertools.count(1)
+        self._frozen = False
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
@@ -155,6 +155,10 @@ class RivuletAgent:
             raise RequestError(INTERNAL, f"cannot open the session: {exc.strerror or exc}") from None
         self.sessions[sid] = session
         session.start()
+        if not self._frozen:  # start-up is over: what it left alive is never walked again (app/gc_pacing.py)
+            self._frozen = True
+            gc.collect()
+            gc.freeze()
         return session
 
     @property

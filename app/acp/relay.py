@@ -5,10 +5,16 @@ committed, its output as it runs, its status at the end).
 
 Only committed items are final, as in the TUI: a call is `completed` or `failed` when
 its output (or, for the server's own tools, the item) is committed; a call the stream
-cut (ItemDiscarded) or the turn left unanswered (`settle`) is `failed`, never completed."""
+cut (ItemDiscarded) or the turn left unanswered (`settle`) is `failed`, never completed.
+
+Deltas are sent once per turn of the event loop, not one message each: the deltas the
+bus hands over together (a burst read in one slice of the stream) go as one chunk, and a
+running command's output as one update of it, so a flood costs the editor and the agent
+what a trickle does; any other event sends what is pending first, keeping the order."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,30 +41,69 @@ class Relay:
         self._running: dict[str, str] = {}  # tool call id -> its output so far (a command's)
         self._open: set[str] = set()  # tool call ids not yet completed or failed
         self._diffs: dict[str, list[Any]] = {}  # a patch's diff blocks, shown again with its result
+        self._pending: list[tuple[str, list[str]]] = []  # ("message" | "thought", texts) or ("output", [key])
+        self._flushing: asyncio.Future[None] | None = None
 
     async def __call__(self, event: BusEvent) -> None:
         if isinstance(event, ItemDelta):
-            await self._delta(event)
-        elif isinstance(event, ItemStarted):
+            self._delta(event)
+            return
+        if isinstance(event, ToolOutputDelta):
+            self._output(event.call_id, event.text)
+            return
+        await self.flush()
+        if isinstance(event, ItemStarted):
             await self._started(event.item, event.item_id)
         elif isinstance(event, ItemCompleted):
             await self._completed(event.item, event.item_id)
-        elif isinstance(event, ToolOutputDelta):
-            await self._output(event.call_id, event.text)
         elif isinstance(event, ItemDiscarded):
             key = self._calls.pop(event.item_id, None)
             if key is not None:
                 await self._end(key, "failed", tc.text_content(f"(cut: {event.reason})"))
 
-    async def _delta(self, event: ItemDelta) -> None:
-        from acp import update_agent_message_text, update_agent_thought_text
-
+    def _delta(self, event: ItemDelta) -> None:
         if not event.delta:
             return
         if event.kind in MESSAGE_KINDS:
-            await self.send(update_agent_message_text(event.delta))
+            self._hold("message", event.delta)
         elif event.kind in THOUGHT_KINDS:
-            await self.send(update_agent_thought_text(event.delta))
+            self._hold("thought", event.delta)
+
+    def _hold(self, kind: str, text: str) -> None:
+        """Keep `text` for the flush at the next turn of the loop (started if none is due)."""
+        if self._pending and self._pending[-1][0] == kind and kind != "output":
+            self._pending[-1][1].append(text)
+        elif not (kind == "output" and (kind, [text]) in self._pending):
+            self._pending.append((kind, [text]))
+        if self._flushing is None:
+            self._flushing = asyncio.ensure_future(self._flush_soon())
+
+    async def _flush_soon(self) -> None:
+        try:
+            await asyncio.sleep(0)  # the events handed over with this one join it
+            await self._send_pending()
+        finally:
+            self._flushing = None
+
+    async def flush(self) -> None:
+        """Send what is pending now (before another update, at the turn's end)."""
+        flushing = self._flushing
+        if flushing is not None:
+            await asyncio.shield(flushing)
+        await self._send_pending()
+
+    async def _send_pending(self) -> None:
+        from acp import update_agent_message_text, update_agent_thought_text, update_tool_call
+
+        pending, self._pending = self._pending, []
+        for kind, texts in pending:
+            if kind == "message":
+                await self.send(update_agent_message_text("".join(texts)))
+            elif kind == "thought":
+                await self.send(update_agent_thought_text("".join(texts)))
+            elif texts[0] in self._running:  # a command's output so far (still running)
+                await self.send(update_tool_call(texts[0], status="in_progress",
+                                                 content=tc.text_content(self._running[texts[0]])))
 
     async def _started(self, item: dict[str, Any], item_id: str) -> None:
         if not tc.is_tool_item(item) or it.is_output(item):
@@ -97,14 +142,10 @@ class Relay:
         else:  # the server's own tool: done as it is committed
             await self._end(key, tc.hosted_status(item), content)
 
-    async def _output(self, key: str, text: str) -> None:
-        if key not in self._open:
-            return
-        from acp import update_tool_call
-
-        shown = (self._running.get(key, "") + text)[-OUTPUT_SHOWN:]
-        self._running[key] = shown
-        await self.send(update_tool_call(key, status="in_progress", content=tc.text_content(shown)))
+    def _output(self, key: str, text: str) -> None:
+        if key in self._open:
+            self._running[key] = (self._running.get(key, "") + text)[-OUTPUT_SHOWN:]
+            self._hold("output", key)
 
     async def _end(self, key: str, status: str, content: list[Any]) -> None:
         from acp import update_tool_call
@@ -117,6 +158,7 @@ class Relay:
 
     async def settle(self, why: str) -> None:
         """A turn ended (cancelled, failed): every call still open is failed, not completed."""
+        await self.flush()
         for key in sorted(self._open):
             await self._end(key, "failed", tc.text_content(why))
         self._calls.clear()

@@ -50,6 +50,7 @@ class AcpSession:
                 await asyncio.gather(turn, return_exceptions=True)
             self._turn = None
             await self.engine.bus.drain()  # every update of the turn goes before its answer
+            await self.relay.flush()
         if turn.cancelled():
             await self.relay.settle("cancelled")
             return PromptResponse(stop_reason="cancelled")

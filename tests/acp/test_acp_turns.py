@@ -33,15 +33,18 @@ async def _session(agent, home) -> str:
 async def test_a_prompt_streams_thoughts_then_answer_chunks_and_ends_the_turn(tmp_path, server):
     async with running_agent(tmp_path, server.local.base_url) as agent:
         sid = await _session(agent, tmp_path)
-        done = await agent.conn.prompt(session_id=sid, prompt=[text_block("hello there")])
+        turn = asyncio.ensure_future(agent.conn.prompt(session_id=sid, prompt=[text_block("hello there")]))
         client = agent.client
+        await client.until(lambda: client.text("agent_message_chunk") == "Hello ")  # streamed: before the rest
+        assert not turn.done()
+        server.go_on.set()
+        done = await asyncio.wait_for(turn, 30)
         assert done.stop_reason == "end_turn"
         assert (done.usage.input_tokens, done.usage.output_tokens, done.usage.total_tokens) == (3, 5, 8)
         assert client.text("agent_thought_chunk") == "Thinking it over"
         assert client.text("agent_message_chunk") == "Hello from rivulet"
         kinds = client.kinds()
         assert kinds.index("agent_thought_chunk") < kinds.index("agent_message_chunk")
-        assert len([k for k in kinds if k == "agent_message_chunk"]) > 1  # streamed, not sent whole
     assert server.prompts == ["hello there"]
     assert "Traceback" not in agent.stderr.read_text()
 

@@ -48,10 +48,11 @@ def _calls(*items: dict[str, Any]) -> bytes:
     return body([*events, completed(list(items), "resp_c")])
 
 
+HELLO = [created(), *reasoning_events("rs_1", "Thinking it over"), *message_events("msg_1", "Hello from rivulet", 1),
+         completed([reasoning("rs_1", "Thinking it over"), message("msg_1", "Hello from rivulet")])]
+FIRST_DELTA = next(n for n, e in enumerate(HELLO) if "output_text.delta" in e) + 1  # "Hello "
+
 STREAMS: dict[str, bytes] = {
-    "hello": body([created(), *reasoning_events("rs_1", "Thinking it over"),
-                   *message_events("msg_1", "Hello from rivulet", index=1),
-                   completed([reasoning("rs_1", "Thinking it over"), message("msg_1", "Hello from rivulet")])]),
     "run": _calls(SHELL_OK, SHELL_NO),
     "sleepy": _calls(SHELL_SLEEP),
     "patch": body([created("resp_p"), *custom_call_events("ct_1", "call_patch", "apply_patch", PATCH),
@@ -67,6 +68,7 @@ class ScriptedServer:
     def __init__(self) -> None:
         self.local = LocalServer(self._reply)
         self.released = threading.Event()
+        self.go_on = threading.Event()  # the staged "hello" stream's second half may come
         self.prompts: list[str] = []
 
     def _reply(self, request: Request) -> Reply | None:
@@ -81,7 +83,14 @@ class ScriptedServer:
         word = text.split()[0] if text.split() else ""
         if word == "slow":
             return sse_reply(self._slow(), "chunked")
+        if word == "hello":  # the answer's first delta, then the rest once the test has seen it
+            return sse_reply(self._staged(), "chunked")
         return sse_reply(STREAMS.get(word, answer("resp_x", f"You said: {text}")), "length")
+
+    def _staged(self) -> Any:
+        yield body(HELLO[:FIRST_DELTA])
+        self.go_on.wait(30)
+        yield body(HELLO[FIRST_DELTA:])
 
     def _slow(self) -> Any:
         yield body([created("resp_s"), ev("response.output_item.added", output_index=0, item={
@@ -98,6 +107,7 @@ class ScriptedServer:
 
     def __exit__(self, *exc: object) -> None:
         self.released.set()
+        self.go_on.set()
         self.local.stop()
 
 
