@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from rivulet.core.errors import ConfigError
 from rivulet.core.tools.approval_event import ApprovalRequested
-from rivulet.core.turn.bus import BusEvent, Notice
+from rivulet.core.turn.bus import BusEvent, Notice, TurnCompleted
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -46,7 +46,24 @@ def open_for_chat(bus: EventBus, bridge: Callable[[BusEvent], None], toast: Toas
     remember_servers(ground.mcp_servers or [])
     if ground.hooks is not None and ground.hooks.ignored:
         bus.publish(Notice(ground.hooks.ignored))
-    return open_conversation(ground, front)
+    engine = open_conversation(ground, front)
+    if starting.settings.save_sessions:
+        _index_after_turns(bus, engine)
+    return engine
+
+
+def _index_after_turns(bus: EventBus, engine: Engine) -> None:
+    """After each turn, the sessions' search index catches up on a thread of its own (issue 40)."""
+    from rivulet.core.store.search_indexer import BackgroundIndexer
+
+    indexer = BackgroundIndexer()
+
+    def turn_done(event: BusEvent) -> None:
+        path = engine.writer.path if engine.writer is not None else None
+        if path is not None:  # (the session of /new or /resume: the engine's writer now)
+            indexer.committed(path)
+
+    bus.subscribe(turn_done, TurnCompleted)
 
 
 def _not_a_question(event: BusEvent) -> bool:

@@ -17,6 +17,7 @@ marks, which it cannot then forge); whoever shows a hit sanitises it (`Hit.snipp
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
@@ -31,7 +32,9 @@ from rivulet.core.errors import RivuletError
 from rivulet.core.kinds import kind_of
 
 INDEX_NAME = "search-index.sqlite3"
-VERSION = 1  # PRAGMA user_version: an index of another version is rebuilt
+VERSION = 3  # PRAGMA user_version: an index of another version is rebuilt
+FILE_BITS = 32  # an item's rowid is its file's id << FILE_BITS | its number in the file
+PROBE_OVER = 20_000  # more hits than this: the newest sessions are asked one by one (see search)
 CALL_CAP = 4_000  # characters of a tool call or its output that are indexed
 TEXT_CAP = 100_000  # of any other item (a message with a file attached)
 CAPPED = frozenset({"call", "output", "hosted", "other"})
@@ -39,14 +42,15 @@ OPEN, CLOSE = "\x02", "\x03"  # the snippet's marks: control characters, taken o
 _MARKS = str.maketrans({OPEN: " ", CLOSE: " "})
 _decode = msgspec.json.Decoder().decode
 
+# An item's rowid says its file (the high bits): a session's hits are a range of rowids,
+# grouped and counted from the full-text index alone, with no table joined.
 SCHEMA = f"""
 CREATE TABLE files (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, session TEXT NOT NULL,
-                    inode INTEGER NOT NULL, offset INTEGER NOT NULL, turn INTEGER NOT NULL,
-                    created REAL NOT NULL, last REAL NOT NULL, cwd TEXT NOT NULL);
-CREATE TABLE items (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, turn INTEGER NOT NULL,
-                    kind TEXT NOT NULL, time REAL NOT NULL);
-CREATE INDEX items_file ON items(file);
-CREATE VIRTUAL TABLE texts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+                    inode INTEGER NOT NULL, offset INTEGER NOT NULL, items INTEGER NOT NULL,
+                    turn INTEGER NOT NULL, created REAL NOT NULL, last REAL NOT NULL, cwd TEXT NOT NULL);
+CREATE INDEX files_newest ON files(last, name);
+CREATE VIRTUAL TABLE texts USING fts5(text, kind UNINDEXED, turn UNINDEXED, time UNINDEXED,
+                                      tokenize = 'unicode61 remove_diacritics 2');
 PRAGMA user_version = {VERSION};
 """
 
@@ -55,6 +59,18 @@ class BadQuery(RivuletError):
     """The query is not one FTS5 can read (an unclosed quote, a lone operator)."""
 
     kind = "bad_query"
+
+
+class StaleIndex(sqlite3.DatabaseError):
+    """An index of another version of this schema (or some other database under its name)."""
+
+
+def damaged(exc: sqlite3.DatabaseError) -> bool:
+    """Whether `exc` says the index itself is unusable (made again from the files), rather
+    than busy or the disk in trouble (said, the index left as it is)."""
+    # (sqlite3 sets the error's name only on errors SQLite itself returned)
+    name = getattr(exc, "sqlite_errorname", None)
+    return isinstance(exc, StaleIndex) or name in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
 
 
 class Hit(msgspec.Struct, kw_only=True):
@@ -108,7 +124,9 @@ class SearchIndex:
     def _open(self) -> sqlite3.Connection:
         try:
             return self._connect()
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as exc:
+            if not damaged(exc):
+                raise
             self._remove()
             self.rebuilt = True
             return self._connect()
@@ -120,12 +138,16 @@ class SearchIndex:
         try:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")  # a lost last commit is read again from the files
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version != VERSION:
-                tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-                if tables:  # another version's (or a foreign) database: made again
-                    raise sqlite3.DatabaseError(f"search index version {version}, not {VERSION}")
-                db.executescript(SCHEMA)
+            if db.execute("PRAGMA user_version").fetchone()[0] != VERSION:
+                db.execute("BEGIN IMMEDIATE")  # two processes opening a new index: one makes its tables
+                version = db.execute("PRAGMA user_version").fetchone()[0]
+                if version != VERSION and db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                    db.execute("ROLLBACK")  # another version's (or a foreign) database: made again
+                    raise StaleIndex(f"search index version {version}, not {VERSION}")
+                if version != VERSION:
+                    for statement in SCHEMA.split(";"):
+                        db.execute(statement)
+                db.execute("COMMIT")
             db.execute("SELECT count(*) FROM files").fetchone()
         except BaseException:
             db.close()
@@ -159,7 +181,7 @@ class SearchIndex:
         try:
             return self._update()
         except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            if not damaged(exc):
                 raise
             self._rebuild()
             return self._update()
@@ -204,7 +226,7 @@ class SearchIndex:
 
     def _read_new(self, path: Path) -> int | None:
         db = self._db
-        row = db.execute("SELECT id, inode, offset, turn, created, last, cwd FROM files WHERE name = ?",
+        row = db.execute("SELECT id, inode, offset, turn, created, last, cwd, items FROM files WHERE name = ?",
                          (path.name,)).fetchone()
         try:
             with open(path, "rb") as f:
@@ -221,21 +243,21 @@ class SearchIndex:
             return None
         end = data.rfind(b"\n") + 1  # a torn last line is left for the next update
         if row is None:
-            file_id = db.execute("INSERT INTO files (name, session, inode, offset, turn, created, last, cwd) "
-                                 "VALUES (?, ?, ?, 0, 0, 0, 0, '')", (path.name, path.stem, st.st_ino)).lastrowid
-            state = _FileState(0, 0.0, 0.0, "")
+            made = db.execute("INSERT INTO files (name, session, inode, offset, items, turn, created, last, cwd) "
+                              "VALUES (?, ?, ?, 0, 0, 0, 0, 0, '')", (path.name, path.stem, st.st_ino))
+            assert made.lastrowid is not None  # (an INSERT of a row always sets it)
+            file_id = made.lastrowid
+            state, items = _FileState(0, 0.0, 0.0, ""), 0
         else:
-            file_id = row[0]
+            file_id, items = row[0], row[7]
             state = _FileState(row[3], row[4], row[5], row[6])
         rows = list(_rows(data[:end], state))
-        if rows:
-            first = db.execute("SELECT coalesce(max(id), 0) + 1 FROM items").fetchone()[0]
-            db.executemany("INSERT INTO items (id, file, turn, kind, time) VALUES (?, ?, ?, ?, ?)",
-                           [(first + n, file_id, turn, kind, when) for n, (turn, kind, when, _) in enumerate(rows)])
-            db.executemany("INSERT INTO texts (rowid, text) VALUES (?, ?)",
-                           [(first + n, text) for n, (*_, text) in enumerate(rows)])
-        db.execute("UPDATE files SET inode = ?, offset = ?, turn = ?, created = ?, last = ?, cwd = ? WHERE id = ?",
-                   (st.st_ino, offset + end, state.turn, state.created, state.last, state.cwd, file_id))
+        first = (file_id << FILE_BITS) + items
+        db.executemany("INSERT INTO texts (rowid, text, kind, turn, time) VALUES (?, ?, ?, ?, ?)",
+                       [(first + n, text, kind, turn, when) for n, (turn, kind, when, text) in enumerate(rows)])
+        db.execute("UPDATE files SET inode = ?, offset = ?, items = ?, turn = ?, created = ?, last = ?, cwd = ? "
+                   "WHERE id = ?", (st.st_ino, offset + end, items + len(rows), state.turn, state.created,
+                                    state.last, state.cwd, file_id))
         return len(rows)
 
     def _forget(self, name: str) -> None:
@@ -243,34 +265,56 @@ class SearchIndex:
         row = db.execute("SELECT id FROM files WHERE name = ?", (name,)).fetchone()
         if row is None:
             return
-        db.execute("DELETE FROM texts WHERE rowid IN (SELECT id FROM items WHERE file = ?)", (row[0],))
-        db.execute("DELETE FROM items WHERE file = ?", (row[0],))
+        db.execute("DELETE FROM texts WHERE rowid BETWEEN ? AND ?", _span(row[0]))
         db.execute("DELETE FROM files WHERE id = ?", (row[0],))
 
     # -- asking it --------------------------------------------------------------------------
     def search(self, query: str, *, cwd: str | None = None, limit: int = 20) -> list[Hit]:
         """The sessions with an item matching `query` (FTS5's syntax: words, "a phrase",
         prefix*, AND / OR / NOT, NEAR), newest first, each with its newest hit; only those
-        started in `cwd` when it is given. BadQuery for a query FTS5 cannot read."""
-        where = "" if cwd is None else "AND f.cwd = :cwd"
-        sql = f"""
-            WITH best AS (SELECT i.file AS file, max(i.id) AS item, count(*) AS n
-                          FROM texts JOIN items i ON i.id = texts.rowid
-                          WHERE texts MATCH :q GROUP BY i.file)
-            SELECT f.session, f.name, f.cwd, f.created, f.last, i.id, i.turn, i.kind, i.time, best.n
-            FROM best JOIN files f ON f.id = best.file JOIN items i ON i.id = best.item
-            WHERE 1 {where} ORDER BY f.last DESC, f.name DESC LIMIT :limit"""
+        started in `cwd` when it is given. BadQuery for a query FTS5 cannot read.
+
+        A query with few hits groups them all by session (their rowids: the index alone).
+        One with many (a common word) asks the newest sessions one by one for their newest
+        hit, a seek in the index each, until `limit` have one: grouping 100,000 hits costs
+        more than the 20 newest sessions' seeks."""
         check_query(query)
-        found = self._db.execute(sql, {"q": query, "cwd": cwd, "limit": limit}).fetchall()
+        db = self._db
+        total = db.execute("SELECT count(*) FROM texts WHERE texts MATCH ?", (query,)).fetchone()[0]
+        if not total:
+            return []
+        columns, newest = "id, session, name, cwd, created, last", "ORDER BY last DESC, name DESC"
+        where, args = ("WHERE cwd = ?", (cwd,)) if cwd is not None else ("", ())
+        found: list[tuple[tuple[Any, ...], int, int]] = []  # (the session's row, its newest hit, its hits)
+        if total <= PROBE_OVER:
+            grouped = {file: (best, n) for file, best, n in db.execute(
+                f"SELECT rowid >> {FILE_BITS}, max(rowid), count(*) FROM texts WHERE texts MATCH ? GROUP BY 1",
+                (query,))}
+            rows = db.execute(f"SELECT {columns} FROM files WHERE id IN (SELECT value FROM json_each(?)) "
+                              f"{'AND cwd = ?' if cwd is not None else ''} {newest} LIMIT ?",
+                              (json.dumps(list(grouped)), *args, limit)).fetchall()
+            found = [(row, *grouped[row[0]]) for row in rows]
+        else:
+            for row in db.execute(f"SELECT {columns} FROM files {where} {newest}", args):  # (read as asked for)
+                best, n = db.execute("SELECT max(rowid), count(*) FROM texts WHERE texts MATCH ? AND rowid "
+                                     "BETWEEN ? AND ?", (query, *_span(row[0]))).fetchone()
+                if n:
+                    found.append((row, best, n))
+                    if len(found) == limit:
+                        break
         hits = []
-        for session, name, where_, created, last, item, turn, kind, when, n in found:
-            snippet = self._db.execute(
-                "SELECT snippet(texts, 0, ?, ?, '…', 16) FROM texts WHERE texts MATCH ? AND rowid = ?",
-                (OPEN, CLOSE, query, item)).fetchone()
+        for (_, session, name, where_, created, last), best, n in found:
+            kind, turn, when, snippet = db.execute(
+                "SELECT kind, turn, time, snippet(texts, 0, ?, ?, '…', 16) FROM texts WHERE texts MATCH ? "
+                "AND rowid = ?", (OPEN, CLOSE, query, best)).fetchone()
             hits.append(Hit(session=session, path=str(self.directory / name), cwd=where_, created=created,
-                            last=last, turn=turn, kind=kind, time=when, hits=n,
-                            snippet=snippet[0] if snippet else ""))
+                            last=last, turn=turn, kind=kind, time=when, hits=n, snippet=snippet))
         return hits
+
+
+def _span(file_id: int) -> tuple[int, int]:
+    """The rowids of a file's items."""
+    return file_id << FILE_BITS, ((file_id + 1) << FILE_BITS) - 1
 
 
 def check_query(query: str) -> None:

@@ -184,3 +184,38 @@ def test_a_snippet_is_one_sanitised_line_whose_marks_the_text_cannot_forge(tmp_p
         index.update()
         [hit] = index.search("tapir")
     assert hit.snippet_parts() == [("the answer to forged mark and ␛[2J an escape before the ", False), ("tapir", True)]
+
+
+def test_a_common_word_asks_the_newest_sessions_one_by_one_and_finds_the_same(tmp_path, monkeypatch):
+    """Past PROBE_OVER hits the sessions are asked newest first (a seek each) instead of
+    grouping every hit: the same sessions, hits, turns and snippets either way."""
+    from rivulet.core.store import search_index
+
+    for n in range(6):
+        session(tmp_path, *[f"walrus {n} {t}" for t in range(3)], cwd="/work" if n % 2 else "/else", at=1000.0 + n)
+    with SearchIndex(tmp_path) as index:
+        index.update()
+        grouped = [index.search("walrus", limit=4), index.search("walrus", cwd="/work"), index.search("walrus 3")]
+        monkeypatch.setattr(search_index, "PROBE_OVER", 1)
+        probed = [index.search("walrus", limit=4), index.search("walrus", cwd="/work"), index.search("walrus 3")]
+    assert probed == grouped
+    assert [len(g) for g in grouped] == [4, 3, 1] and grouped[0][0].hits == 6  # 3 prompts, 3 answers
+
+
+def test_processes_opening_a_new_index_at_once_share_it(tmp_path):
+    """The chat's indexer and a search may both find no index: one makes its tables, the
+    other waits for them; neither takes the other's for a damaged one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    w = session(tmp_path, "a yak")
+
+    def open_and_ask(_: int) -> tuple[bool, list[str]]:
+        with SearchIndex(tmp_path) as index:
+            index.update()
+            return index.rebuilt, ids(index.search("yak"))
+
+    for _ in range(5):
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{index_path(tmp_path)}{suffix}").unlink(missing_ok=True)
+        with ThreadPoolExecutor(4) as pool:
+            assert list(pool.map(open_and_ask, range(4))) == [(False, [w.meta.id])] * 4
