@@ -52,6 +52,10 @@ async def slash(app, pilot, word: str) -> None:
     await pilot.press("enter")
 
 
+def notice(app: RivuletApp, start: str) -> bool:
+    return any(str(n.message).startswith(start) for n in app._notifications)
+
+
 async def test_undo_shows_the_diff_and_the_commands_then_redo(tmp_path):
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -72,12 +76,15 @@ async def test_undo_shows_the_diff_and_the_commands_then_redo(tmp_path):
         await pilot.press("y")
         await until(pilot, lambda: not isinstance(app.screen, UndoScreen) and not (ws / "made.txt").exists(),
                     "the files back")
+        # The files are back before the restore is recorded in the session file; its notice follows both.
+        await until(pilot, lambda: notice(app, "Undid turn 1"), "the undo's notice")
         assert (ws / "notes.md").read_text() == "old\n"
         await slash(app, pilot, "/undo")  # nothing left to undo: said, nothing asked
         await slash(app, pilot, "/redo")
         await until(pilot, lambda: isinstance(app.screen, UndoScreen), "the redo question")
         await pilot.press("y")
         await until(pilot, lambda: (ws / "made.txt").exists(), "the files forward again")
+        await until(pilot, lambda: notice(app, "Redid turn 1"), "the redo's notice")
         assert (ws / "notes.md").read_text() == "new\n"
     records = [json.loads(line) for line in writer.path.read_text().splitlines()]
     restores = [r for r in records if r["type"] == "restore"]
