@@ -44,13 +44,18 @@ class Relay:
         self._pending: list[tuple[str, list[str]]] = []  # ("message" | "thought", texts) or ("output", [key])
         self._flushing: asyncio.Future[None] | None = None
 
-    async def __call__(self, event: BusEvent) -> None:
+    def __call__(self, event: BusEvent) -> Awaitable[None] | None:
+        """A delta is held at once (no coroutine per delta: a flood is mostly deltas); any
+        other event is handled after what is held is sent."""
         if isinstance(event, ItemDelta):
             self._delta(event)
-            return
+            return None
         if isinstance(event, ToolOutputDelta):
             self._output(event.call_id, event.text)
-            return
+            return None
+        return self._event(event)
+
+    async def _event(self, event: BusEvent) -> None:
         await self.flush()
         if isinstance(event, ItemStarted):
             await self._started(event.item, event.item_id)
