@@ -75,13 +75,13 @@ async def resume(s: ConversationNeeds, arg: str = "") -> Result:
             if not sessions:
                 return Say(f"No other saved sessions in {sessions_dir()}")
             options = [Option(str(x.meta.path), *session_choice(x)) for x in sessions]
-            return Choose("Resume which session?", options, partial(_resume_path, s))
+            return Choose("Resume which session?", options, partial(resume_path, s))
     except (RivuletError, OSError) as exc:
         return _cannot(exc)
-    return await _resume_path(s, str(path)) if path is not None else None
+    return await resume_path(s, str(path)) if path is not None else None
 
 
-async def _resume_path(s: ConversationNeeds, picked: str) -> Result:
+async def resume_path(s: ConversationNeeds, picked: str) -> Result:
     path, current = Path(picked), _current(s)
     if current is not None and path.resolve() == current.resolve():
         return Say("That is this session")

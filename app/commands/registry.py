@@ -9,7 +9,7 @@ from functools import partial
 
 from rivulet.app import copying
 from rivulet.app.commands import conversation as conv
-from rivulet.app.commands import model, profile, undo
+from rivulet.app.commands import model, profile, search, undo
 from rivulet.app.commands import responses_api as api
 from rivulet.app.commands import settings as sets
 from rivulet.app.commands.command import Command, Run
@@ -49,6 +49,8 @@ BUILTIN = [
     Command("Resume a session", "Open a saved session (a picker, or /resume ID)", conv.resume, "resume", "ID"),
     Command("List sessions", "The saved sessions started here (/sessions all: every one)", conv.list_saved,
             "sessions", "all"),
+    Command("Search sessions", "The saved sessions that said QUERY, newest first; pick one to resume it",
+            search.search_sessions, "search", "QUERY"),
     Command("Status", "Model, effort, server, session, tokens, context, sandbox, AGENTS.md", _status, "status"),
     Command("Turn diff", "Show everything the turn changed in the workspace", _open("turn_diff"), "diff"),
     Command("Undo files", "Put back the files the last turn changed (shows the diff, asks)", undo.undo, "undo", "N"),

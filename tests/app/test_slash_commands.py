@@ -395,7 +395,7 @@ async def test_the_palette_runs_the_same_commands(monkeypatch):
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the model picker, as /model opens it")
         titles = [c.title for c in slash_commands(app.services)]
-        assert len(titles) == len(set(titles)) == 28  # 17; /profile, /init, /undo, /redo, /transcript; issue 27's six
+        assert len(titles) == len(set(titles)) == 29  # 17; /profile, /init, /undo, /redo, /transcript; issue 27's six; /search
 
 
 async def test_after_a_model_switch_the_old_models_encrypted_reasoning_is_not_sent():

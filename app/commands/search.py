@@ -1,0 +1,55 @@
+"""/search QUERY: the saved sessions that said it (issue 40), as a choice list of hits,
+the newest first, each its snippet with the match marked, and when, which and where;
+picking one resumes it, as /resume does. The index catches up with the session files
+first (core/store/search_index.py), on a thread: the chat never waits on the disk."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from functools import partial
+from pathlib import Path
+
+from rivulet.app.commands.conversation import BUSY, ConversationNeeds, resume_path
+from rivulet.app.commands.results import Choose, Option, Result, Say
+from rivulet.core.store.search_index import BadQuery, Hit, check_query, open_index
+
+LIMIT = 50
+
+
+async def search_sessions(s: ConversationNeeds, arg: str = "") -> Result:
+    query = arg.strip()
+    if not query:
+        return Say('/search QUERY: words, "a phrase", prefix*, OR, NOT', "warning")
+    if s.turns.running():
+        return BUSY
+    writer = s.engine.writer
+    folder = writer.path.parent if writer is not None and writer.path is not None else None
+    try:
+        check_query(query)
+        hits = await asyncio.to_thread(_search, folder, query)
+    except BadQuery as exc:
+        return Say(exc.message, "error")
+    except (OSError, sqlite3.Error) as exc:
+        return Say(f"The search index could not be read: {exc}", "error")
+    if not hits:
+        return Say(f"No saved session says {query}")
+    options = [Option(hit.path, *_choice(hit)) for hit in hits]
+    return Choose(f"Sessions that say {query}", options, partial(resume_path, s),
+                  note="the newest first; enter resumes the session")
+
+
+def _search(folder: Path | None, query: str) -> list[Hit]:
+    with open_index(folder) as index:
+        index.update()
+        return index.search(query, limit=LIMIT)
+
+
+def _choice(hit: Hit) -> tuple[str, str]:
+    """(label, help): the snippet, the match in «»; then when, which turn, which session, where
+    (a row too long for the terminal is cut at the right: the workspace goes first)."""
+    from rivulet.app.session_search import PLAIN_MARKS, marked
+
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.last))
+    return marked(hit, PLAIN_MARKS), f"{when} · turn {hit.turn} · {hit.session} · {hit.cwd}"
