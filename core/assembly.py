@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from rivulet.core.store.lazy_session import LazySessionWriter
     from rivulet.core.store.session import Session, SessionWriter
     from rivulet.core.tools.approval_event import Asker
+    from rivulet.core.tools.editor_files import EditorFiles
     from rivulet.core.tools.mcp_client import McpTool
     from rivulet.core.tools.mcp_config import McpServerConfig
     from rivulet.core.tools.router import ToolSettings
@@ -71,6 +72,7 @@ class FrontEnd(msgspec.Struct, frozen=True, kw_only=True):
     servers_hint: str = msgspec.field(  # where a failed server's stderr is
         default_factory=lambda: f"{command_name()} mcp list --probe shows its stderr")
     on_tools: Callable[[list[McpTool]], None] | None = None  # the servers' tools, once they have started
+    files: EditorFiles | None = None  # the editor's files, when patches go through them (an ACP client's fs)
 
 
 class NewSession(msgspec.Struct, frozen=True):

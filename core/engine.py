@@ -146,7 +146,9 @@ class Engine:
         if mcp is None:
             self.mcp = McpWiring.from_settings(self.settings)
         policy = ApprovalPolicy(self.settings.approval, self.approvals)
-        return AgentTools(tool_settings, policy, self.bus, mcp=self.mcp.manager)
+        tools = AgentTools(tool_settings, policy, self.bus, mcp=self.mcp.manager)
+        tools.editor_files = self.front.files if self.front is not None else None
+        return tools
 
     def _checkpoints(self, tools: AgentTools) -> None:
         """A checkpoint of the workspace per turn that runs a tool (core/checkpoints): /undo,

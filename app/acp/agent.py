@@ -48,6 +48,7 @@ class RivuletAgent:
         self.sessions: dict[str, AcpSession] = {}
         self._client: Client | None = None
         self._frozen = False
+        self.files = False  # the client offers fs/read_text_file and fs/write_text_file
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
@@ -55,6 +56,9 @@ class RivuletAgent:
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
                          **kwargs: Any) -> InitializeResponse:
         from rivulet.app import VERSION
+        from rivulet.app.acp.client_files import offers_files
+
+        self.files = offers_files(client_capabilities)  # patches through the editor's buffers
 
         caps = AgentCapabilities(load_session=True, prompt_capabilities=PromptCapabilities(image=True,
                                  embedded_context=True), mcp_capabilities=McpCapabilities(http=True, sse=False))

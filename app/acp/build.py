@@ -54,7 +54,13 @@ async def build_session(agent: RivuletAgent, sid: str, cwd: str, servers: list[A
             raise ConnectionError("no client")
         return await client.request_permission(session_id=sid, tool_call=tool_call, options=options)
 
-    front = FrontEnd(name="acp", bus=bus, asks=Answering(asker(ask, bus.drain)), notes=_note, servers=_note)
+    files = None
+    if agent.files and agent.client is not None:
+        from rivulet.app.acp.client_files import ClientFiles
+
+        files = ClientFiles(agent.client, sid)
+    front = FrontEnd(name="acp", bus=bus, asks=Answering(asker(ask, bus.drain)), notes=_note, servers=_note,
+                     files=files)
     engine = open_conversation(ground, front)
 
     async def send(update: Any) -> None:

@@ -17,6 +17,7 @@ import errno
 import os
 import secrets
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
@@ -115,13 +116,18 @@ def _apply_hunks(text: str, hunks: list[Hunk], display: str) -> str:
     return out + "\n" if lines and (had_newline or not text) else out
 
 
-def plan_patch(ops: list[FileOp], workspace: Path) -> list[FileChange]:
+def plan_patch(ops: list[FileOp], workspace: Path, held: Mapping[Path, str] | None = None) -> list[FileChange]:
+    """The changes `ops` make (PatchError if one cannot apply). `held`: a file's text as the
+    editor holds it (core/tools/editor_files.py), read instead of the disk's."""
     changes: dict[Path, FileChange] = {}
     root = workspace.resolve()
+    held = held or {}
 
     def current(path: Path, display: str) -> str | None:
         if path in changes:
             return changes[path].new
+        if path in held:
+            return held[path]
         return _read(path, display) if path.exists() else None
 
     def record(path: Path, display: str, new: str | None, mode: int | None = None) -> None:
@@ -129,7 +135,7 @@ def plan_patch(ops: list[FileOp], workspace: Path) -> list[FileChange]:
             changes[path].new = new
             changes[path].mode = mode if mode is not None else changes[path].mode
         else:
-            old = _read(path, display) if path.is_file() else None
+            old = held[path] if path in held else _read(path, display) if path.is_file() else None
             changes[path] = FileChange(path, display, old, new, root, mode)
 
     for op in ops:

@@ -32,8 +32,10 @@ if TYPE_CHECKING:  # (the MCP client and the hooks come with a configured server
     from rivulet.core.checkpoints.turn_lock import TurnLock
     from rivulet.core.checkpoints.turns import TurnCheckpoints
     from rivulet.core.hooks.dispatch import Hooks
+    from rivulet.core.tools.editor_files import EditorFiles
     from rivulet.core.tools.mcp_client import McpManager
     from rivulet.core.tools.patch_apply import FileChange
+    from rivulet.core.tools.patch_format import FileOp
     from rivulet.core.tools.protected_guard import Guard
     from rivulet.core.tools.protected_snapshot import Snapshot
 
@@ -129,6 +131,9 @@ class AgentTools:
         # The workspace's turn lock (core/checkpoints/turn_lock.py): one rivulet at a time runs
         # tools that may change its files; with checkpoints on, they hold it (the same lock).
         self.turn_lock: TurnLock | None = None
+        # The editor's files (an ACP client's fs methods): patches are planned on its buffers
+        # and written through it (core/tools/editor_files.py); None: the files themselves.
+        self.editor_files: EditorFiles | None = None
 
     async def approve_hosted(self, request: dict[str, Any]) -> str:
         """A remote MCP approval request (the API runs the call): yes, no or stop."""
@@ -259,7 +264,8 @@ class AgentTools:
         from rivulet.core.tools.patch_format import PatchError, parse_patch
 
         try:
-            changes = plan_patch(parse_patch(text), self.workspace)
+            ops = parse_patch(text)
+            changes = plan_patch(ops, self.workspace, await self._held(ops))
         except PatchError as exc:
             return _output(call, f"error: the patch was not applied: {exc}")
         except OSError as exc:
@@ -278,15 +284,37 @@ class AgentTools:
         for change in changes:
             self.turn_diff.remember(change.path, change.old)
         try:
-            apply_plan(changes)
+            if self.editor_files is not None and all(c.new is not None for c in changes):
+                for change in changes:  # through the editor: its buffers and its undo see the change
+                    await self.editor_files.write(change.path, change.new or "")
+            else:  # (a delete or a move has no editor method: the files themselves, all or nothing)
+                apply_plan(changes)
         except PatchError as exc:
             return _output(call, f"error: {exc}")
+        except OSError as exc:
+            return _output(call, f"error: the editor did not write the patch: {exc}")
         if self.hooks:  # a formatter sees the files as written, before the model is told
             await self.hooks.after_patch([c.path.relative_to(self.workspace).as_posix() for c in changes
                                           if c.new is not None])
         if self.bus is not None:
             self.bus.publish(TurnDiffUpdated(self.turn_diff.unified(), len(self.turn_diff.files)))
         return _output(call, "Success. Updated the following files:\n" + _summary(changes, sep="\n"))
+
+    async def _held(self, ops: list[FileOp]) -> dict[Path, str]:
+        """What the editor holds of the files a patch reads (none without an editor)."""
+        if self.editor_files is None:
+            return {}
+        from rivulet.core.tools.patch_apply import confine
+        from rivulet.core.tools.patch_format import OpKind
+
+        held: dict[Path, str] = {}
+        for op in ops:
+            path = confine(self.workspace, op.path)
+            if op.kind is not OpKind.ADD and path not in held:
+                text = await self.editor_files.read(path)
+                if text is not None:
+                    held[path] = text
+        return held
 
     async def _shell(self, call: it.Item, args: dict[str, Any]) -> it.Item:
         command = args.get("command")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from acp import RequestError, text_block
+from acp.schema import ClientCapabilities, FileSystemCapabilities
 from helpers.acp_client import PATCH, ScriptedServer, running_agent
 
 
@@ -143,3 +144,18 @@ async def until_true(check, timeout: float = 30) -> None:
     async with asyncio.timeout(timeout):
         while not check():
             await asyncio.sleep(0.05)
+
+
+async def test_a_client_offering_fs_gets_the_patch_through_its_buffers(tmp_path, server):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("first\nold line\nlast\n")
+    async with running_agent(tmp_path, server.local.base_url) as agent:
+        agent.client.buffers[str(notes)] = "first\nold line\nlast\nunsaved\n"  # edited in the editor, not saved
+        fs = FileSystemCapabilities(read_text_file=True, write_text_file=True)
+        await agent.conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities(fs=fs))
+        sid = (await agent.conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+        await agent.conn.set_session_mode(session_id=sid, mode_id="auto-edit")
+        done = await agent.conn.prompt(session_id=sid, prompt=[text_block("patch the notes")])
+        assert done.stop_reason == "end_turn"
+        assert agent.client.calls("call_patch")[-1].status == "completed"
+    assert agent.client.written == [(str(notes), "first\nnew line\nlast\nunsaved\n")]

@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from acp import RequestError, spawn_agent_process
-from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+from acp.schema import (
+    AllowedOutcome,
+    DeniedOutcome,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    WriteTextFileResponse,
+)
 
 from helpers.calls import answer, custom_call_events, fn_call
 from helpers.local_server import LocalServer, Reply, Request, sse_reply
@@ -132,11 +138,18 @@ class RecordingClient:
         chosen = "reject_once" if "never-runs" in (tool_call.title or "") else "allow_once"
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=chosen))
 
-    async def write_text_file(self, *args: Any, **kwargs: Any) -> Any:
-        raise RequestError.method_not_found("fs/write_text_file")
+    buffers: dict[str, str] = field(default_factory=dict)  # the editor's unsaved text, by path
+    written: list[tuple[str, str]] = field(default_factory=list)
 
-    async def read_text_file(self, *args: Any, **kwargs: Any) -> Any:
-        raise RequestError.method_not_found("fs/read_text_file")
+    async def write_text_file(self, content: str, path: str, session_id: str, **kwargs: Any) -> Any:
+        self.written.append((path, content))
+        Path(path).write_text(content)
+        return WriteTextFileResponse()
+
+    async def read_text_file(self, path: str, session_id: str, **kwargs: Any) -> Any:
+        if path not in self.buffers and not Path(path).is_file():
+            raise RequestError.resource_not_found(path)
+        return ReadTextFileResponse(content=self.buffers.get(path) or Path(path).read_text())
 
     def kinds(self) -> list[str]:
         return [u.session_update for _, u in self.updates]
