@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import closing, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -32,9 +32,10 @@ from rivulet.core.errors import RivuletError
 from rivulet.core.kinds import kind_of
 
 INDEX_NAME = "search-index.sqlite3"
-VERSION = 3  # PRAGMA user_version: an index of another version is rebuilt
+VERSION = 4  # PRAGMA user_version: an index of another version is rebuilt
 FILE_BITS = 32  # an item's rowid is its file's id << FILE_BITS | its number in the file
 PROBE_OVER = 20_000  # more hits than this: the newest sessions are asked one by one (see search)
+STALE_MIN = 20_000  # rows of forgotten files past this, and past the live ones: the index is made again
 CALL_CAP = 4_000  # characters of a tool call or its output that are indexed
 TEXT_CAP = 100_000  # of any other item (a message with a file attached)
 CAPPED = frozenset({"call", "output", "hosted", "other"})
@@ -42,15 +43,25 @@ OPEN, CLOSE = "\x02", "\x03"  # the snippet's marks: control characters, taken o
 _MARKS = str.maketrans({OPEN: " ", CLOSE: " "})
 _decode = msgspec.json.Decoder().decode
 
+TOKENIZE = "tokenize = 'unicode61 remove_diacritics 2'"
+
 # An item's rowid says its file (the high bits): a session's hits are a range of rowids,
-# grouped and counted from the full-text index alone, with no table joined.
+# grouped and counted from the full-text index alone, with no table joined. The full-text
+# table keeps no copy of the text (contentless: the session files have it; a copy was
+# two thirds of the index): a hit's snippet is made from its line, read again (`at`,
+# `part`: the line's offset, the item's place in a compaction's list). Such a table cannot
+# delete a row, so a forgotten file's rows stay in it, unseen (its id is never used again:
+# AUTOINCREMENT), and are counted (`meta.stale`) until the index is made again.
 SCHEMA = f"""
-CREATE TABLE files (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, session TEXT NOT NULL,
+CREATE TABLE files (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE NOT NULL, session TEXT NOT NULL,
                     inode INTEGER NOT NULL, offset INTEGER NOT NULL, items INTEGER NOT NULL,
                     turn INTEGER NOT NULL, created REAL NOT NULL, last REAL NOT NULL, cwd TEXT NOT NULL);
 CREATE INDEX files_newest ON files(last, name);
-CREATE VIRTUAL TABLE texts USING fts5(text, kind UNINDEXED, turn UNINDEXED, time UNINDEXED,
-                                      tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE items (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, turn INTEGER NOT NULL, time REAL NOT NULL,
+                    at INTEGER NOT NULL, part INTEGER NOT NULL);
+CREATE VIRTUAL TABLE texts USING fts5(text, content = '', {TOKENIZE});
+CREATE TABLE meta (stale INTEGER NOT NULL);
+INSERT INTO meta VALUES (0);
 PRAGMA user_version = {VERSION};
 """
 
@@ -187,6 +198,9 @@ class SearchIndex:
             return self._update()
 
     def _update(self) -> UpdateCount:
+        stale, live = self._db.execute("SELECT stale, (SELECT coalesce(sum(items), 0) FROM files) FROM meta").fetchone()
+        if stale > STALE_MIN and stale > live:  # more of it is forgotten files' than the sessions'
+            self._rebuild()
         count = UpdateCount()
         known = {name: (inode, offset) for name, inode, offset in
                  self._db.execute("SELECT name, inode, offset FROM files")}
@@ -251,10 +265,12 @@ class SearchIndex:
         else:
             file_id, items = row[0], row[7]
             state = _FileState(row[3], row[4], row[5], row[6])
-        rows = list(_rows(data[:end], state))
+        rows = list(_rows(data[:end], offset, state))
         first = (file_id << FILE_BITS) + items
-        db.executemany("INSERT INTO texts (rowid, text, kind, turn, time) VALUES (?, ?, ?, ?, ?)",
-                       [(first + n, text, kind, turn, when) for n, (turn, kind, when, text) in enumerate(rows)])
+        db.executemany("INSERT INTO items (id, kind, turn, time, at, part) VALUES (?, ?, ?, ?, ?, ?)",
+                       [(first + n, r.kind, r.turn, r.time, r.at, r.part) for n, r in enumerate(rows)])
+        db.executemany("INSERT INTO texts (rowid, text) VALUES (?, ?)",
+                       [(first + n, r.text) for n, r in enumerate(rows)])
         db.execute("UPDATE files SET inode = ?, offset = ?, items = ?, turn = ?, created = ?, last = ?, cwd = ? "
                    "WHERE id = ?", (st.st_ino, offset + end, items + len(rows), state.turn, state.created,
                                     state.last, state.cwd, file_id))
@@ -262,11 +278,12 @@ class SearchIndex:
 
     def _forget(self, name: str) -> None:
         db = self._db
-        row = db.execute("SELECT id FROM files WHERE name = ?", (name,)).fetchone()
+        row = db.execute("SELECT id, items FROM files WHERE name = ?", (name,)).fetchone()
         if row is None:
             return
-        db.execute("DELETE FROM texts WHERE rowid BETWEEN ? AND ?", _span(row[0]))
+        db.execute("DELETE FROM items WHERE id BETWEEN ? AND ?", _span(row[0]))
         db.execute("DELETE FROM files WHERE id = ?", (row[0],))
+        db.execute("UPDATE meta SET stale = stale + ?", (row[1],))  # (its texts stay, never shown)
 
     # -- asking it --------------------------------------------------------------------------
     def search(self, query: str, *, cwd: str | None = None, limit: int = 20) -> list[Hit]:
@@ -304,17 +321,50 @@ class SearchIndex:
                         break
         hits = []
         for (_, session, name, where_, created, last), best, n in found:
-            kind, turn, when, snippet = db.execute(
-                "SELECT kind, turn, time, snippet(texts, 0, ?, ?, '…', 16) FROM texts WHERE texts MATCH ? "
-                "AND rowid = ?", (OPEN, CLOSE, query, best)).fetchone()
+            kind, turn, when, at, part = db.execute("SELECT kind, turn, time, at, part FROM items WHERE id = ?",
+                                                    (best,)).fetchone()
             hits.append(Hit(session=session, path=str(self.directory / name), cwd=where_, created=created,
-                            last=last, turn=turn, kind=kind, time=when, hits=n, snippet=snippet))
-        return hits
+                            last=last, turn=turn, kind=kind, time=when, hits=n,
+                            snippet=_text_at(self.directory / name, at, part)))
+        return _with_snippets(hits, query)
 
 
 def _span(file_id: int) -> tuple[int, int]:
     """The rowids of a file's items."""
     return file_id << FILE_BITS, ((file_id + 1) << FILE_BITS) - 1
+
+
+def _text_at(path: Path, at: int, part: int) -> str:
+    """The indexed text of the item on the line at `at` (`part`: its place in a compaction's
+    list, -1 for an item line), read again from the session file ("" if it has changed)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(at)
+            record = _decode(f.readline())
+    except (OSError, msgspec.DecodeError, ValueError):
+        return ""
+    if not isinstance(record, dict):
+        return ""
+    items = record.get("items")
+    if part < 0:
+        item = record.get("item")
+    else:
+        item = items[part] if isinstance(items, list) and part < len(items) else None
+    row = _row(item, 0, 0.0, at, part) if isinstance(item, dict) else None
+    return row.text if row is not None else ""
+
+
+def _with_snippets(hits: list[Hit], query: str) -> list[Hit]:
+    """Each hit's text (in its snippet field) cut to a snippet with the match marked: FTS5's
+    own snippet(), over a table in memory that holds these texts alone."""
+    with closing(sqlite3.connect(":memory:")) as db:
+        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(text, {TOKENIZE})")
+        db.executemany("INSERT INTO t (rowid, text) VALUES (?, ?)", [(n, h.snippet) for n, h in enumerate(hits)])
+        cut = dict(db.execute("SELECT rowid, snippet(t, 0, ?, ?, '…', 16) FROM t WHERE t MATCH ?",
+                              (OPEN, CLOSE, query)))
+    for n, hit in enumerate(hits):  # (a text that changed since it was indexed may no longer match)
+        hit.snippet = cut.get(n) or " ".join(hit.snippet[:200].split())
+    return hits
 
 
 def check_query(query: str) -> None:
@@ -339,9 +389,20 @@ class _FileState:
         self.turn, self.created, self.last, self.cwd = turn, created, last, cwd
 
 
-def _rows(data: bytes, state: _FileState) -> Iterator[tuple[int, str, float, str]]:
-    """(turn, kind, time, text) for each item in these complete lines; `state` follows them."""
+class _Row(NamedTuple):
+    turn: int
+    kind: str
+    time: float
+    text: str
+    at: int  # the offset of its line in the file
+    part: int  # its place in a compaction's list of items; -1: an item line
+
+
+def _rows(data: bytes, offset: int, state: _FileState) -> Iterator[_Row]:
+    """A row for each item in these complete lines (read from `offset`); `state` follows them."""
+    at = offset
     for raw in data.split(b"\n"):
+        line_at, at = at, at + len(raw) + 1
         if not raw.strip():
             continue
         try:
@@ -367,17 +428,17 @@ def _rows(data: bytes, state: _FileState) -> Iterator[tuple[int, str, float, str
             key = record.get("key")
             if isinstance(key, str) and key.startswith("user-") and key[5:].isdigit():
                 state.turn = int(key[5:])  # (files with no turn records: the user message's key)
-            row = _row(record["item"], state.turn, float(when))
+            row = _row(record["item"], state.turn, float(when), line_at, -1)
             if row is not None:
                 yield row
         elif kind == "compact" and isinstance(record.get("items"), list):
-            for item in record["items"]:
-                row = _row(item, state.turn, float(when)) if isinstance(item, dict) else None
+            for part, item in enumerate(record["items"]):
+                row = _row(item, state.turn, float(when), line_at, part) if isinstance(item, dict) else None
                 if row is not None:
                     yield row
 
 
-def _row(item: dict[str, Any], turn: int, when: float) -> tuple[int, str, float, str] | None:
+def _row(item: dict[str, Any], turn: int, when: float, at: int, part: int) -> _Row | None:
     kind = kind_of(item)
     try:
         text = kind.search_text(item, None)
@@ -386,7 +447,7 @@ def _row(item: dict[str, Any], turn: int, when: float) -> tuple[int, str, float,
     if not text.strip():
         return None
     text = text[: CALL_CAP if kind.name in CAPPED else TEXT_CAP]
-    return turn, kind.name, when, text.translate(_MARKS)
+    return _Row(turn, kind.name, when, text.translate(_MARKS), at, part)
 
 
 def open_index(directory: Path | None = None) -> SearchIndex:

@@ -219,3 +219,35 @@ def test_processes_opening_a_new_index_at_once_share_it(tmp_path):
             Path(f"{index_path(tmp_path)}{suffix}").unlink(missing_ok=True)
         with ThreadPoolExecutor(4) as pool:
             assert list(pool.map(open_and_ask, range(4))) == [(False, [w.meta.id])] * 4
+
+
+def test_a_compactions_items_are_found_and_their_snippet_read_back_from_the_file(tmp_path):
+    """The index keeps no copy of the text: a hit's snippet is its line read again, here
+    the second item of a compaction's list."""
+    import json
+
+    w = session(tmp_path, "before the summary")
+    summary = [it.user_message("an earlier note"), it.user_message("<conversation_summary>the gazelle ran")]
+    with open(w.path, "a") as f:
+        f.write(json.dumps({"type": "compact", "number": 1, "mode": "summary", "replaced": 2, "items": summary,
+                            "summary": "the gazelle ran", "time": 5.0}) + "\n")
+    with SearchIndex(tmp_path) as index:
+        index.update()
+        [hit] = index.search("gazelle")
+    assert (hit.kind, hit.snippet_parts()) == ("user", [("<conversation_summary>the ", False), ("gazelle", True),
+                                                        (" ran", False)])
+
+
+def test_a_forgotten_files_rows_past_the_live_ones_make_the_index_again(tmp_path, monkeypatch):
+    from rivulet.core.store import search_index
+
+    monkeypatch.setattr(search_index, "STALE_MIN", 0)
+    keep = session(tmp_path, "the kept ocelot")
+    gone = session(tmp_path, "an ocelot", "two ocelots", "three ocelots")
+    with SearchIndex(tmp_path) as index:
+        index.update()
+        gone.path.unlink()
+        index.update()  # forgotten: 6 rows stay in the full-text table, unseen
+        assert ids(index.search("ocelot")) == [keep.meta.id] and not index.rebuilt
+        index.update()  # 6 forgotten rows against 2 live ones: made again
+        assert index.rebuilt and ids(index.search("ocelot")) == [keep.meta.id]
