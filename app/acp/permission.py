@@ -28,8 +28,8 @@ def options(request: ApprovalRequest) -> list[PermissionOption]:
 
     always = {"patch": "Yes, and every patch this session", "mcp": "Yes, and this exact call again"}.get(
         request.kind, "Yes, and this exact command here again")
-    if request.protected or (request.kind == "shell" and not request.sandboxed) or request.destructive:
-        always = "Yes (asked again next time)"  # "always" answers only this call (approval.py)
+    if not request.remembered:  # outside the sandbox, a protected path, a destructive tool: asked every time
+        always = "Yes (asked again next time)"
     names = {"allow_once": "Yes", "allow_always": always, "reject_once": "No",
              "reject_always": "No, and stop the turn"}
     return [PermissionOption(option_id=kind, name=name, kind=kind)  # type: ignore[arg-type]

@@ -5,13 +5,15 @@ diff, modes, cancel mid-stream, and a saved session loaded and replayed."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from pathlib import Path
 
 import pytest
-from acp import RequestError, text_block
+from acp import RequestError, embedded_text_resource, image_block, resource_block, text_block
 from acp.schema import ClientCapabilities, FileSystemCapabilities
 from helpers.acp_client import PATCH, ScriptedServer, running_agent
+from helpers.images import PNG
 
 
 @pytest.fixture
@@ -96,6 +98,13 @@ async def test_a_patch_is_a_diff_and_auto_edit_mode_applies_it_unasked(tmp_path,
         diffs = [c for c in updates[-1].content if c.type == "diff"]
         assert [(d.path, d.old_text, d.new_text) for d in diffs] == [
             (str(tmp_path / "notes.txt"), "first\nold line\nlast\n", "first\nnew line\nlast\n")]
+        # an image and an embedded file become parts of the user message the server gets
+        blocks = [text_block("what is in these"), image_block(base64.b64encode(PNG).decode(), "image/png"),
+                  resource_block(embedded_text_resource(f"file://{tmp_path}/notes.txt", "as the editor has it\n"))]
+        await agent.conn.prompt(session_id=sid, prompt=blocks)
+    content = server.local.requests[-1].json()["input"][-1]["content"]
+    assert [p["type"] for p in content] == ["input_text", "input_text", "input_image", "input_text", "input_text"]
+    assert content[4]["text"] == '<file path="notes.txt">\nas the editor has it\n\n</file>'
     assert (tmp_path / "notes.txt").read_text() == "first\nnew line\nlast\n"
     assert updates[1].raw_input["input"] == PATCH
 
