@@ -63,3 +63,20 @@ def test_the_four_options_and_what_each_answers():
     assert answers == {"allow_once": Decision.YES, "allow_always": Decision.ALWAYS, "reject_once": Decision.NO,
                        "reject_always": Decision.STOP}
     assert decision(RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))) is Decision.NO
+
+
+def test_the_editors_mcp_servers_join_as_configured_ones_an_sse_one_is_left_out(capsys):
+    from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer
+
+    from rivulet.app.acp.build import client_servers
+
+    servers = client_servers([
+        McpServerStdio(name="files", command="/usr/bin/mcp-files", args=["--root", "."],
+                       env=[EnvVariable(name="TOKEN", value="t")]),
+        HttpMcpServer(type="http", name="docs", url="https://mcp.example.com/mcp",
+                      headers=[HttpHeader(name="Authorization", value="Bearer x")]),
+        SseMcpServer(type="sse", name="old", url="https://sse.example.com", headers=[])])
+    assert [(s.name, s.transport, s.command, s.args, s.env, s.url, s.headers) for s in servers] == [
+        ("files", "stdio", "/usr/bin/mcp-files", ("--root", "."), {"TOKEN": "t"}, None, {}),
+        ("docs", "http", None, (), {}, "https://mcp.example.com/mcp", {"Authorization": "Bearer x"})]
+    assert "SseMcpServer: only stdio and HTTP servers are supported" in capsys.readouterr().err
