@@ -24,8 +24,10 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionConfigOptionSelect,
     SessionMode,
     SessionModeState,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
 
@@ -75,7 +77,8 @@ class RivuletAgent:
         sid = new_session_id()  # the session file's id (made with its first record): what session/load takes
         session = await self._open(sid, cwd, mcp_servers,
                                    lambda s: NewSession("acp", cwd=str(s.workspace), session_id=sid))
-        return NewSessionResponse(session_id=sid, modes=_modes(session.engine.settings))
+        return NewSessionResponse(session_id=sid, modes=_modes(session.engine.settings),
+                                  config_options=[self._model(session)])
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
@@ -95,7 +98,7 @@ class RivuletAgent:
         session = await self._open(session_id, cwd, mcp_servers, lambda s: ResumeSession(path), saved.meta.model)
         for update in replay(saved.history.items, session.workspace):
             await self._send(session_id, update)
-        return LoadSessionResponse(modes=_modes(session.engine.settings))
+        return LoadSessionResponse(modes=_modes(session.engine.settings), config_options=[self._model(session)])
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         from rivulet.app.acp.prompt_blocks import PromptError, to_input
@@ -125,6 +128,23 @@ class RivuletAgent:
             raise RequestError(INVALID_PARAMS, f"no mode {mode_id!r}: one of {', '.join(APPROVALS)}")
         await set_approval(session, mode_id)
         return SetSessionModeResponse()
+
+    async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
+                                **kwargs: Any) -> SetSessionConfigOptionResponse:
+        """The model, from the next request on (as /model switches it)."""
+        from rivulet.app.acp.config_options import MODEL
+
+        session = self._session(session_id)
+        if config_id != MODEL or not isinstance(value, str) or not value.strip():
+            raise RequestError(INVALID_PARAMS, f"no option {config_id!r} = {value!r}: the model is {MODEL!r}")
+        if value.strip() != session.engine.settings.model:
+            session.engine.set_model(value.strip())
+        return SetSessionConfigOptionResponse(config_options=[self._model(session)])
+
+    def _model(self, session: AcpSession) -> SessionConfigOptionSelect:
+        from rivulet.app.acp.config_options import model_option
+
+        return model_option(session.engine.settings.model, session.models)
 
     async def close(self) -> None:
         """Every session's turn stopped, its engine and session file closed (stdin ended)."""
@@ -157,6 +177,9 @@ class RivuletAgent:
             raise RequestError(INVALID_PARAMS if exc.kind == "config_error" else INTERNAL, exc.message) from None
         except OSError as exc:
             raise RequestError(INTERNAL, f"cannot open the session: {exc.strerror or exc}") from None
+        from rivulet.app.acp.config_options import model_names
+
+        session.models = await model_names(session.engine.settings)
         self.sessions[sid] = session
         session.start()
         if not self._frozen:  # start-up is over: what it left alive is never walked again (app/gc_pacing.py)

@@ -31,6 +31,7 @@ class AcpSession:
         self.relay = Relay(send, workspace)
         self._stop = stop  # the demo server's, if this session has one
         self._turn: asyncio.Future[TurnResult] | None = None
+        self.models: list[str] = []  # the models the editor may choose (config_options.py)
 
     def start(self) -> None:
         self.engine.bus.subscribe(self.relay)

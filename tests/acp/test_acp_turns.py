@@ -30,6 +30,8 @@ async def _session(agent, home) -> str:
     new = await agent.conn.new_session(cwd=str(home), mcp_servers=[])
     assert new.modes.current_mode_id == "ask"
     assert [m.id for m in new.modes.available_modes] == ["ask", "auto-edit", "auto", "never-ask"]
+    model = new.config_options[0]
+    assert (model.id, model.category, model.current_value) == ("model", "model", "gpt-5.1-codex")
     return new.session_id
 
 
@@ -48,7 +50,12 @@ async def test_a_prompt_streams_thoughts_then_answer_chunks_and_ends_the_turn(tm
         assert client.text("agent_message_chunk") == "Hello from rivulet"
         kinds = client.kinds()
         assert kinds.index("agent_thought_chunk") < kinds.index("agent_message_chunk")
-    assert server.prompts == ["hello there"]
+        # the model is a config option: the next request asks for the one chosen
+        changed = await agent.conn.set_config_option(config_id="model", session_id=sid, value="other-model")
+        assert changed.config_options[0].current_value == "other-model"
+        await agent.conn.prompt(session_id=sid, prompt=[text_block("after the switch")])
+        assert server.local.requests[-1].json()["model"] == "other-model"
+    assert server.prompts == ["hello there", "after the switch"]
     assert "Traceback" not in agent.stderr.read_text()
 
 
