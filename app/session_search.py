@@ -14,8 +14,9 @@ import sys
 import time
 
 from rivulet.app.boot import fail
+from rivulet.core.config_sources import sessions_dir
 from rivulet.core.sanitize import sanitize
-from rivulet.core.store.search_index import BadQuery, Hit, check_query, open_index
+from rivulet.core.store.search_index import BadQuery, Hit, check_query, index_path, open_index
 
 PLAIN_MARKS = ("«", "»")  # the match, where the terminal's own marks cannot be used (a pipe, --json)
 TTY_MARKS = ("\x1b[1;4m", "\x1b[22;24m")  # bold and underlined
@@ -25,7 +26,10 @@ def run_search(args: argparse.Namespace) -> int:
     here = os.getcwd()
     try:
         check_query(args.query)  # before the index is touched: a typo costs nothing
-        with open_index() as index:
+        folder = sessions_dir()
+        if not index_path(folder).exists() and sys.stderr.isatty():  # (a minute for 2,000 long sessions)
+            print("rivulet: indexing the saved sessions (the first search only)…", file=sys.stderr, flush=True)
+        with open_index(folder) as index:
             index.update()
             hits = index.search(args.query, cwd=None if args.all else here, limit=args.limit)
     except BadQuery as exc:

@@ -21,7 +21,6 @@ class BackgroundIndexer:
         self._lock = threading.Lock()
         self._wanted: Path | None = None  # the sessions directory to catch up with, once more
         self._thread: threading.Thread | None = None
-        self.updates = 0  # updates done (the tests wait on it)
 
     def committed(self, session_file: Path) -> None:
         """`session_file` gained records: index its directory's new lines, in the background."""
@@ -43,4 +42,3 @@ class BackgroundIndexer:
                     index.update()
             except (OSError, sqlite3.Error) as exc:
                 log.info("the search index of %s was not updated: %s", directory, exc)
-            self.updates += 1
