@@ -2,8 +2,8 @@
 
 Stdout is the protocol's alone: its descriptor is moved aside for the messages and
 descriptor 1 points at stderr, so a stray print (ours, a library's) can never corrupt
-the stream. Logs and notes go to stderr. Stdin closing (the editor gone) stops every
-turn, closes every engine and session file, and ends the process with 0."""
+the stream. Logs and notes go to stderr. Stdin closing (the editor gone), SIGTERM or
+SIGHUP stops every turn, closes every engine and session file, and ends the process with 0."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import logging
 import os
+import signal
 import sys
 from typing import cast
 
@@ -39,9 +40,16 @@ async def serve(args: argparse.Namespace, protocol_out: int) -> int:
         print(f"rivulet: acp needs pipes on stdin and stdout (an editor starts it): {exc}", file=sys.stderr)
         return 2
     agent = RivuletAgent(args)
+    serving = asyncio.current_task()
+    assert serving is not None
+    # The editor closing us (SIGTERM, or SIGHUP with its terminal) ends as stdin's end does.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        asyncio.get_running_loop().add_signal_handler(signum, serving.cancel)
     try:
         # (cast: the methods it leaves out, fork, resume, list, are the SDK router's method-not-found)
         await run_agent(cast("Agent", agent), transport)
+    except asyncio.CancelledError:
+        log.info("terminated: the sessions are closed")
     except Exception as exc:  # the connection failed: one line, the sessions still closed
         log.error("the connection ended: %s", exc)
     finally:

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import subprocess
 import sys
 
+import pytest
 from acp import text_block
 from helpers.acp_client import ScriptedServer, agent_env, running_agent
 
@@ -47,7 +49,8 @@ def test_bad_requests_are_json_rpc_errors_and_stdout_holds_only_protocol_lines(t
     assert b"Traceback" not in proc.stderr, proc.stderr.decode()
 
 
-async def test_stdin_closed_mid_turn_ends_cleanly(tmp_path):
+@pytest.mark.parametrize("ending", ["stdin closed", "SIGTERM"])
+async def test_the_editor_going_away_mid_turn_ends_cleanly_with_the_session_saved(tmp_path, ending):
     with ScriptedServer() as server:
         async with running_agent(tmp_path, server.local.base_url) as agent:
             await agent.conn.initialize(protocol_version=1)
@@ -55,8 +58,13 @@ async def test_stdin_closed_mid_turn_ends_cleanly(tmp_path):
             turn = asyncio.ensure_future(agent.conn.prompt(session_id=sid, prompt=[text_block("slow one")]))
             await agent.client.until(lambda: "Half an ans" in agent.client.text("agent_message_chunk"))
             assert agent.process.stdin is not None
-            agent.process.stdin.close()  # the editor went away mid-turn
+            if ending == "SIGTERM":
+                agent.process.send_signal(signal.SIGTERM)
+            else:
+                agent.process.stdin.close()
             assert await asyncio.wait_for(agent.process.wait(), 30) == 0
             turn.cancel()
             await asyncio.gather(turn, return_exceptions=True)
     assert "Traceback" not in agent.stderr.read_text()
+    saved = (tmp_path / "sessions" / f"{sid}.jsonl").read_text()
+    assert "slow one" in saved and "Half an ans" not in saved  # the prompt kept, the cut answer not
