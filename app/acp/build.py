@@ -62,6 +62,10 @@ async def build_session(agent: RivuletAgent, sid: str, cwd: str, servers: list[A
     front = FrontEnd(name="acp", bus=bus, asks=Answering(asker(ask, bus.drain)), notes=_note, servers=_note,
                      files=files)
     engine = open_conversation(ground, front)
+    if ground.hooks is not None and ground.hooks.ignored:  # the workspace's own hooks, not trusted: said once
+        _say(f"warning: {ground.hooks.ignored}")
+    for refused in engine.conversation.project.refused:
+        _say(f"warning: AGENTS.md: {refused}")
 
     async def send(update: Any) -> None:
         client = agent.client

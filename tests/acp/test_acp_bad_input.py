@@ -28,13 +28,26 @@ LINES = [
 ]
 
 
-def test_bad_requests_are_json_rpc_errors_and_stdout_holds_only_protocol_lines(tmp_path):
+async def test_bad_requests_are_json_rpc_errors_and_stdout_holds_only_protocol_lines(tmp_path):
+    (tmp_path / "AGENTS.md").symlink_to("/etc/hostname")  # a link out of the workspace: refused, and said
+    new = json.dumps({"jsonrpc": "2.0", "id": 8, "method": "session/new",
+                      "params": {"cwd": str(tmp_path), "mcpServers": []}}).encode() + b"\n"
     with ScriptedServer() as server:
-        proc = subprocess.run([sys.executable, "-c", "from rivulet.app.cli import main; main()", "acp",
-                               "--base-url", server.local.base_url], input=b"".join(LINES), capture_output=True,
-                              env=agent_env(tmp_path), cwd=tmp_path, timeout=60)
-    assert proc.returncode == 0  # stdin ended: a clean end
-    replies = [json.loads(line) for line in proc.stdout.splitlines()]  # every line is JSON
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", "from rivulet.app.cli import main; main()", "acp", "--base-url",
+            server.local.base_url, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=agent_env(tmp_path), cwd=tmp_path)
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        proc.stdin.write(b"".join(LINES) + new)
+        lines = []
+        async with asyncio.timeout(60):
+            while not any(b'"id":8' in line for line in lines):  # the last answer (the others come first)
+                lines.append(await proc.stdout.readline())
+            proc.stdin.close()  # stdin ended: a clean end
+            lines += (await proc.stdout.read()).splitlines()
+            stderr = await proc.stderr.read()
+            assert await proc.wait() == 0
+    replies = [json.loads(line) for line in lines if line.strip()]  # every line is JSON
     assert all(r["jsonrpc"] == "2.0" and "method" not in r for r in replies)
     by_id = {r["id"]: r for r in replies if r["id"] is not None}
     codes = sorted(r["error"]["code"] for r in replies if r["id"] is None)
@@ -46,7 +59,9 @@ def test_bad_requests_are_json_rpc_errors_and_stdout_holds_only_protocol_lines(t
     assert "not an absolute path" in by_id[5]["error"]["message"]
     assert "0000-none" in by_id[6]["error"]["message"]
     assert by_id[7]["error"]["code"] == -32602
-    assert b"Traceback" not in proc.stderr, proc.stderr.decode()
+    assert by_id[8]["result"]["sessionId"]
+    assert b"rivulet: warning: AGENTS.md:" in stderr  # on stderr, never on the protocol's stdout
+    assert b"Traceback" not in stderr, stderr.decode()
 
 
 @pytest.mark.parametrize("ending", ["stdin closed", "SIGTERM"])
