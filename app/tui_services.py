@@ -147,6 +147,27 @@ class ChatTranscript:
         await rebuild_transcript(self._app.chat, self._app.commits, session,
                                  settings.workspace if settings is not None else None)
 
+    async def show_turn(self, turn: int) -> None:
+        """The turn's message at the top of the view, kept there as the screen settles (as
+        find keeps its match) until the user scrolls; nothing if the turn is not shown."""
+        from rivulet.widgets.entries import TranscriptEntry
+        from rivulet.widgets.frozen_entries import FrozenEntries
+
+        transcript, key = self._app.chat.transcript, f"user-{turn}"
+        for frozen in transcript.query(FrozenEntries):
+            for n, (shown, _, _) in enumerate(frozen.entries):
+                if shown == key:
+                    transcript.show_old_entry(frozen, n)
+                    return
+        entry = next((e for e in transcript.query(TranscriptEntry) if e.item_id == key), None)
+        if entry is not None:
+            def scroll(entry: TranscriptEntry) -> None:
+                transcript.release_anchor()  # no longer following the bottom
+                transcript.scroll_to_widget(entry, animate=False, top=True, immediate=True)
+
+            scroll(entry)
+            transcript.call_after_refresh(scroll, entry)  # again once the new entries are laid out
+
 
 class ChatLooks:
     def __init__(self, app: RivuletApp) -> None:

@@ -36,8 +36,17 @@ async def search_sessions(s: ConversationNeeds, arg: str = "") -> Result:
     if not hits:
         return Say(f"No saved session says {query}")
     options = [Option(hit.path, *_choice(hit)) for hit in hits]
-    return Choose(f"Sessions that say {query}", options, partial(resume_path, s),
-                  note="the newest first; enter resumes the session")
+    turns = {hit.path: hit.turn for hit in hits}
+    return Choose(f"Sessions that say {query}", options, partial(_resume_at, s, turns),
+                  note="the newest first; enter resumes the session at the turn of the hit")
+
+
+async def _resume_at(s: ConversationNeeds, turns: dict[str, int], picked: str) -> Result:
+    """Resume the session picked, its hit's turn in view."""
+    said = await resume_path(s, picked)
+    if said is None:  # resumed (else: why not, said)
+        await s.transcript.show_turn(turns[picked])
+    return said
 
 
 def _search(folder: Path | None, query: str) -> list[Hit]:

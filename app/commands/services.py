@@ -72,6 +72,8 @@ class TranscriptView(Protocol):
 
     async def show_session(self, session: Session) -> None: ...  # /resume: the session's history
 
+    async def show_turn(self, turn: int) -> None: ...  # /search: the hit's turn of the session shown
+
 
 class Looks(Protocol):
     """Themes: the full-screen chat's."""

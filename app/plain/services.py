@@ -115,6 +115,9 @@ class PlainTranscript:
 
         print_resumed(self.printer, session, RESUMED_SHOWN)
 
+    async def show_turn(self, turn: int) -> None:
+        pass  # lines in the scrollback: the terminal's own scrolling finds an earlier turn
+
 
 def osc52(text: str) -> None:
     """The terminal's clipboard, if it allows it (the text is clean: app/copying.py)."""

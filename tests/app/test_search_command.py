@@ -56,3 +56,39 @@ async def test_search_lists_the_sessions_that_said_it_and_enter_resumes_one(tmp_
         await pilot.press("enter")
         await until(pilot, lambda: app.session_writer.path == old and len(app.conversation.history.entries) == 2,
                     "the session resumed")
+
+
+def top_rows(app, rows: int) -> str:
+    """The transcript's first rows on screen."""
+    strips = app.screen._compositor.render_strips()
+    y = app._transcript.region.y
+    return "\n".join(strip.text for strip in strips[y:y + rows])
+
+
+async def test_the_session_resumes_with_the_turn_of_the_hit_at_the_top(tmp_path):
+    """An old turn (among the frozen lines) and a recent one (an entry widget) alike."""
+    from rivulet.core import items as it
+    from rivulet.core.store.session import SessionWriter
+    from rivulet.core.turn.history import History
+
+    folder = tmp_path / "sessions"  # (tests/conftest.py's RIVULET_SESSIONS_DIR)
+    writer, _ = SessionWriter.create(model="gpt-5.1-codex", base_url="u", directory=folder)
+    history = History(observers=[writer.observe])
+    for n in range(1, 31):
+        word = {3: "zebu", 27: "yak"}.get(n, "cattle")
+        history.append(it.user_message(f"question {n:02d} about the {word}"), key=f"user-{n}")
+        history.append({"id": f"m{n}", "type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": f"Answer {n:02d}:" + "\n\na paragraph" * 12}]}, key=f"m{n}")
+    writer.close()
+    app = RivuletApp(settings(model="gpt-5.1-codex"), GatedServer([]).transport(), remember_theme=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        # Turn 3 among the frozen lines of old entries, turn 27 an entry widget (the last few):
+        # both off the screen when the session comes back at its end.
+        for word, turn in (("zebu", 3), ("yak", 27)):
+            await typed(pilot, f"/search {word}")
+            await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the hits")
+            await pilot.press("enter")
+            await until(pilot, lambda t=turn, w=word: f"question {t:02d} about the {w}" in top_rows(app, 2),
+                        f"turn {turn} at the top")
+            await typed(pilot, "/new")
+            await until(pilot, lambda: not app.conversation.history.entries, "a fresh conversation")
