@@ -161,12 +161,7 @@ class ChatTranscript:
                     return
         entry = next((e for e in transcript.query(TranscriptEntry) if e.item_id == key), None)
         if entry is not None:
-            def scroll(entry: TranscriptEntry) -> None:
-                transcript.release_anchor()  # no longer following the bottom
-                transcript.scroll_to_widget(entry, animate=False, top=True, immediate=True)
-
-            scroll(entry)
-            transcript.call_after_refresh(scroll, entry)  # again once the new entries are laid out
+            transcript.show_entry(entry)
 
 
 class ChatLooks:

@@ -27,11 +27,12 @@ class Transcript(LaidOutOnce, VerticalScroll):
         self.hint: Widget | None = None  # "new output below", shown while away from the bottom
         self._shift = 0  # lines added above the view, to scroll down by once laid out
         self._filling = False
-        # An old entry that find or Home put at the top of the view: (frozen block, index).
-        # Kept there through every layout until the user scrolls: a scroll made before the
-        # moved window was laid out can be clamped to the old, shorter content, or turned
-        # back into following the bottom by Textual's anchor check.
-        self._goal: tuple[FrozenEntries, int, str] | None = None
+        # An old entry that find or Home put at the top of the view: (frozen block, index),
+        # or an entry widget (a session resumed at a search's hit). Kept there through every
+        # layout until the user scrolls: a scroll made before the moved window (or the new
+        # entries) was laid out can be clamped to the old, shorter content, or turned back
+        # into following the bottom by Textual's anchor check.
+        self._goal: tuple[FrozenEntries, int, str] | Widget | None = None
         self._seeking = False
         self._frozen: FrozenEntries | None = None  # the frozen block, once found
 
@@ -68,9 +69,30 @@ class Transcript(LaidOutOnce, VerticalScroll):
         frozen.show(index)
         self._seek()
 
+    def show_entry(self, entry: Widget) -> None:
+        """Entry widget `entry` at the top of the view, kept there as the screen settles, as
+        an old entry is (show_old_entry), until the user scrolls."""
+        self.release_anchor()
+        self._goal = entry
+        self._seek()
+
     def _seek(self) -> None:
         """Scroll to the goal, as far as the content laid out so far allows."""
         if self._goal is None:
+            return
+        if isinstance(self._goal, Widget):
+            entry = self._goal
+            if entry.parent is not self:
+                self._goal = None  # the transcript was cleared or rebuilt meanwhile
+                return
+            self.release_anchor()
+            self._seeking = True
+            try:
+                self.scroll_to_widget(entry, animate=False, top=True, immediate=True)
+            finally:
+                self._seeking = False
+            if self.following:
+                self.release_anchor()
             return
         frozen, index, key = self._goal
         if frozen.parent is not self or index >= len(frozen.entries) or frozen.entries[index][0] != key:

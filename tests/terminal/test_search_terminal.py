@@ -11,9 +11,11 @@ def test_search_finds_an_earlier_session_and_enter_resumes_it(term, server):
     term.wait(chat_ready, what="the chat")
     term.send("the kumquat question", "Enter")
     term.wait("ECHO[the kumquat question]END", what="the answer")
-    term.send("/new", "Enter")
+    term.type("/new")
+    term.send("Enter")
     term.wait(lambda s: "ECHO[the kumquat question]END" not in s, what="a fresh conversation")
-    term.send("/search kumquat", "Enter")
+    term.type("/search kumquat")
+    term.send("Enter")
     screen = term.wait(lambda s: "Sessions that say kumquat" in s and "turn 1" in s, what="the hits")
     assert "ECHO[the «kumquat» question]END" in screen  # the newest hit: the answer
     term.send("Enter")
