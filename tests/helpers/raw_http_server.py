@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import socket
+import struct
 import subprocess
 import threading
 from collections.abc import Callable
@@ -113,6 +114,25 @@ def serve_keep_alive(answer: Callable[[str, dict[str, str], bytes], bytes]) -> C
     def handler(conn: Conn, n: int) -> None:
         while (request := conn.read_request()) is not None:
             conn.send(answer(*request))
+    return handler
+
+
+def closes_after_one(answer: Callable[[str, dict[str, str], bytes], bytes],
+                     reset: bool = False) -> Callable[[Conn, int], None]:
+    """llama-server's way: each connection answers one request and stays open without a
+    word (no `Connection: close`); when the next request arrives on it, the server hangs
+    up without an answer: with a FIN once it read the request, or (reset) with an RST,
+    the request unread. Each request after the first reuses a connection that is gone."""
+    def handler(conn: Conn, n: int) -> None:
+        request = conn.read_request()
+        if request is None:
+            return
+        conn.send(answer(*request))
+        if reset:
+            conn.sock.recv(1, socket.MSG_PEEK)  # the next request's first bytes are here
+            conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        else:
+            conn.read_request()
     return handler
 
 

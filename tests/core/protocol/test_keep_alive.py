@@ -7,14 +7,12 @@ head larger than httpcore reads is one clear error, not "cut mid-response"."""
 from __future__ import annotations
 
 import json
-import socket
-import struct
 from contextlib import aclosing
 
 import httpx
 import pytest
 from helpers.mock_api import settings
-from helpers.raw_http_server import Conn, RawServer, response, serve_keep_alive
+from helpers.raw_http_server import Conn, RawServer, closes_after_one, response, serve_keep_alive
 from helpers.streams import simple_text_response
 
 from rivulet.core import errors
@@ -42,23 +40,6 @@ def servers():
     yield make
     for server in made:
         server.close()
-
-
-def closes_after_one(answer, reset: bool = False):
-    """Each connection answers one request and keeps the socket open without a word; when
-    the next request arrives on it, the server hangs up without an answer: with a FIN once
-    it read the request, or (reset) with an RST, the request unread."""
-    def handler(conn: Conn, n: int) -> None:
-        request = conn.read_request()
-        if request is None:
-            return
-        conn.send(answer(*request))
-        if reset:
-            conn.sock.recv(1, socket.MSG_PEEK)  # the next request's first bytes are here
-            conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        else:
-            conn.read_request()
-    return handler
 
 
 def sse_answer(*_):
