@@ -23,6 +23,8 @@ from rivulet.core.errors import ConfigError, RivuletError, redact
 from rivulet.core.sanitize import sanitize
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rivulet.app.demo_server import DemoServer
     from rivulet.core.config import Settings
     from rivulet.core.engine import Notices
@@ -76,10 +78,13 @@ class Ready(msgspec.Struct, dict=True):
             self.demo.stop()
 
 
-def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[Settings, DemoServer | None]:
+def settings_for(args: argparse.Namespace, *, headless: bool = False,
+                 say: Callable[[str], None] | None = None) -> tuple[Settings, DemoServer | None]:
     """Settings, and the embedded demo server with --demo (or, in the chat, when there
     is neither a key nor a URL: the chat's banner says it is the demo; a headless run
-    would print scripted answers as if they were real, so it asks for --demo instead)."""
+    would print scripted answers as if they were real, so it asks for --demo instead).
+    A local server with no model set has its own model (core/server_model.py); `say`
+    gets the one note when it lists several."""
     from rivulet.core.config import load_settings
 
     settings = load_settings(base_url=args.base_url, model=args.model,
@@ -111,6 +116,11 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False) -> tuple[S
     from rivulet.app.capability_probe import apply_cached
 
     apply_cached(settings)  # what the probes found about this server, beneath what the user set
+    from rivulet.core.server_model import learn_server_model
+
+    note = learn_server_model(settings)
+    if note is not None and say is not None:
+        say(note)
     return settings, None
 
 
@@ -181,18 +191,19 @@ def last_session_here(sessions: list[Session], here: str) -> Session | None:
 
 def prepare(args: argparse.Namespace) -> Ready:
     """The chat's settings, servers, session and transport; BootError says why not."""
+    from rivulet.core.engine import Notices
     from rivulet.core.store.session import SessionError
 
+    notices = Notices()  # a recovered restore is a notice in the chat once it runs (held until then)
     try:
-        settings, demo = settings_for(args)
+        settings, demo = settings_for(args, say=notices)
     except ConfigError as exc:
         raise BootError(exc.message, 2) from None
     try:
         from rivulet.core.assembly import prepare as assemble
-        from rivulet.core.engine import Notices, build_transport
+        from rivulet.core.engine import build_transport
         from rivulet.core.store.prompt_history import PromptHistory, history_file
 
-        notices = Notices()  # a recovered restore is a notice in the chat once it runs (held until then)
         # The tools, the workspace recovered first, the tables read: a bad one is one line before a turn runs.
         tools = assemble(settings, notices).tool_settings
         assert tools is not None

@@ -43,7 +43,8 @@ async def run_doctor(args: argparse.Namespace) -> int:
     from rivulet.core.assembly import FrontEnd, Ground, open_conversation
 
     try:
-        settings, demo = settings_for(args)
+        settings, demo = settings_for(args, say=lambda note: print(sanitize(f"rivulet doctor: {note}"),
+                                                                  file=sys.stderr))
     except ConfigError as exc:
         return _fail(exc.message, 2)
     # The server as every front end reaches it, through the one assembly: its probes go over

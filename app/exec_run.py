@@ -59,7 +59,7 @@ async def run_exec(args: argparse.Namespace) -> int:
         except SchemaFileError as exc:
             return _fail(exc.message, 2)
     try:
-        settings, demo = settings_for(args, headless=True)
+        settings, demo = settings_for(args, headless=True, say=_say)
     except ConfigError as exc:
         return _fail(exc.message, 2)
     try:

@@ -144,7 +144,7 @@ async def run_plain(args: argparse.Namespace) -> int:
     printer = PlainPrinter()
     bus.subscribe(printer)
     try:
-        settings, demo = settings_for(args)
+        settings, demo = settings_for(args, say=_say)
         ground = prepare(settings, _say)  # the tools, the workspace recovered first, the tables read
         ground.session, ground.writer = session, writer = resumed_session(args, settings)
         images = cli_images(args, settings)

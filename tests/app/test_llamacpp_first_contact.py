@@ -17,6 +17,7 @@ from rivulet.app.boot import prepare
 from rivulet.app.cli import build_parser
 from rivulet.app.tui import RivuletApp
 from rivulet.core import capabilities as caps
+from rivulet.core.server_model import WHY
 
 LLAMA = REAL / "llamacpp"
 
@@ -34,7 +35,8 @@ async def test_first_contact_with_llama_server(tmp_path, monkeypatch):
     models = json.loads((LLAMA / "llamacpp_models.json").read_text())["data"]
     with CannedServer((LLAMA / "llamacpp_text.sse").read_bytes(), models=models) as server:
         ready = prepare(_args(server.base_url))
-        assert ready.settings.applied == {}  # nothing known yet
+        # Nothing known yet but the one model the server lists, which is the model (issue 42.2).
+        assert ready.settings.applied == {"model": WHY} and ready.settings.model == models[0]["id"]
         app = RivuletApp.from_ready(ready)
         app.remember_theme = False
         async with app.run_test(size=(120, 40)) as pilot:

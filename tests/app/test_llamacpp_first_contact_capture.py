@@ -21,6 +21,7 @@ from rivulet.app.boot import prepare
 from rivulet.app.cli import build_parser
 from rivulet.app.tui import RivuletApp
 from rivulet.core import capabilities as caps
+from rivulet.core.server_model import WHY
 
 CAPTURE = REAL / "llamacpp" / "llamacpp_first_contact.wire.jsonl"
 PROMPT = "In greet.py, change the greeting from Hello to Howdy."
@@ -47,8 +48,12 @@ async def test_recorded_first_contact_with_llama_server(tmp_path, monkeypatch):
     with WireReplay(CAPTURE) as server:
         recorded = [e for e in server.exchanges if e["path"].endswith("/models")]
         models = json.loads(recorded[0]["body"])["data"]
+        # The start asks the model list once more than the recording did (issue 42.2: the
+        # server's one model is the model): the server answers it alike every time.
+        server.queues[next(k for k in server.queues if k.endswith("/models"))].append(recorded[0])
         ready = prepare(_args(server.base_url))
-        assert ready.settings.applied == {}  # nothing known yet
+        # Nothing known yet but the one model the server lists, which is the model (issue 42.2).
+        assert ready.settings.applied == {"model": WHY} and ready.settings.model == models[0]["id"]
         app = RivuletApp.from_ready(ready)
         app.remember_theme = False
         async with app.run_test(size=(120, 40)) as pilot:
