@@ -14,6 +14,8 @@ from rivulet.app.commands.results import Choose, Confirm, Lines, Open, Quit, Res
 from rivulet.app.commands.slash import Slash, find, parse, refusal
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from rivulet.app.commands.command import Command
     from rivulet.app.tui import RivuletApp
 
@@ -51,13 +53,7 @@ async def show(app: RivuletApp, result: Result) -> None:
     elif isinstance(result, Say):
         app.notify(result.text, severity=result.severity, timeout=result.timeout)
     elif isinstance(result, Choose):
-        from rivulet.widgets.choice import Choice, ChoiceScreen
-
-        choices = [Choice(o.value, o.label, o.help) for o in result.options]
-        picked = await app.push_screen_wait(ChoiceScreen(result.title, choices, current=result.current,
-                                                         note=result.note))
-        if picked:
-            await show(app, await result.then(picked))
+        await _choose(app, result)
     elif isinstance(result, Confirm):
         from rivulet.widgets.undo_dialog import UndoScreen
 
@@ -69,6 +65,35 @@ async def show(app: RivuletApp, result: Result) -> None:
         _open(app, result)
     elif isinstance(result, Quit):
         app.exit()
+
+
+async def _choose(app: RivuletApp, result: Choose) -> None:
+    """A picker; with a search field when the command has a search (the sessions picker)."""
+    from rivulet.widgets.choice import Choice, ChoiceScreen
+
+    found: dict[str, tuple[Callable[[str], Awaitable[Result]], str]] = {}  # a search's pick -> its then, value
+
+    async def search(query: str) -> list[Choice] | str:
+        answer = await result.search(query) if result.search is not None else None
+        if isinstance(answer, Say):
+            return answer.text
+        if not isinstance(answer, Choose):
+            return "Nothing found"
+        choices = []
+        for option in answer.options:
+            key = f"\0{len(found)}"  # (never a value of the list's own: those are text)
+            found[key] = (answer.then, option.value)
+            choices.append(Choice(key, option.label or option.value, option.help))
+        return choices
+
+    choices = [Choice(o.value, o.label, o.help) for o in result.options]
+    picked = await app.push_screen_wait(ChoiceScreen(result.title, choices, current=result.current, note=result.note,
+                                                     search=search if result.search is not None else None))
+    if picked in found:
+        then, value = found[picked]
+        await show(app, await then(value))
+    elif picked:
+        await show(app, await result.then(picked))
 
 
 def send(app: RivuletApp, text: str) -> None:

@@ -75,7 +75,7 @@ async def resume(s: ConversationNeeds, arg: str = "") -> Result:
             if not sessions:
                 return Say(f"No other saved sessions in {sessions_dir()}")
             options = [Option(str(x.meta.path), *session_choice(x)) for x in sessions]
-            return Choose("Resume which session?", options, partial(resume_path, s))
+            return Choose("Resume which session?", options, partial(resume_path, s), search=partial(_hits, s))
     except (RivuletError, OSError) as exc:
         return _cannot(exc)
     return await resume_path(s, str(path)) if path is not None else None
@@ -93,6 +93,13 @@ async def resume_path(s: ConversationNeeds, picked: str) -> Result:
     await replace_conversation(s, session, writer)
     await s.transcript.show_session(session)
     return None
+
+
+async def _hits(s: ConversationNeeds, query: str) -> Result:
+    """The picker's search field: the sessions whose text says it (the full-text index)."""
+    from rivulet.app.commands.search import session_hits
+
+    return await session_hits(s, query)
 
 
 def _cannot(exc: Exception) -> Say:

@@ -38,13 +38,16 @@ class Option:
 
 @dataclass(frozen=True)
 class Choose:
-    """A choice list: the value picked goes to `then` (nothing happens when none is)."""
+    """A choice list: the value picked goes to `then` (nothing happens when none is).
+    `search`: a front end with a field for it lists, while a query is typed there, what it
+    answers: a Choose (its options, their pick going to its own `then`) or a Say (why none)."""
 
     title: str
     options: list[Option]
     then: Callable[[str], Awaitable[Result]]
     current: str | None = None
     note: str = ""
+    search: Callable[[str], Awaitable[Result]] | None = None
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,12 @@ async def search_sessions(s: ConversationNeeds, arg: str = "") -> Result:
         return Say('/search QUERY: words, "a phrase", prefix*, OR, NOT', "warning")
     if s.turns.running():
         return BUSY
+    return await session_hits(s, query)
+
+
+async def session_hits(s: ConversationNeeds, query: str) -> Choose | Say:
+    """The sessions that say `query` as a choice list (/search's; the /resume picker's search
+    field's too), or why there are none in one line."""
     writer = s.engine.writer
     folder = writer.path.parent if writer is not None and writer.path is not None else None
     try:

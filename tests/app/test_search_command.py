@@ -92,3 +92,41 @@ async def test_the_session_resumes_with_the_turn_of_the_hit_at_the_top(tmp_path)
                         f"turn {turn} at the top")
             await typed(pilot, "/new")
             await until(pilot, lambda: not app.conversation.history.entries, "a fresh conversation")
+
+
+async def test_the_resume_pickers_search_field_finds_an_old_answer_and_enter_resumes_at_its_turn(tmp_path):
+    """/resume's own search field asks the full-text index, not the rows' text: a word said
+    only in an old answer leaves its session the one row; Enter resumes it at that turn."""
+    from rivulet.core import items as it
+    from rivulet.core.store.session import SessionWriter
+    from rivulet.core.turn.history import History
+
+    folder = tmp_path / "sessions"  # (tests/conftest.py's RIVULET_SESSIONS_DIR)
+    for name, said in (("other", "no gnu here"), ("wanted", "")):
+        writer, meta = SessionWriter.create(model="gpt-5.1-codex", base_url="u", directory=folder)
+        history = History(observers=[writer.observe])
+        for n in range(1, 21):
+            answer_text = f"Answer {n:02d} of {name}: " + ("the wildebeest" if (name, n) == ("wanted", 3) else said)
+            history.append(it.user_message(f"question {n:02d} of {name}"), key=f"user-{n}")
+            history.append({"id": f"m{n}", "type": "message", "role": "assistant", "content": [
+                {"type": "output_text", "text": answer_text + "\n\na paragraph" * 12}]}, key=f"m{n}")
+        writer.close()
+    wanted = meta.path
+    app = RivuletApp(settings(model="gpt-5.1-codex"), GatedServer([]).transport(), remember_theme=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await typed(pilot, "/resume")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen) and len(app.screen.shown) == 2, "the picker")
+        await pilot.press(*"wildebeest")
+        await until(pilot, lambda: len(app.screen.shown) == 1, "the one session that said it")
+        [row] = app.screen.shown
+        assert "«wildebeest»" in row.label and " · turn 3 · " in row.help
+        await pilot.press("enter")
+        await until(pilot, lambda: app.session_writer.path == wanted and "question 03 of wanted" in top_rows(app, 2),
+                    "the session resumed at turn 3")
+        await typed(pilot, "/resume")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the picker again")
+        await pilot.press(*'"wild')  # a query FTS5 cannot read: one line, no row, no traceback
+        await until(pilot, lambda: not app.screen.shown and "not a search query" in
+                    str(app.screen.query_one("#choice-said").render()), "the bad query said")
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ChoiceScreen), "the picker closed")

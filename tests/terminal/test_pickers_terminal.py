@@ -67,3 +67,44 @@ def test_long_rows_are_cut_not_wrapped_at_80_columns(home):
         assert "QUAGGA" not in screen
     finally:
         term.kill()
+
+
+def _session_with_an_answer(home, said_in_turn_2: str) -> None:
+    """A second session, whose only mention of the word is its second turn's answer."""
+    sessions = home / ".local" / "share" / "rivulet" / "sessions"
+    records: list[dict[str, object]] = [
+        {"type": "session", "format": 1, "id": "20260201-120000-fedcba", "created": 1769947200.0,
+         "cwd": str(home / "work"), "model": "m", "base_url": "u", "frontend": "chat"}]
+    for n, answer in ((1, "Answer one."), (2, said_in_turn_2), (3, "Answer three.")):
+        records += [{"type": "turn", "turn_id": n, "event": "started", "prompt": f"question {n}", "time": 1769947200.0},
+                    {"type": "item", "seq": 2 * n - 1, "key": f"user-{n}", "segment": None, "time": 1769947200.0,
+                     "item": {"type": "message", "role": "user", "content": [{"type": "input_text",
+                                                                              "text": f"question {n}"}]}},
+                    {"type": "item", "seq": 2 * n, "key": f"m{n}", "segment": None, "time": 1769947200.0,
+                     "item": {"type": "message", "role": "assistant", "id": f"m{n}",
+                              "content": [{"type": "output_text", "text": answer}]}}]
+    (sessions / "20260201-120000-fedcba.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def test_the_session_pickers_search_field_finds_an_answer_and_enter_resumes_it(home):
+    """/resume's search field (issue 40): a word said only in an old answer leaves its
+    session the one row, with the match marked; Enter resumes it."""
+    _files(home)
+    _session_with_an_answer(home, "The wildebeest migrates.")
+    term = Terminal(home, 80, 24)
+    try:
+        term.start([*RIVULET, "--demo"], cwd=home / "work")
+        term.wait(chat_ready, what="the chat")
+        term.type("/resume")
+        term.send("Enter")
+        term.wait(lambda s: "Resume which session?" in s and "a first prompt long" in s and "question 1" in s,
+                  what="the session picker, both sessions")
+        term.type("wildebeest")
+        screen = term.wait(lambda s: "The «wildebeest» migrates." in s and "a first prompt long" not in s,
+                           what="the one session that said it")
+        assert "turn 2" in screen and "question 1" not in screen  # the hit's row, not the session's
+        term.send("Enter")
+        term.wait(lambda s: "Resume which session?" not in s and "The wildebeest migrates." in s,
+                  what="the session resumed")
+    finally:
+        term.kill()
