@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from helpers.local_server import LocalServer, Reply, Request, sse_reply
+from helpers.local_server import LocalServer, Reply, Request, json_reply, sse_reply
 from helpers.streams import simple_text_response
 
 NOT_NEEDED = ("textual", "rich", "pydantic_settings", "click", "pygments", "mcp", "websockets",
@@ -46,6 +46,8 @@ print("DATACLASSES", ",".join(made), file=sys.stderr)
 
 
 def _answer(request: Request) -> Reply | None:
+    if request.method == "GET" and request.route == "/v1/models":  # a local server's one model (issue 42.2)
+        return json_reply(200, {"object": "list", "data": [{"id": "local-model", "object": "model"}]})
     return sse_reply(simple_text_response("Hello from the server")) if request.method == "POST" else None
 
 

@@ -38,7 +38,9 @@ def aimock():
 
 def rivulet(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "RIVULET_"))}
-    full_env.update({"RIVULET_CONFIG": os.devnull, "RIVULET_MAX_RETRIES": "1",
+    # No probing of the test's server by itself (its model list, its capabilities): as in
+    # tests/conftest.py, no request a test did not ask for; a test about them turns it on.
+    full_env.update({"RIVULET_CONFIG": os.devnull, "RIVULET_MAX_RETRIES": "1", "RIVULET_PROBE_SERVERS": "false",
                      "RIVULET_SESSIONS_DIR": os.environ.get("RIVULET_SESSIONS_DIR", "")})
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "rivulet.app", *args], capture_output=True, text=True,
