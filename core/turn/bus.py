@@ -155,6 +155,10 @@ class Retrying(BusEvent):
 
 class ErrorOccurred(BusEvent):
     error: RivuletError
+    # A failed turn's: what its completed requests used (tokens, dollars), counted as a
+    # finished turn's are (/cost, `exec --json`); None for an error outside a turn.
+    usage: dict[str, Any] | None = None
+    cost: dict[str, Any] | None = None
     type: ClassVar[str] = "error"
 
 

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import msgspec
 
 from rivulet.core import items as it
+from rivulet.core.capabilities import is_local_server
 from rivulet.core.config import Settings
 from rivulet.core.errors import ResponseIncomplete, RetryWaitTooLong, RivuletError
 from rivulet.core.hosted_items import Citation, approval_response, citations, unanswered_approvals
@@ -312,9 +313,10 @@ class Conversation:
                 self._commit_steered(turn_id)  # after the tool outputs, before the follow-up
         except RivuletError as exc:
             self._turn_ended(turn_id, usage, "failed")
+            cost = self._count(usage)  # its tokens were used all the same
             if self.hooks is not None:
                 await self.hooks.turn_end(turn_id, "failed", last_message)
-            self.bus.publish(ErrorOccurred(exc))
+            self.bus.publish(ErrorOccurred(exc, usage, cost))
             raise
         except asyncio.CancelledError:
             if (running := self._background_running()) is not None and not self.cancel_requested:
@@ -324,19 +326,27 @@ class Conversation:
             await self._cancel_background()
             undone = self._record_interrupt(turn_id, start)
             self._turn_ended(turn_id, usage, "interrupted")
+            self._count(usage)
             self.bus.publish(TurnInterrupted(turn_id, prompt if undone else None))
             raise
         finally:
             self.cancel_requested = False
         self._turn_ended(turn_id, usage, "stopped" if stopped else "completed")
-        cost = turn_cost(usage, self.settings.model, self._clock, self.settings.prices)
-        self.last_cost, self.session_cost = cost, add_cost(self.session_cost, cost)
+        cost = self._count(usage)
         if self.hooks is not None:  # before the turn is over for the front end: a notify hook's note shows in it
             await self.hooks.turn_end(turn_id, "stopped" if stopped else "completed", last_message)
         sources = citations(answer) if answer is not None else []
         self.bus.publish(TurnCompleted(turn_id, usage, last_message, stopped, no_answer, cost,
                                        [msgspec.to_builtins(ref) for ref in sources]))
         return TurnResult(turn_id, last_message, usage, requests, stopped, no_answer, sources)
+
+    def _count(self, usage: dict[str, Any] | None) -> dict[str, Any]:
+        """The turn's cost, added to the run's (/cost): a finished, failed or interrupted
+        turn's alike. A local server's model has no shipped (OpenAI) price."""
+        cost = turn_cost(usage, self.settings.model, self._clock, self.settings.prices,
+                         shipped=not is_local_server(self.settings))
+        self.last_cost, self.session_cost = cost, add_cost(self.session_cost, cost)
+        return cost
 
     async def _run_tools(self, calls: list[it.Item]) -> str | None:
         """Run the calls in order, committing each output at once. Returns why the user

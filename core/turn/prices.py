@@ -49,16 +49,18 @@ class Price(msgspec.Struct, frozen=True):
         return ((input_tokens - cached) * self.input + cached * self.cached + output_tokens * self.output) / 1e6
 
 
-def price_for(model: str, table: Mapping[str, Mapping[str, float]] | None = None) -> Price | None:
-    """The price of `model`: the setting's table first, then the shipped one; None when
-    neither knows it (a local model: no dollars shown)."""
+def price_for(model: str, table: Mapping[str, Mapping[str, float]] | None = None,
+              shipped: bool = True) -> Price | None:
+    """The price of `model`: the setting's table first, then the shipped one (not for a
+    local server, `shipped` False: its "gpt-oss-20b" or "gpt-4o-mini" costs nothing at
+    OpenAI's prices); None when neither knows it (no dollars shown)."""
     name = model.lower()
     for prefix in sorted(table or {}, key=len, reverse=True):
         if name.startswith(prefix.lower()):
             row = (table or {})[prefix]
             given = float(row.get("input", 0.0))
             return Price(given, float(row.get("cached", given)), float(row.get("output", 0.0)), "prices setting")
-    for prefix in sorted(SHIPPED, key=len, reverse=True):
+    for prefix in sorted(SHIPPED, key=len, reverse=True) if shipped else ():
         if name.startswith(prefix):
             return Price(*SHIPPED[prefix], f"list prices of {PRICES_DATE}")
     return None

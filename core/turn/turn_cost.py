@@ -52,11 +52,12 @@ class TurnClock(msgspec.Struct, dict=True):
 
 
 def turn_cost(usage: Mapping[str, Any] | None, model: str, clock: TurnClock | None = None,
-              prices: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, Any]:
-    """The turn's `cost` record: tokens, dollars (None for a model without a price) and
-    speed (None where unmeasured)."""
+              prices: Mapping[str, Mapping[str, float]] | None = None, shipped: bool = True) -> dict[str, Any]:
+    """The turn's `cost` record: tokens, dollars (None for a model without a price; with
+    `shipped` False, a local server's, only the `prices` setting prices it) and speed
+    (None where unmeasured)."""
     tokens = split_usage(usage)
-    price = price_for(model, prices)
+    price = price_for(model, prices, shipped)
     dollars = price.dollars(tokens["input"], tokens["cached"], tokens["output"]) if price else None
     out: dict[str, Any] = {**tokens, "dollars": dollars, "price_source": price.source if price else None,
                            "ttft_s": None, "tokens_per_s": None}
