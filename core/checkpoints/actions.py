@@ -4,6 +4,7 @@ make the plan, say it in plain lines, carry it out and record it in the session 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,8 +64,10 @@ def describe(p: Plan) -> list[str]:
         lines.append("Changed since (left alone unless you choose to overwrite): "
                      + ", ".join(f"{shown(k)} ({v})" for k, v in p.conflicts.items()))
     lines += [f"Cannot be put back: {shown(lost)}" for lost in p.lost]
-    for command in p.commands:
-        lines.append(f"Ran `{shown(command)}`: {NOT_UNDONE}.")
+    # One line per distinct command: a small model's loop runs the same one many times.
+    for command, times in Counter(p.commands).items():
+        ran = f"Ran `{shown(command)}`" + (f" ({times} times)" if times > 1 else "")
+        lines.append(f"{ran}: {NOT_UNDONE}.")
     return lines
 
 

@@ -52,6 +52,7 @@ from rivulet.core.turn.no_answer import NO_ANSWER, ended_in_reasoning, why_no_an
 from rivulet.core.turn.project_instructions import ProjectInstructions
 from rivulet.core.turn.project_instructions import load as load_project_instructions
 from rivulet.core.turn.recorder import SessionRecorder
+from rivulet.core.turn.repeat_guard import RepeatedCall, RepeatGuard
 from rivulet.core.turn.state_machine import Deviation, Limits, SamplingResult, consume_response
 from rivulet.core.turn.steering import Steering
 from rivulet.core.turn.tool_api import NoTools, StopTurn, ToolRouter
@@ -165,6 +166,7 @@ class Conversation:
         # the server. Any other cancellation (a quit) leaves it running to be resumed.
         self.cancel_requested = False
         self._clock = TurnClock(time.monotonic())  # the running turn's timing
+        self._repeats = RepeatGuard()  # the running turn's calls, counted (a model that loops is stopped)
         self.last_cost: dict[str, Any] | None = None  # the last turn's tokens, dollars and speed
         self.session_cost: dict[str, Any] | None = None  # their sum over this run (/cost)
         self.turns = 0
@@ -260,6 +262,7 @@ class Conversation:
         self.turns += 1
         turn_id = self.turns
         self._clock = TurnClock(time.monotonic())
+        self._repeats = RepeatGuard()
         if self.session is not None:
             self.session.turn_started(turn_id, prompt)
         self.bus.publish(TurnStarted(turn_id, prompt))
@@ -364,6 +367,12 @@ class Conversation:
                     self._commit_output(it.aborted_output(rest, "not run: the user stopped the turn"))
                 return stop.reason
             self._commit_output(output)
+            try:
+                self._repeats.check(call, output)
+            except RepeatedCall:
+                for rest in calls[n + 1:]:
+                    self._commit_output(it.aborted_output(rest, "not run: the model repeated itself"))
+                raise
         return None
 
     async def _answer_approvals(self, committed: list[it.Item]) -> bool | str:

@@ -1,0 +1,46 @@
+"""A turn whose model makes the same call again and again is stopped (issue 42.4).
+
+Small local models loop: they resend a call that failed, with the same arguments, and get
+the same output, until `max_follow_ups` (70 s of identical refusals in a field run; with
+`--approval auto` one loop wrote into a file each time). The third identical call (the
+same tool, the same arguments, the same output) ends the turn with one line; history
+keeps everything, so the user can say what to do differently and continue.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from rivulet.core import items as it
+from rivulet.core.errors import RivuletError
+from rivulet.core.sanitize import one_row
+
+REPEATS = 3  # the identical call that stops the turn: the third
+
+
+class RepeatedCall(RivuletError):
+    kind = "repeated_call"
+
+
+def _key(call: it.Item, output: it.Item) -> str:
+    """The call without its ids, and its output's content: what makes two calls the same."""
+    asked = {k: v for k, v in call.items() if k not in ("id", "call_id", "status")}
+    got = {k: v for k, v in output.items() if k not in ("id", "call_id", "status")}
+    return json.dumps([asked, got], sort_keys=True, default=str)
+
+
+class RepeatGuard:
+    """One turn's calls and outputs, counted."""
+
+    def __init__(self) -> None:
+        self._seen: Counter[str] = Counter()
+
+    def check(self, call: it.Item, output: it.Item) -> None:
+        """Count this call; raise RepeatedCall at its REPEATS-th identical run."""
+        key = _key(call, output)
+        self._seen[key] += 1
+        if self._seen[key] >= REPEATS:
+            name = one_row(str(call.get("name") or it.item_type(call)))[:40]
+            raise RepeatedCall(f"stopped: the model repeated the same call {REPEATS} times ({name}, the same "
+                               "arguments and the same output); send a message to continue")
