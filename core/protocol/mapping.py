@@ -24,6 +24,7 @@ from rivulet.core.protocol.events import (
     ResponseEvent,
     ResponseProgress,
 )
+from rivulet.core.protocol.unparsed_call import unparsed_tool_call
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +200,8 @@ def error_from_event(ev: w.ErrorWire) -> RivuletError:
     status = ev.status if ev.status is not None else nested.get("status")
     if not isinstance(status, int) and isinstance(code, int) and 400 <= code <= 599:
         status = code  # llama.cpp puts the HTTP status in `code`
+    if (unparsed := unparsed_tool_call(message)) is not None:
+        return unparsed  # llama.cpp's grammar jargon: the model's call did not parse
     retry_header = None
     headers = w.extra_fields(ev).get("headers")
     if isinstance(headers, dict):

@@ -31,6 +31,7 @@ from rivulet.core.hosted_tools import hosted_includes, hosted_specs, parse_hoste
 from rivulet.core.protocol.background import FINAL_STATUSES, BackgroundApi, StreamCursor
 from rivulet.core.protocol.context_window import ModelWindows
 from rivulet.core.protocol.events import ResponseEvent
+from rivulet.core.protocol.unparsed_call import UnparsedToolCall, after_retry
 from rivulet.core.request_knobs import add_knobs
 from rivulet.core.turn import attachments as att
 from rivulet.core.turn.bus import (
@@ -492,15 +493,20 @@ class Conversation:
             except RivuletError as exc:
                 self.deviations.extend(sink.deviations)
                 earlier |= {e.key for e in self.history.entries if e.segment == segment and e.key}
-                if not exc.retryable or attempt > self.retry.max_retries:
+                # A tool call that did not parse (llama.cpp): a new sample usually does; once, at once.
+                unparsed = isinstance(exc, UnparsedToolCall)
+                limit = min(1, self.retry.max_retries) if unparsed else self.retry.max_retries
+                if not exc.retryable or attempt > limit:
+                    if unparsed and attempt > 1:
+                        raise after_retry() from None
                     raise
                 if exc.retry_after is not None and exc.retry_after > self.settings.max_retry_wait:
                     raise RetryWaitTooLong(
                         f"{exc.message} (the server asks to wait {exc.retry_after:.0f}s before a retry, more than "
                         f"max_retry_wait = {self.settings.max_retry_wait:g}s: not retried)") from None
-                delay = self.retry.delay(attempt, exc)
+                delay = 0.0 if unparsed else self.retry.delay(attempt, exc)
                 log.info("retrying after %s (attempt %d, %.2fs)", exc.kind, attempt, delay)
-                self.bus.publish(Retrying(attempt, self.retry.max_retries, delay, exc))
+                self.bus.publish(Retrying(attempt, limit, delay, exc))
                 # A call committed before the cut is a complete fact: run it now, so the
                 # retry sends its real output instead of an "aborted" stand-in.
                 stopped = await self._run_tools([e.item for e in self.history.entries if e.segment == segment])

@@ -13,6 +13,7 @@ from helpers.streams import decode_event
 
 from rivulet.core import errors
 from rivulet.core.protocol.events import Completed, Created, Delta, OutputItemAdded, OutputItemDone
+from rivulet.core.protocol.unparsed_call import PLAIN, UnparsedToolCall
 from rivulet.core.protocol.wire import UnknownWire, as_sent, parse_wire
 from rivulet.core.turn.state_machine import SamplingSink, consume_response
 
@@ -123,16 +124,16 @@ async def test_the_same_capture_is_refused_when_strict():
 
 
 async def test_llamacpp_error_frame_is_the_servers_error_not_a_malformed_event():
-    """What the user sees for this cut-off capture: the server's own message (its code
-    500 is the HTTP status). It is llama.cpp's chat parser refusing the model's output, so
-    it is not retried (issue 23.7): a retry waits the whole generation for the same refusal."""
+    """What the user sees for this cut-off capture: llama.cpp's chat parser refused the
+    model's output, said in plain words with the server's own after it; retryable, once
+    (issue 42.5, over 23.7's "not retried"): a new sample usually parses."""
     rec = recording("llamacpp_error_frame_only.sse")
-    with pytest.raises(errors.UnsupportedInput) as info:
+    with pytest.raises(UnparsedToolCall) as info:
         async with aclosing(serving(rec.body).stream({})) as events:
             await consume_response(events)
-    assert not info.value.retryable and info.value.status == 500
-    assert info.value.message.startswith(
-        "The model produced output that does not match the expected peg-native format; not retried: ")
+    assert info.value.retryable
+    assert info.value.message == (f"{PLAIN} (the server said: The model produced output that does not match the "
+                                  "expected peg-native format)")
 
 
 @pytest.mark.parametrize("rec", COMPLETED, ids=lambda r: r.name)
@@ -229,14 +230,14 @@ async def test_live_llamacpp_captures_commit_their_completed_output(name):
 
 
 @pytest.mark.parametrize("name, error, message, retryable", [
-    ("llamacpp_fenced_call_then_error_frame.sse", errors.UnsupportedInput,
-     "The model produced output that does not match the expected peg-native format", False),
+    ("llamacpp_fenced_call_then_error_frame.sse", UnparsedToolCall,
+     "did not parse as a tool call .the server said: The model produced output that does not match", True),
     ("llamacpp_killed_midstream.sse", errors.StreamError, "stream closed before response.completed", True),
 ])
 async def test_cut_llamacpp_captures_say_what_the_user_sees(name, error, message, retryable):
-    """The user sees a retry for a killed server, the parser's refusal at once (a retry
-    would repeat it), and nothing half-received commits: the open message and call are
-    discarded."""
+    """The user sees a retry for a killed server, the parser's refusal in plain words (asked
+    again once by the turn), and nothing half-received commits: the open message and call
+    are discarded."""
     rec = recording(name)
     committed, discarded = [], []
 
