@@ -15,10 +15,9 @@ import re
 
 from rivulet.core.errors import RivuletError
 
-# llama.cpp's words for it (common/chat.cpp and its PEG parser): "does not match the expected
-# <name> format", and the older "Failed to parse tool call" / "Failed to parse input".
-_LLAMA_WORDS = re.compile(r"does not match the expected [\w.-]+ format|failed to parse (tool call|input)",
-                          re.IGNORECASE)
+# llama.cpp's words for it (its PEG chat parser): "does not match the expected <name> format",
+# and "Failed to parse tool call". ("Failed to parse input" stays the request's fault: not retried.)
+_LLAMA_WORDS = re.compile(r"does not match the expected [\w.-]+ format|failed to parse tool call", re.IGNORECASE)
 PLAIN = "the model's output did not parse as a tool call"
 
 
