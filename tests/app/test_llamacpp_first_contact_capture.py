@@ -5,7 +5,8 @@ offers apply_patch as a JSON function over SSE by itself, the background probes 
 (all but previous_response_id's, whose store: true requests only `rivulet doctor` sends),
 the chat says so once, the cache is written for the server's model list, and the next
 start applies it. (The model's patches were wrong and its last stream ends in llama.cpp's
-bare error frame: that is the recording, and the turn ends there.)"""
+bare error frame: that is the recording; asked again once, it fails the same way here, and
+the turn ends there.)"""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import os
 
 from helpers.paths import REAL
 from helpers.tui import until
-from helpers.wire_capture import WireReplay
+from helpers.wire_capture import WireReplay, _route
 
 from rivulet.app.boot import prepare
 from rivulet.app.cli import build_parser
@@ -51,6 +52,10 @@ async def test_recorded_first_contact_with_llama_server(tmp_path, monkeypatch):
         # The start asks the model list once more than the recording did (issue 42.2: the
         # server's one model is the model): the server answers it alike every time.
         server.queues[next(k for k in server.queues if k.endswith("/models"))].append(recorded[0])
+        # The last answer is llama.cpp's parser failure, which the turn asks again once (issue 42.5):
+        # the replay fails the same way (a live model would sample anew).
+        failed = next(e for e in server.exchanges if "does not match the expected" in e["body"])
+        server.queues[_route(failed["method"], failed["path"])].append(failed)
         ready = prepare(_args(server.base_url))
         # Nothing known yet but the one model the server lists, which is the model (issue 42.2).
         assert ready.settings.applied == {"model": WHY} and ready.settings.model == models[0]["id"]
