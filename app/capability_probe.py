@@ -56,6 +56,7 @@ def remember(settings: Settings, report: Report, fp: str) -> str:
     old = caps.lookup(settings.base_url)
     recommended = {k: v for k, v in report.recommended.items() if k in caps.APPLIES}
     entry = caps.entry_from_probes(settings.base_url, fp, report.probes, recommended, report.reasons, VERSION)
+    entry = caps.merged(old, entry, unprobed(report))
     try:
         caps.store(entry)
     except OSError as exc:
@@ -66,6 +67,14 @@ def remember(settings: Settings, report: Report, fp: str) -> str:
     if not changed:
         return ""
     return f"Capability cache ({caps.cache_path()}): {', '.join(changed)}; applied to later runs unless set by you"
+
+
+def unprobed(report: Report) -> set[str]:
+    """The settings this run did not decide: `ws_incremental` when previous_response_id
+    was not tried (its requests set store: true; the background probe never sends them)."""
+    from rivulet.app.doctor import STORED_PROBE
+
+    return {"ws_incremental"} if any(p.name == STORED_PROBE and p.ok is None for p in report.probes) else set()
 
 
 def _toml(value: Any) -> str:

@@ -64,7 +64,9 @@ async def run_doctor(args: argparse.Namespace) -> int:
         await engine.aclose()
         if demo is not None:
             demo.stop()
-    change = remember(settings, report, fp) if report.can_chat and demo is None else None
+    # `--json` is read by scripts: it leaves the cache as it was, unless asked (`--refresh`).
+    keep = args.json and not getattr(args, "refresh", False)
+    change = remember(settings, report, fp) if report.can_chat and demo is None and not keep else None
     if getattr(args, "report", False):
         from rivulet.app.doctor_report import markdown_report
 

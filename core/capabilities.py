@@ -120,6 +120,27 @@ def load(path: Path | None = None) -> dict[str, ServerCapabilities]:
     return {e.key: e for e in entries}
 
 
+def merged(old: ServerCapabilities | None, new: ServerCapabilities, unprobed: Iterable[str] = ()) -> ServerCapabilities:
+    """A run's findings over what an earlier run of the same server and model list found:
+    a setting this run did not decide (its probe failed, or was not tried: `unprobed`) keeps
+    the earlier value (a `reasoning_summary = off` found with another chat template), and
+    the earlier result of a probe this run did not try stays beside the new ones."""
+    if old is None or old.fingerprint != new.fingerprint or old.url != new.url:
+        return new
+    keep = set(unprobed)
+    settings, reasons = dict(new.settings), dict(new.reasons)
+    for name, value in old.settings.items():
+        if name not in settings or name in keep:
+            settings[name] = value
+            if name in old.reasons:
+                reasons[name] = old.reasons[name]
+    earlier = {p.get("name"): p for p in old.probes}
+    probes = [p if p.get("ok") is not None else earlier.get(p.get("name"), p) for p in new.probes]
+    named = {p.get("name") for p in new.probes}
+    probes += [p for p in old.probes if p.get("name") not in named]
+    return msgspec.structs.replace(new, settings=settings, reasons=reasons, probes=probes)
+
+
 def lookup(url: str, fp: str | None = None, path: Path | None = None) -> ServerCapabilities | None:
     """This server's entry: the one for its model list when `fp` is given, else its newest."""
     mine = [e for e in load(path).values() if e.url == safe_url(url)]
