@@ -178,7 +178,7 @@ def session_for(args: argparse.Namespace, settings: Settings) -> tuple[Session |
 def session_model(session: Session, default: str) -> str:
     """The model a resumed session was last using (its last switch, else its first line):
     `resume` goes on with it unless --model says otherwise."""
-    return session.history.models[-1][1] if session.history.models else session.meta.model or default
+    return session.model or default
 
 
 def last_session_here(sessions: list[Session], here: str) -> Session | None:

@@ -30,7 +30,7 @@ def session_line(session: Session) -> str:
     prompt = " ".join(session.first_prompt.split())[:60]
     made_by = meta.frontend[:4] or "-"  # "-": a file from before the front end was recorded
     size = f"{_count(len(session.turns), 'turn'):9}  {_count(len(session.history), 'item'):10}"
-    return sanitize(f"{when}  {meta.id}  {made_by:4}  {size}  {meta.model}  {prompt}")
+    return sanitize(f"{when}  {meta.id}  {made_by:4}  {size}  {session.model}  {prompt}")
 
 
 def session_choice(session: Session) -> tuple[str, str]:
@@ -41,7 +41,7 @@ def session_choice(session: Session) -> tuple[str, str]:
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.created))
     prompt = " ".join(session.first_prompt.split())[:60] or "(no prompt)"
     turns = _count(len(session.turns), "turn").strip()
-    return sanitize(f"{when}  {prompt}"), sanitize(f"{turns} · {meta.model} · {meta.frontend or '-'} · {meta.id}")
+    return sanitize(f"{when}  {prompt}"), sanitize(f"{turns} · {session.model} · {meta.frontend or '-'} · {meta.id}")
 
 
 def _session_row(session: Session) -> Text:

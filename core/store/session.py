@@ -108,6 +108,12 @@ class Session(msgspec.Struct, dict=True):
     background: dict[str, Any] | None = None
 
     @property
+    def model(self) -> str:
+        """The model a resume goes on with: the session's last switch, else its first
+        line's ("" when neither says; `rivulet sessions` shows this one, issue 42.7)."""
+        return self.history.models[-1][1] if self.history.models else self.meta.model
+
+    @property
     def last_active(self) -> float:
         """When the session was last used: its newest record's time (an item, a turn's
         start or end), else its creation. `resume --last` wants this, not `created`: an
