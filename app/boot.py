@@ -184,9 +184,11 @@ def session_model(session: Session, default: str) -> str:
 def last_session_here(sessions: list[Session], here: str) -> Session | None:
     """`resume --last` (and any "go on where I was"): of the sessions started in this
     directory that have content, the one used last (its newest record), not the one
-    started last."""
+    started last; a conversation (the chat's, plain's) before a script's `exec` or an
+    editor's (issue 42.7: an exec run in the workspace since is not where the user was)."""
     mine = [s for s in sessions if s.meta.cwd == here and len(s.history)]
-    return max(mine, key=lambda s: s.last_active, default=None)
+    talks = [s for s in mine if s.meta.frontend in ("chat", "plain")]
+    return max(talks or mine, key=lambda s: s.last_active, default=None)
 
 
 def prepare(args: argparse.Namespace) -> Ready:
