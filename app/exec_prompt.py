@@ -9,7 +9,7 @@ from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.approval import ApprovalRequest
 from rivulet.core.tools.approval_text import number_lines, question
 
-ANSWERS = "[y]es / [a]lways / [n]o / [s]top"
+ANSWERS = "[y]es / [a]lways / [n]o / [s]top, then Enter"  # a line is read: say so (issue 42.7)
 
 
 def question_text(request: ApprovalRequest) -> str:

@@ -16,5 +16,5 @@ def _shell(command: str, sandboxed: bool) -> ApprovalRequest:
 def test_the_exec_prompt_ends_with_the_count_and_the_answers():
     text = question_text(_shell("a\nb", sandboxed=False))
     assert text.splitlines()[-1] == "rivulet: Run this command (2 lines, all shown above)? " \
-                                    "[y]es / [a]lways / [n]o / [s]top: "
+                                    "[y]es / [a]lways / [n]o / [s]top, then Enter: "  # (issue 42.7)
     assert "1 │ a\n2 │ b" in text and f"⚠ {OUTSIDE}" in text
