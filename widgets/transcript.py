@@ -64,21 +64,27 @@ class Transcript(LaidOutOnce, VerticalScroll):
     def show_old_entry(self, frozen: FrozenEntries, index: int) -> None:
         """Old entry `index` of the frozen block at the top of the view, and kept there as
         the screen settles, until the user scrolls (find, Home)."""
-        self.release_anchor()  # first: the scroll's own watcher must not see a following view
+        if self.max_scroll_y > 0:  # (all of it fitting, it stays as it is: see _seek)
+            self.release_anchor()  # first: the scroll's own watcher must not see a following view
         self._goal = (frozen, index, frozen.entries[index][0])
         frozen.show(index)
         self._seek()
 
     def show_entry(self, entry: Widget) -> None:
         """Entry widget `entry` at the top of the view, kept there as the screen settles, as
-        an old entry is (show_old_entry), until the user scrolls."""
-        self.release_anchor()
+        an old entry is (show_old_entry), until the user scrolls. While all of it fits, the
+        view stays as it is (following): the entry is on screen already."""
         self._goal = entry
         self._seek()
 
     def _seek(self) -> None:
         """Scroll to the goal, as far as the content laid out so far allows."""
         if self._goal is None:
+            return
+        if self.max_scroll_y <= 0:
+            # All of it fits: the goal is on screen already. A following view that fits sits
+            # at a negative scroll_y (its content at the bottom); released there, it would show
+            # nothing. The goal is kept for when the content outgrows the view.
             return
         if isinstance(self._goal, Widget):
             entry = self._goal

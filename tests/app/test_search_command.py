@@ -130,3 +130,27 @@ async def test_the_resume_pickers_search_field_finds_an_old_answer_and_enter_res
                     str(app.screen.query_one("#choice-said").render()), "the bad query said")
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, ChoiceScreen), "the picker closed")
+
+
+@pytest.mark.parametrize("turns", [1, 3])
+async def test_a_short_session_found_by_search_comes_back_whole_on_screen(tmp_path, turns):
+    """A session that fits the view: resumed at its hit, every entry stays on screen (a
+    released view that fits sat at a negative scroll, showing none of them)."""
+    from rivulet.core import items as it
+    from rivulet.core.store.session import SessionWriter
+    from rivulet.core.turn.history import History
+
+    writer, _ = SessionWriter.create(model="gpt-5.1-codex", base_url="u", directory=tmp_path / "sessions")
+    history = History(observers=[writer.observe])
+    for n in range(1, turns + 1):
+        history.append(it.user_message(f"kumquat question {n}"), key=f"user-{n}")
+        history.append({"id": f"m{n}", "type": "message", "role": "assistant",
+                        "content": [{"type": "output_text", "text": f"Answer number {n}."}]}, key=f"m{n}")
+    writer.close()
+    app = RivuletApp(settings(model="gpt-5.1-codex"), GatedServer([]).transport(), remember_theme=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await typed(pilot, "/search kumquat")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the hits")
+        await pilot.press("enter")
+        await until(pilot, lambda: f"Answer number {turns}." in top_rows(app, 24)
+                    and "kumquat question 1" in top_rows(app, 24), "the whole session on screen")

@@ -90,8 +90,9 @@ async def test_a_background_responses_id_goes_in_the_path_not_after_azures_query
         assert transport.response_url("resp_1") == "https://r.openai.azure.com/openai/responses/resp_1?api-version=v1"
 
 
-# Modules that parse URLs that are not the base URL: the sources an answer cites, `@file:` references.
-OTHER_URLS = {"core/hosted_items.py", "app/attach/refs.py"}
+# Modules that parse URLs that are not the base URL: the sources an answer cites, `@file:` references,
+# an ACP resource link's file:// URI.
+OTHER_URLS = {"core/hosted_items.py", "app/attach/refs.py", "app/acp/prompt_blocks.py"}
 
 
 def test_the_base_url_is_taken_apart_in_one_module():

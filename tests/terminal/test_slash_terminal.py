@@ -25,10 +25,11 @@ def test_slash_popup_narrows_and_picks_a_model_for_the_next_request(term, server
     server.list_models("gpt-test-a", "gpt-test-b")
     start_chat(term, server)
     term.type("/")
-    screen = term.wait("/diff", what="the popup with the commands")
+    screen = term.wait(lambda s: "/model [NAME]" in s and "/effort" in s, what="the popup with the commands")
     assert "/model [NAME]" in screen and "/effort [LEVEL]" in screen and "/new" in screen
     term.type("mo")
-    screen = term.wait(lambda s: "/model" in s and "/diff" not in s, what="the list narrowed to /model")
+    screen = term.wait(lambda s: "/model" in s and "/new" not in s and "/effort" not in s,
+                       what="the list narrowed to /model")
     assert "Pick the model" in screen and "/new" not in screen
     term.send("Enter")
     screen = term.wait("Model for the next requests", what="the model picker")
