@@ -1,10 +1,12 @@
-"""Issue 38.4's keys in a real terminal (tmux, 80x24): Ctrl+Q asks before it throws a
+"""Issue 38.4's keys in a real terminal (tmux, 80x24 and 120x40): Ctrl+Q asks before it throws a
 running turn away; Tab with no turn running sends nothing; alt+v selects transcript lines
 from the keyboard and y copies them (OSC 52, into tmux's buffer)."""
 
 from __future__ import annotations
 
 import re
+
+import pytest
 
 from .chat_app import RIVULET, chat_ready
 from .test_input import composer_lines
@@ -19,15 +21,20 @@ def background(term, text: str) -> str | None:
     return None
 
 
-def start_chat(term, server) -> None:
-    term.width, term.height = 80, 24
+@pytest.fixture(params=[(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def size(request) -> tuple[int, int]:
+    return request.param
+
+
+def start_chat(term, server, size: tuple[int, int]) -> None:
+    term.width, term.height = size
     term.start([*RIVULET, "--base-url", server.base_url], cwd=term.home / "work")
     term.wait(chat_ready, what="the chat")
 
 
-def test_ctrl_q_asks_while_a_turn_runs_then_quits(term, server):
+def test_ctrl_q_asks_while_a_turn_runs_then_quits(term, server, size):
     server.answer_with(lambda prompt: " ".join(f"word{n}" for n in range(2000)), words_per_second=20)
-    start_chat(term, server)
+    start_chat(term, server, size)
     term.send("go", "Enter")
     term.wait("word3", what="the answer streaming")
     term.send("C-q")
@@ -37,8 +44,8 @@ def test_ctrl_q_asks_while_a_turn_runs_then_quits(term, server):
     assert term.wait_exit() == 0
 
 
-def test_tab_with_no_turn_running_sends_nothing(term, server):
-    start_chat(term, server)
+def test_tab_with_no_turn_running_sends_nothing(term, server, size):
+    start_chat(term, server, size)
     term.type("half typed")
     term.wait(lambda s: composer_lines(s)[:1] == ["half typed"], what="the draft")
     term.send("Tab")
@@ -47,8 +54,8 @@ def test_tab_with_no_turn_running_sends_nothing(term, server):
     assert server.prompts == [] and composer_lines(term.screen())[:1] == ["half typed"]
 
 
-def test_alt_v_selects_lines_and_y_copies_them(term, server):
-    start_chat(term, server)
+def test_alt_v_selects_lines_and_y_copies_them(term, server, size):
+    start_chat(term, server, size)
     term.tmux("set-option", "-g", "set-clipboard", "on")  # tmux keeps what OSC 52 sets as a buffer
     for word in ("first", "second"):
         term.send(f"{word} question", "Enter")
