@@ -19,7 +19,6 @@ from rivulet.core.kinds.calls import call_body, output_text, shell_command
 from rivulet.core.kinds.reasoning import heading_of, reasoning_raw, reasoning_summary
 from rivulet.core.sanitize import sanitize
 from rivulet.core.tools.patch_format import PatchError, PatchParser
-from rivulet.core.turn.attachments import describe_content, placeholder
 
 from .entry_keys import FocusableEntry
 from .frozen import FrozenMarkdown
@@ -80,10 +79,10 @@ class TranscriptEntry(FocusableEntry, Vertical):
 
 def user_view(item: Item) -> tuple[str, list[str]]:
     """A user message as its prompt and one line per attachment (a file's name and
-    size, an image's name, type and size: never the file's text nor base64)."""
-    pieces = describe_content(item)
-    prompt = "".join(p.text for p in pieces if p.kind == "text")
-    return sanitize(prompt), [sanitize(placeholder(p)) for p in pieces if p.kind != "text"]
+    size, an image's name, type and size: never the file's text nor base64): its
+    kind's view (core/kinds/messages.py), sanitised."""
+    view = kind_of(item).view(item)
+    return sanitize(view.title), [sanitize(line) for line in view.lines]
 
 
 class UserEntry(TranscriptEntry):

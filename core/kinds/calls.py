@@ -44,6 +44,12 @@ def shell_command(item: Item) -> str | None:
     return f"$ {command}" if isinstance(command, str) else None
 
 
+def call_fields_text(item: Item) -> str:
+    """A call's name, arguments, input and action as text (what find looks through)."""
+    parts = [item.get(k, "") for k in ("name", "arguments", "input", "action")]
+    return "\n".join(p if isinstance(p, str) else json.dumps(p) for p in parts)
+
+
 def output_text(item: Item) -> str:
     out = item.get("output")
     if isinstance(out, str):
@@ -82,10 +88,7 @@ class ToolCall(ItemKind):
         return HostedView(title=str(name), code=body or None)
 
     def search_text(self, item: Item, output: Item | None) -> str:
-        parts = [item.get(k, "") for k in ("name", "arguments", "input", "action")]
-        if output is not None:
-            parts.append(output_text(output))
-        return "\n".join(p if isinstance(p, str) else json.dumps(p) for p in parts)
+        return call_fields_text(item) + ("\n" + output_text(output) if output is not None else "")
 
     def brief(self, item: Item) -> str:
         return f"{item.get('name') or it.item_type(item)}({item.get('arguments') or item.get('input') or ''})"

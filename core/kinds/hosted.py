@@ -36,10 +36,6 @@ class HostedTool(ItemKind):
                 found.append(inline[1])
         return found
 
-    def search_text(self, item: Item, output: Item | None) -> str:
-        view = hosted_view(item)
-        return "\n".join([view.title, *([view.code] if view.code else []), *view.lines])
-
     def brief(self, item: Item) -> str:
         return hosted_view(item).title
 

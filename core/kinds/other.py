@@ -3,9 +3,9 @@ rivulet does not know (kept and resent as sent, shown by type and status)."""
 
 from __future__ import annotations
 
-import json
 from typing import ClassVar
 
+from .calls import call_fields_text
 from .kind import Item, ItemKind
 
 
@@ -23,6 +23,4 @@ class Unknown(ItemKind):
     name: ClassVar[str] = "other"
 
     def search_text(self, item: Item, output: Item | None) -> str:
-        # The fields a call would have: an unknown type that carries them is still found.
-        parts = [item.get(k, "") for k in ("name", "arguments", "input", "action")]
-        return "\n".join(p if isinstance(p, str) else json.dumps(p, default=str) for p in parts if p)
+        return call_fields_text(item)  # the fields a call would have: an unknown type carrying them is found
