@@ -21,6 +21,7 @@ import json
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import closing, suppress
 from pathlib import Path
@@ -147,7 +148,7 @@ class SearchIndex:
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
         db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
         try:
-            db.execute("PRAGMA journal_mode = WAL")
+            _to_wal(db)
             db.execute("PRAGMA synchronous = NORMAL")  # a lost last commit is read again from the files
             if db.execute("PRAGMA user_version").fetchone()[0] != VERSION:
                 db.execute("BEGIN IMMEDIATE")  # two processes opening a new index: one makes its tables
@@ -329,6 +330,22 @@ class SearchIndex:
                             last=last, turn=turn, kind=kind, time=when, hits=n,
                             snippet=_text_at(self.directory / name, at, part)))
         return _with_snippets(hits, query)
+
+
+def _to_wal(db: sqlite3.Connection, wait: float = 10.0) -> None:
+    """The index in WAL mode. A file already in it stays so (the mode is kept in the file).
+    Switching a new one takes an exclusive lock, and SQLite answers "database is locked"
+    at once, not after its busy timeout, when another process opening the same new file
+    holds a lock: that is waited for here, as the timeout would."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _span(file_id: int) -> tuple[int, int]:
