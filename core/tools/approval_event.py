@@ -30,6 +30,9 @@ class ApprovalRequested(BusEvent):
     id: str  # unique in its engine: what `BusApprover.answer` (and an ACP client) names
     request: ApprovalRequest
     decision: asyncio.Future[Decision]
+    # The NAME of the subagent that asks (issue 41), for the label "agent 'tests' asks";
+    # None when the conversation itself asks.
+    subagent: str | None = None
     type: ClassVar[str] = "approval.requested"
 
     def answer(self, decision: Decision) -> bool:
@@ -41,7 +44,8 @@ class ApprovalRequested(BusEvent):
 
     def to_json(self) -> dict[str, Any]:
         r = self.request
-        return {"type": self.type, "id": self.id, "kind": r.kind, "call_id": r.call_id, "title": r.title}
+        return {"type": self.type, "id": self.id, "kind": r.kind, "call_id": r.call_id, "title": r.title,
+                "subagent": self.subagent}
 
 
 class Asker(Protocol):
@@ -85,11 +89,13 @@ class BusApprover:
         event = self._open.get(request_id)
         return event is not None and event.answer(decision)
 
-    async def __call__(self, request: ApprovalRequest) -> Decision:
+    async def __call__(self, request: ApprovalRequest, subagent: str | None = None) -> Decision:
+        """Ask `request`; `subagent` names the subagent asking (its approvals go through
+        the parent's approver, labelled)."""
         if not self.attached:
             return Decision.NO  # nobody to ask (headless): declined, nothing runs
         decision: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-        event = ApprovalRequested(f"approval-{next(self._ids)}", request, decision)
+        event = ApprovalRequested(f"approval-{next(self._ids)}", request, decision, subagent)
         self._open[event.id] = event
         self.bus.publish(event)
         try:
