@@ -72,19 +72,21 @@ class Ready(msgspec.Struct, dict=True):
     cancelled: bool = False  # the resume picker was closed: nothing to run
     notices: Notices | None = None  # where the transport's fallback notice goes (the engine binds it)
     args: argparse.Namespace | None = None  # the command line, for /profile's reload
+    turn: int | None = None  # a resume's turn to show (the picker's search hit), not the end
 
     def stop(self) -> None:
         if self.demo is not None:
             self.demo.stop()
 
 
-def settings_for(args: argparse.Namespace, *, headless: bool = False,
-                 say: Callable[[str], None] | None = None) -> tuple[Settings, DemoServer | None]:
+def settings_for(args: argparse.Namespace, *, headless: bool = False, say: Callable[[str], None] | None = None,
+                 server_model: bool = True) -> tuple[Settings, DemoServer | None]:
     """Settings, and the embedded demo server with --demo (or, in the chat, when there
     is neither a key nor a URL: the chat's banner says it is the demo; a headless run
     would print scripted answers as if they were real, so it asks for --demo instead).
     A local server with no model set has its own model (core/server_model.py); `say`
-    gets the one note when it lists several."""
+    gets the one note when it lists several. `server_model=False`: not asked here (the
+    chat asks after its first frame: app/tui_server_model.py)."""
     from rivulet.core.config import load_settings
 
     settings = load_settings(base_url=args.base_url, model=args.model,
@@ -116,11 +118,12 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False,
     from rivulet.app.capability_probe import apply_cached
 
     apply_cached(settings)  # what the probes found about this server, beneath what the user set
-    from rivulet.core.server_model import learn_server_model
+    if server_model:
+        from rivulet.core.server_model import learn_server_model
 
-    note = learn_server_model(settings)
-    if note is not None and say is not None:
-        say(note)
+        note = learn_server_model(settings)
+        if note is not None and say is not None:
+            say(note)
     return settings, None
 
 
@@ -198,7 +201,7 @@ def prepare(args: argparse.Namespace) -> Ready:
 
     notices = Notices()  # a recovered restore is a notice in the chat once it runs (held until then)
     try:
-        settings, demo = settings_for(args, say=notices)
+        settings, demo = settings_for(args, say=notices, server_model=False)  # asked after the first frame
     except ConfigError as exc:
         raise BootError(exc.message, 2) from None
     try:

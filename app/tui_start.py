@@ -227,21 +227,22 @@ def start(app: RivuletApp, records: list[Record] | None = None) -> None:
 
 
 def contact_server(app: RivuletApp, settings: Settings) -> None:
-    """What the chat asks the server by itself: its model list (the context windows) and,
-    for a local server met for the first time, the doctor's probes in the background.
+    """What the chat asks the server by itself: its model list (the context windows, and a
+    local server's own model: app/tui_server_model.py), after the first frame, and, for a
+    local server met for the first time, the doctor's probes in the background.
     A paid or remote server hears nothing before the user sends something: the model
     list waits for the first turn, and it is never probed unasked (core/capabilities.py)."""
-    from rivulet.app.commands.model import learn_windows
+    from rivulet.app.tui_server_model import learn_models
     from rivulet.core.capabilities import is_local_server
 
     if not (app.demo or is_local_server(settings)):
         def first_turn(event: b.BusEvent) -> None:
             unsubscribe()
-            app.run_worker(learn_windows(app.services), group="models", exit_on_error=False)
+            app.run_worker(learn_models(app), group="models", exit_on_error=False)
 
         unsubscribe = app.bus.subscribe(first_turn, b.TurnStarted)
         return
-    app.run_worker(learn_windows(app.services), group="models", exit_on_error=False)
+    app.run_worker(learn_models(app), group="models", exit_on_error=False)
     if not app.demo:  # a server met for the first time: probed once, in the background
         from rivulet.app.capability_probe import probe_in_background
 

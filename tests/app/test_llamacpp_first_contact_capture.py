@@ -49,19 +49,18 @@ async def test_recorded_first_contact_with_llama_server(tmp_path, monkeypatch):
     with WireReplay(CAPTURE) as server:
         recorded = [e for e in server.exchanges if e["path"].endswith("/models")]
         models = json.loads(recorded[0]["body"])["data"]
-        # The start asks the model list once more than the recording did (issue 42.2: the
-        # server's one model is the model): the server answers it alike every time.
-        server.queues[next(k for k in server.queues if k.endswith("/models"))].append(recorded[0])
         # The last answer is llama.cpp's parser failure, which the turn asks again once (issue 42.5):
         # the replay fails the same way (a live model would sample anew).
         failed = next(e for e in server.exchanges if "does not match the expected" in e["body"])
         server.queues[_route(failed["method"], failed["path"])].append(failed)
         ready = prepare(_args(server.base_url))
-        # Nothing known yet but the one model the server lists, which is the model (issue 42.2).
-        assert ready.settings.applied == {"model": WHY} and ready.settings.model == models[0]["id"]
+        assert ready.settings.applied == {}  # nothing known yet; the model list is asked after the first frame
         app = RivuletApp.from_ready(ready)
         app.remember_theme = False
         async with app.run_test(size=(120, 40)) as pilot:
+            # The one model the server lists is the model (issue 42.2).
+            await until(pilot, lambda: ready.settings.applied == {"model": WHY}, "the server's model")
+            assert ready.settings.model == models[0]["id"]
             await pilot.press(*PROMPT, "enter")
             await until(pilot, lambda: any(PROMPT in json.dumps(r["request"]) for r in server.requests),
                         "the first turn's request")

@@ -11,7 +11,7 @@ from helpers.aimock import rivulet
 from helpers.raw_http_server import RawServer, closes_after_one, response
 from helpers.streams import simple_text_response
 
-from rivulet.app.boot import prepare
+from rivulet.app.boot import prepare, settings_for
 from rivulet.app.cli import build_parser
 from rivulet.core.config_sources import DEFAULT_MODEL
 from rivulet.core.server_model import WHY
@@ -51,39 +51,48 @@ def test_exec_sends_and_records_the_one_model_the_server_lists(tmp_path):
     assert ONE in recorded and DEFAULT_MODEL not in recorded
 
 
-def _ready(url: str, *flags: str):
-    return prepare(build_parser().parse_args(["--base-url", url, *flags]))
+# The chat asks after its first frame (tests/app/test_server_model_after_frame.py); plain,
+# exec, doctor and acp before the run, through settings_for.
+def _settings(url: str, *flags: str, say=None):
+    return settings_for(build_parser().parse_args(["--base-url", url, *flags]), say=say)[0]
 
 
-def test_the_chat_starts_on_the_servers_one_model_and_status_says_why():
+def test_a_run_starts_on_the_servers_one_model_and_status_says_why():
     server, _ = llama_server([ONE])
+    held: list[str] = []
     try:
-        ready = _ready(server.url + "/v1")
+        settings = _settings(server.url + "/v1", say=held.append)
     finally:
         server.close()
-    assert ready.settings.model == ONE and ready.settings.applied["model"] == WHY
-    held: list[str] = []
-    ready.notices.target = held.append
+    assert settings.model == ONE and settings.applied["model"] == WHY
     assert held == []
 
 
 def test_several_models_pick_none_and_say_so_once_with_the_picker():
     server, _ = llama_server(["a-model", "b-model"])
+    held: list[str] = []
     try:
-        ready = _ready(server.url + "/v1")
+        settings = _settings(server.url + "/v1", say=held.append)
     finally:
         server.close()
-    assert ready.settings.model == DEFAULT_MODEL and "model" not in ready.settings.applied
-    held: list[str] = []
-    ready.notices.target = held.append
+    assert settings.model == DEFAULT_MODEL and "model" not in settings.applied
     assert len(held) == 1 and "2 models" in held[0] and "/model" in held[0]
 
 
 def test_a_model_the_user_set_is_kept_and_the_list_never_asked():
     server, _ = llama_server([ONE])
     try:
-        ready = _ready(server.url + "/v1", "--model", "mine")
+        settings = _settings(server.url + "/v1", "--model", "mine")
     finally:
         server.close()
-    assert ready.settings.model == "mine"
+    assert settings.model == "mine"
     assert not any("/models" in line for line in server.requests)
+
+
+def test_the_chats_boot_leaves_the_model_list_for_after_its_first_frame():
+    server, _ = llama_server([ONE])
+    try:
+        ready = prepare(build_parser().parse_args(["--base-url", server.url + "/v1"]))
+    finally:
+        server.close()
+    assert ready.settings.model == DEFAULT_MODEL and not any("/models" in line for line in server.requests)
