@@ -51,6 +51,7 @@ class RivuletAgent:
         self._client: Client | None = None
         self._frozen = False
         self.files = False  # the client offers fs/read_text_file and fs/write_text_file
+        self.terminal_display = False  # the client shows our commands' output in its terminals (terminal_display.py)
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
@@ -59,8 +60,11 @@ class RivuletAgent:
                          **kwargs: Any) -> InitializeResponse:
         from rivulet.app import VERSION
         from rivulet.app.acp.client_files import offers_files
+        from rivulet.app.acp.terminal_display import offers_display
 
         self.files = offers_files(client_capabilities)  # patches through the editor's buffers
+        # (`terminal`, ACP's own terminals, is never used: they run commands out of the sandbox)
+        self.terminal_display = offers_display(client_capabilities)
 
         caps = AgentCapabilities(load_session=True, prompt_capabilities=PromptCapabilities(image=True,
                                  embedded_context=True), mcp_capabilities=McpCapabilities(http=True, sse=False))

@@ -40,10 +40,11 @@ async def build_session(agent: RivuletAgent, sid: str, cwd: str, servers: list[A
         raise ConfigError(f"cwd {cwd!r} is not an absolute path")
     args = argparse.Namespace(**{**vars(agent.args), "workspace": cwd})
     settings, demo = settings_for(args, headless=True)
-    if model is not None and not getattr(args, "model", None):
+    if model is not None and not args.model:
         settings.model = model  # a loaded session goes on with its own model
     ground = await asyncio.to_thread(prepare, settings, _say)
     assert ground.tool_settings is not None  # (prepare makes them)
+    ground.tool_settings.plan_tool = True  # the editor draws the model's plan (ACP's `plan` updates)
     ground.mcp_servers = [*(ground.mcp_servers or []), *client_servers(servers)]
     ground.session, ground.writer = await asyncio.to_thread(open_session, settings, plan(ground.tool_settings))
     bus = EventBus()
@@ -72,7 +73,8 @@ async def build_session(agent: RivuletAgent, sid: str, cwd: str, servers: list[A
         if client is not None:
             await client.session_update(sid, update)
 
-    return AcpSession(sid, engine, ground.tool_settings.workspace, send, demo.stop if demo is not None else None)
+    return AcpSession(sid, engine, ground.tool_settings.workspace, send, demo.stop if demo is not None else None,
+                      terminal=agent.terminal_display)
 
 
 def client_servers(servers: list[Any]) -> list[McpServerConfig]:

@@ -1,7 +1,8 @@
 """The engine's bus events as ACP session updates, in the order they were published:
 answer deltas as `agent_message_chunk`, reasoning summaries as `agent_thought_chunk`,
 each call as a `tool_call` when it starts and `tool_call_update`s after (its text when
-committed, its output as it runs, its status at the end).
+committed, its output as it runs, its status at the end), a committed `update_plan` call
+as a `plan`.
 
 Only committed items are final, as in the TUI: a call is `completed` or `failed` when
 its output (or, for the server's own tools, the item) is committed; a call the stream
@@ -10,7 +11,11 @@ cut (ItemDiscarded) or the turn left unanswered (`settle`) is `failed`, never co
 Deltas are sent once per turn of the event loop, not one message each: the deltas the
 bus hands over together (a burst read in one slice of the stream) go as one chunk, and a
 running command's output as one update of it, so a flood costs the editor and the agent
-what a trickle does; any other event sends what is pending first, keeping the order."""
+what a trickle does; any other event sends what is pending first, keeping the order.
+
+When the client shows an agent's command output in a terminal (terminal_display.py), a
+shell call's output goes there instead of as text; the command still runs in rivulet's
+own runner, sandbox and approvals."""
 
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rivulet.app.acp import tool_calls as tc
+from rivulet.app.acp.terminal_display import TerminalDisplay, exit_code, ran
 from rivulet.core import items as it
 from rivulet.core.turn.bus import BusEvent, ItemCompleted, ItemDelta, ItemDiscarded, ItemStarted, ToolOutputDelta
 
@@ -35,10 +41,12 @@ OUTPUT_SHOWN = 64 * 1024  # of a running command's output sent with each update 
 class Relay:
     """One session's bus subscriber: `__call__` gets every event (in order, awaited)."""
 
-    def __init__(self, send: Send, workspace: Path) -> None:
+    def __init__(self, send: Send, workspace: Path, terminal: bool = False) -> None:
         self.send, self.workspace = send, workspace
+        self.terminal = TerminalDisplay() if terminal else None  # the client's display-only terminals
         self._calls: dict[str, str] = {}  # item id -> tool call id, for calls started and not yet ended
-        self._running: dict[str, str] = {}  # tool call id -> its output so far (a command's)
+        self._running: dict[str, str] = {}  # tool call id -> its output so far (a command's; in a
+        # terminal: what is not sent yet)
         self._open: set[str] = set()  # tool call ids not yet completed or failed
         self._diffs: dict[str, list[Any]] = {}  # a patch's diff blocks, shown again with its result
         self._pending: list[tuple[str, list[str]]] = []  # ("message" | "thought", texts) or ("output", [key])
@@ -106,6 +114,9 @@ class Relay:
                 await self.send(update_agent_message_text("".join(texts)))
             elif kind == "thought":
                 await self.send(update_agent_thought_text("".join(texts)))
+            elif self.terminal is not None and self.terminal.shows(texts[0]) and texts[0] in self._running:
+                for update in self.terminal.output(texts[0], self._running.pop(texts[0])):
+                    await self.send(update)
             elif texts[0] in self._running:  # a command's output so far (still running)
                 await self.send(update_tool_call(texts[0], status="in_progress",
                                                  content=tc.text_content(self._running[texts[0]])))
@@ -128,8 +139,15 @@ class Relay:
             if key in self._open:
                 from rivulet.core.kinds.calls import output_text
 
-                await self._end(key, tc.output_status(item), tc.text_content(output_text(item)))
+                text = output_text(item)
+                if self.terminal is not None and self.terminal.shows(key) and ran(text):
+                    await self._end_terminal(key, tc.output_status(item), exit_code(text))
+                else:
+                    await self._end(key, tc.output_status(item), tc.text_content(text))
             return
+        plan = tc.plan_update(item)
+        if plan is not None:
+            await self.send(plan)
         if not tc.is_tool_item(item):
             return
         started = self._calls.pop(item_id, None)
@@ -142,6 +160,8 @@ class Relay:
             from acp.schema import FileEditToolCallContent
 
             self._diffs[key] = [c for c in content if isinstance(c, FileEditToolCallContent)]
+            if self.terminal is not None and tc.is_shell(item):
+                self.terminal.expect(key, tc.shell_cwd(item, self.workspace))
             await self.send(update_tool_call(key, title=tc.title_of(item), status="in_progress", content=content,
                                              raw_input=_raw_input(item)))
         else:  # the server's own tool: done as it is committed
@@ -158,14 +178,28 @@ class Relay:
         self._open.discard(key)
         self._running.pop(key, None)
         diffs = self._diffs.pop(key, [])
+        if self.terminal is not None:
+            self.terminal.forget(key)
         await self.send(update_tool_call(key, status=status,  # type: ignore[arg-type]
                                          content=[*diffs, *content] if status == "completed" else content))
+
+    async def _end_terminal(self, key: str, status: str, code: int | None, note: str = "") -> None:
+        """A command shown in the client's terminal ends: its exit there, the call's status."""
+        assert self.terminal is not None
+        self._open.discard(key)
+        self._running.pop(key, None)
+        self._diffs.pop(key, None)
+        for update in self.terminal.exit(key, status, code, note):
+            await self.send(update)
 
     async def settle(self, why: str) -> None:
         """A turn ended (cancelled, failed): every call still open is failed, not completed."""
         await self.flush()
         for key in sorted(self._open):
-            await self._end(key, "failed", tc.text_content(why))
+            if self.terminal is not None and self.terminal.opened(key):  # it was running: its terminal ends too
+                await self._end_terminal(key, "failed", None, why)
+            else:
+                await self._end(key, "failed", tc.text_content(why))
         self._calls.clear()
 
 

@@ -1,8 +1,8 @@
 """A saved rivulet session as the updates `session/load` replays: each user message as
 `user_message_chunk`s (its text; each attachment by name), answers and reasoning
 summaries as message and thought chunks, each call as a `tool_call` with its end status
-and output (a patch with its diff), the server's tools as theirs. Only what history
-holds is replayed: committed items."""
+and output (a patch with its diff), the server's tools as theirs, each plan as a `plan`.
+Only what history holds is replayed: committed items."""
 
 from __future__ import annotations
 
@@ -45,7 +45,9 @@ def replay(items: list[dict[str, Any]], workspace: Path) -> Iterator[SessionUpda
             summary = "\n\n".join(str(p.get("text") or "") for p in item.get("summary") or [] if isinstance(p, dict))
             if summary:
                 yield update_agent_thought_text(summary)
-        elif kind in ("call", "hosted") and not it.is_output(item):
+        elif (plan := tc.plan_update(item)) is not None:
+            yield plan
+        elif kind in ("call", "hosted") and not it.is_output(item) and tc.is_tool_item(item):
             key = tc.call_key(item, str(item.get("id") or ""))
             output = outputs.get(key)
             if it.is_call(item):

@@ -26,9 +26,10 @@ class Busy(Exception):
 
 class AcpSession:
     def __init__(self, session_id: str, engine: Engine, workspace: Path,
-                 send: Callable[[SessionUpdate], Awaitable[None]], stop: Callable[[], None] | None = None) -> None:
+                 send: Callable[[SessionUpdate], Awaitable[None]], stop: Callable[[], None] | None = None,
+                 terminal: bool = False) -> None:
         self.id, self.engine, self.workspace = session_id, engine, workspace
-        self.relay = Relay(send, workspace)
+        self.relay = Relay(send, workspace, terminal)
         self._stop = stop  # the demo server's, if this session has one
         self._turn: asyncio.Future[TurnResult] | None = None
         self.models: list[str] = []  # the models the editor may choose (config_options.py)

@@ -14,6 +14,7 @@ from rivulet.core import items as it
 from rivulet.core.kinds.registry import kind_of
 
 if TYPE_CHECKING:
+    from acp.helpers import SessionUpdate
     from acp.schema import ContentToolCallContent, FileEditToolCallContent, TerminalToolCallContent, ToolKind
 
     from rivulet.core.tools.patch_format import FileOp
@@ -32,11 +33,42 @@ def call_key(item: Item, item_id: str) -> str:
 
 
 def is_tool_item(item: Item) -> bool:
-    return kind_of(item).name in ("call", "hosted")
+    """A call the editor sees as a tool call (a plan is shown as ACP's plan instead)."""
+    from rivulet.core.tools.plan_tool import is_plan_call
+
+    return kind_of(item).name in ("call", "hosted") and not is_plan_call(item)
+
+
+def plan_update(item: Item) -> SessionUpdate | None:
+    """A committed `update_plan` call as ACP's `plan` (every step, priority medium: the
+    model's plan has none); None for any other item or a plan that does not read."""
+    from acp import plan_entry, update_plan
+
+    from rivulet.core.tools.plan_tool import is_plan_call, read_plan
+
+    plan = read_plan(item) if is_plan_call(item) else None
+    if plan is None or isinstance(plan, str):
+        return None
+    return update_plan([plan_entry(s.step, status=s.status) for s in plan.plan])
 
 
 def is_patch(item: Item) -> bool:
     return item.get("name") == "apply_patch" and it.item_type(item) in ("custom_tool_call", "function_call")
+
+
+def is_shell(item: Item) -> bool:
+    """rivulet's own shell tool (whose output streams as it runs)."""
+    return item.get("name") == "shell" and it.item_type(item) == "function_call"
+
+
+def shell_cwd(item: Item, workspace: Path) -> str:
+    """Where a shell call runs, for the editor's display (the router confines it; this only shows)."""
+    try:
+        args = json.loads(str(item.get("arguments") or "{}"))
+    except ValueError:
+        args = {}
+    workdir = args.get("workdir") if isinstance(args, dict) else None
+    return str(workspace / workdir) if isinstance(workdir, str) and workdir not in ("", ".") else str(workspace)
 
 
 def title_of(item: Item) -> str:

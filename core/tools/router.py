@@ -104,6 +104,7 @@ class ToolSettings(msgspec.Struct, dict=True):
     max_tool_args_chars: int = 4_000_000
     max_patch_chars: int = 4_000_000
     image_max_bytes: int = 8 * 1024 * 1024  # an MCP tool's image larger than this is left out
+    plan_tool: bool = False  # offer `update_plan` (plan_tool.py): where the front end shows a plan (acp)
 
 
 class AgentTools:
@@ -114,7 +115,7 @@ class AgentTools:
         self.bus = bus
         self.workspace = settings.workspace.resolve()
         self.turn_diff = TurnDiff(self.workspace)
-        self._builtin = BuiltinTools()
+        self._builtin = BuiltinTools(plan=settings.plan_tool)
         self.sandbox = Sandbox(settings.sandbox, self.workspace, settings.sandbox_network)
         self._sandbox_told = False
         self._guard: Guard | None = None  # the session's protected paths (made with the first sandboxed call)

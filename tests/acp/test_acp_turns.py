@@ -15,6 +15,8 @@ from acp.schema import ClientCapabilities, FileSystemCapabilities
 from helpers.acp_client import PATCH, ScriptedServer, running_agent
 from helpers.images import PNG
 
+from rivulet.core.tools.sandbox import probe
+
 
 @pytest.fixture
 def server():
@@ -172,3 +174,65 @@ async def test_a_client_offering_fs_gets_the_patch_through_its_buffers(tmp_path,
         assert done.stop_reason == "end_turn"
         assert agent.client.calls("call_patch")[-1].status == "completed"
     assert agent.client.written == [(str(notes), "first\nnew line\nlast\nunsaved\n")]
+
+
+@pytest.mark.bwrap
+@pytest.mark.skipif(not probe().ok, reason="bubblewrap cannot run here")
+async def test_a_client_offering_terminals_shows_the_command_in_one_while_it_runs_in_rivulets_sandbox(tmp_path,
+                                                                                                      server):
+    escaped = tmp_path.parent / f"{tmp_path.name}-escaped.txt"
+    command = f"echo inside; echo x > {escaped}; echo after"
+    async with running_agent(tmp_path, server.local.base_url, "-c", 'sandbox="workspace-write"') as agent:
+        caps = ClientCapabilities(terminal=True, field_meta={"terminal_output": True})
+        await agent.conn.initialize(protocol_version=1, client_capabilities=caps)
+        sid = (await agent.conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+        done = await agent.conn.prompt(session_id=sid, prompt=[text_block(f"boxed {command}")])
+    assert done.stop_reason == "end_turn"
+    client = agent.client
+    assert client.terminal_requests == []  # the editor never ran it (its terminals are out of the sandbox)
+    assert [call.title for call, _ in client.permissions] == [command]  # asked, as ever
+    updates = [u for u in client.calls("call_boxed") if u.field_meta]
+    assert [next(iter(u.field_meta)) for u in updates][::len(updates) - 1] == ["terminal_info", "terminal_exit"]
+    shown = "".join(u.field_meta["terminal_output"]["data"] for u in updates if "terminal_output" in u.field_meta)
+    assert "inside\r\n" in shown and "after\r\n" in shown
+    assert updates[-1].status == "completed" and updates[-1].field_meta["terminal_exit"]["exit_code"] == 0
+    assert not escaped.exists()  # the write outside the workspace stayed in the sandbox
+
+
+async def test_reject_always_is_the_tuis_no_and_stop_the_turn_and_remembers_nothing(tmp_path, server):
+    """The TUI answers y / a / n / s; its fourth, "no, and stop the turn", is ACP's fourth
+    option. A denial is never remembered ("always" is only ever a yes for the exact call,
+    issue 35): the same command later asks again."""
+    async with running_agent(tmp_path, server.local.base_url) as agent:
+        sid = await _session(agent, tmp_path)
+        for n in (1, 2):
+            posts = len(server.local.requests)
+            done = await agent.conn.prompt(session_id=sid, prompt=[text_block("boxed echo stop-here > made.txt")])
+            assert done.stop_reason == "end_turn"
+            assert len(server.local.requests) == posts + 1  # stopped: the model is not asked again
+            assert len(agent.client.permissions) == n  # asked each time
+            assert agent.client.permissions[-1][1][3].name == "No, and stop the turn"
+            end = agent.client.calls("call_boxed")[-1]
+            assert end.status == "failed" and "The user stopped the turn." in end.content[0].content.text
+    assert "Done." not in agent.client.text("agent_message_chunk")
+    assert not (tmp_path / "made.txt").exists()
+
+
+async def test_the_models_plan_is_an_acp_plan_and_a_loaded_session_shows_it_again(tmp_path, server):
+    async with running_agent(tmp_path, server.local.base_url) as agent:
+        sid = await _session(agent, tmp_path)
+        done = await agent.conn.prompt(session_id=sid, prompt=[text_block("plan the work")])
+        assert done.stop_reason == "end_turn"
+        plans = [u for _, u in agent.client.updates if u.session_update == "plan"]
+        assert agent.client.calls("call_plan") == []  # a plan, not a tool call
+    expected = [("Read the notes", "medium", "completed"), ("Fix the old line", "medium", "in_progress"),
+                ("Run the tests", "medium", "pending")]
+    assert [[(e.content, e.priority, e.status) for e in p.entries] for p in plans] == [expected]
+    offered = [t["name"] for t in server.local.requests[-2].json()["tools"]]
+    assert "update_plan" in offered  # offered to the model in an editor's session
+    assert server.local.requests[-1].json()["input"][-1]["output"] == "Plan updated."
+    async with running_agent(tmp_path, server.local.base_url) as again:
+        await again.conn.initialize(protocol_version=1)
+        await again.conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
+    replayed = [u for _, u in again.client.updates if u.session_update == "plan"]
+    assert [[(e.content, e.priority, e.status) for e in p.entries] for p in replayed] == [expected]

@@ -1,7 +1,8 @@
 """`rivulet acp` as a real subprocess, driven by the SDK's client side (`acp`), against a
 scripted Responses server on a real socket (the agent is another process).
 
-The server picks its stream by the prompt's first word (see `STREAMS`); a follow-up
+The server picks its stream by the prompt's first word (see `STREAMS`; "boxed" runs the
+rest of the prompt as a command); a follow-up
 after tool outputs gets "Done." The client records every session update and answers
 each permission request by what the call's title holds (`answers`)."""
 
@@ -58,8 +59,13 @@ HELLO = [created(), *reasoning_events("rs_1", "Thinking it over"), *message_even
          completed([reasoning("rs_1", "Thinking it over"), message("msg_1", "Hello from rivulet")])]
 FIRST_DELTA = next(n for n, e in enumerate(HELLO) if "output_text.delta" in e) + 1  # "Hello "
 
+PLAN = fn_call("fc_p", "call_plan", "update_plan", {"explanation": None, "plan": [
+    {"step": "Read the notes", "status": "completed"}, {"step": "Fix the old line", "status": "in_progress"},
+    {"step": "Run the tests", "status": "pending"}]})
+
 STREAMS: dict[str, bytes] = {
     "run": _calls(SHELL_OK, SHELL_NO),
+    "plan": _calls(PLAN),
     "sleepy": _calls(SHELL_SLEEP),
     "patch": body([created("resp_p"), *custom_call_events("ct_1", "call_patch", "apply_patch", PATCH),
                    completed([{"id": "ct_1", "type": "custom_tool_call", "status": "completed",
@@ -87,6 +93,9 @@ class ScriptedServer:
         text = " ".join(p.get("text", "") for p in last.get("content") or [] if isinstance(p, dict))
         self.prompts.append(text)
         word = text.split()[0] if text.split() else ""
+        if word == "boxed":  # the rest of the prompt is a command to run
+            return sse_reply(_calls(fn_call("fc_b", "call_boxed", "shell", {"command": text.split(" ", 1)[1]})),
+                             "length")
         if word == "slow":
             return sse_reply(self._slow(), "chunked")
         if word == "hello":  # the answer's first delta, then the rest once the test has seen it
@@ -120,7 +129,7 @@ class ScriptedServer:
 @dataclass
 class RecordingClient:
     """The editor: every update kept; a permission request answered by its title
-    ("never-runs": rejected, else allowed once)."""
+    ("never-runs": rejected, "stop-here": rejected always, else allowed once)."""
 
     updates: list[tuple[str, Any]] = field(default_factory=list)
     permissions: list[Any] = field(default_factory=list)
@@ -135,7 +144,8 @@ class RecordingClient:
         self.permissions.append((tool_call, options))
         if "slow" in (tool_call.title or ""):
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        chosen = "reject_once" if "never-runs" in (tool_call.title or "") else "allow_once"
+        title = tool_call.title or ""
+        chosen = "reject_once" if "never-runs" in title else "reject_always" if "stop-here" in title else "allow_once"
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=chosen))
 
     buffers: dict[str, str] = field(default_factory=dict)  # the editor's unsaved text, by path
@@ -150,6 +160,28 @@ class RecordingClient:
         if path not in self.buffers and not Path(path).is_file():
             raise RequestError.resource_not_found(path)
         return ReadTextFileResponse(content=self.buffers.get(path) or Path(path).read_text())
+
+    terminal_requests: list[str] = field(default_factory=list)  # terminal/* methods the agent called
+
+    async def create_terminal(self, command: str, session_id: str, **kwargs: Any) -> Any:
+        """An editor offering `terminal` would run `command` itself, out of rivulet's sandbox:
+        recorded (a test asserts none is made) and refused."""
+        self.terminal_requests.append(f"create {command}")
+        raise RequestError.method_not_found("terminal/create")
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        self.terminal_requests.append(f"output {terminal_id}")
+        raise RequestError.method_not_found("terminal/output")
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        self.terminal_requests.append(f"release {terminal_id}")
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        self.terminal_requests.append(f"wait {terminal_id}")
+        raise RequestError.method_not_found("terminal/wait_for_exit")
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        self.terminal_requests.append(f"kill {terminal_id}")
 
     def kinds(self) -> list[str]:
         return [u.session_update for _, u in self.updates]
