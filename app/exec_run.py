@@ -46,6 +46,7 @@ def _quiet_stdout() -> None:
 
 async def run_exec(args: argparse.Namespace) -> int:
     from rivulet.app.exec_signals import InterruptTurn, RetryLines, say_interrupted
+    from rivulet.app.subagent_lines import SubagentLines
     from rivulet.core.assembly import FrontEnd, NewSession, open_conversation, open_session, prepare
     from rivulet.core.tools.approval_event import Answering, ApprovalRequested
     from rivulet.core.turn.bus import EventBus, Retrying
@@ -79,6 +80,7 @@ async def run_exec(args: argparse.Namespace) -> int:
         bus.subscribe(partial(_print_json, reader_gone), when=lambda event: not isinstance(event, ApprovalRequested))
     elif not args.quiet:
         bus.subscribe(cast("Handler", RetryLines()), Retrying)  # subscribed to Retrying only
+        bus.subscribe(_subagent_lines(), *SubagentLines.TYPES)
     # A blank prompt is no conversation worth a file; --ephemeral runs leave none either.
     saving = settings.save_sessions and not getattr(args, "ephemeral", False) and bool(prompt.strip())
     _, writer = open_session(settings, NewSession("exec") if saving else None)
@@ -154,6 +156,20 @@ def json_answer(text: str) -> str:
     terminal could act on (inside a string: JSON allows them raw), the same JSON in ASCII."""
     text = text.strip()
     return text if sanitize(text) == text else json.dumps(json.loads(text), ensure_ascii=True)
+
+
+def _subagent_lines() -> Handler:
+    """Subagents on stderr: a line when each starts, per tool call it makes, when it ends."""
+    from rivulet.app.subagent_lines import SubagentLines
+
+    lines = SubagentLines()
+
+    def show(event: BusEvent) -> None:
+        line = lines(event)
+        if line is not None:
+            print(f"rivulet: {line}", file=sys.stderr, flush=True)
+
+    return show
 
 
 def _say(text: str) -> None:

@@ -206,6 +206,13 @@ class Settings(BaseModel):
                             "llama.cpp silently drops custom tools, gpt-oss refuses them), `custom`, "
                             "`function`, `off` (no patch tool).")
     shell_tool: bool = Field(True, description="Offer the `shell` tool.")
+    subagents: bool = Field(
+        True, description="Offer the `spawn_agent` tool: the model hands a task to a subagent, a conversation "
+                          "of its own that starts from the task; several run at once.")
+    max_subagents: int = Field(4, ge=1, description="Subagents that run at once; more calls wait for a place.")
+    subagent_depth: int = Field(
+        1, ge=0, description="How deep subagents nest: 1, the conversation's subagents get no `spawn_agent` "
+                             "of their own; 0 is as `subagents = false`.")
     shell_timeout: float = Field(
         120.0, gt=0, description="Seconds before a command is killed (the model may ask for less, or up to "
                                  "10× more).")

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from rivulet.core.checkpoints.turns import TurnCheckpoints
     from rivulet.core.hooks.dispatch import Hooks
     from rivulet.core.store.session import Session
+    from rivulet.core.subagents.runner import Approver, SubagentRunner
     from rivulet.core.tools.approval import Decision
     from rivulet.core.tools.mcp_wiring import McpWiring
     from rivulet.core.tools.router import AgentTools, ToolSettings
@@ -137,6 +138,7 @@ class Engine:
         self._in_submit = False  # a turn runs (`steer` has one to go into)
         self._started = False
         self._warming = False  # the first walk waits for the first call of a tool
+        self._sse_for_children: Transport | None = None  # made for subagents beside a WebSocket
 
     def _agent_tools(self, tool_settings: ToolSettings, mcp: McpWiring | None) -> AgentTools:
         from rivulet.core.tools.approval import ApprovalPolicy
@@ -182,7 +184,57 @@ class Engine:
             from rivulet.core.hooks.wiring import attach
 
             attach(self.hooks, conversation)
+        conversation.agents = self._subagents(conversation, 1)
         return conversation
+
+    # ---- subagents (issue 41) ----------------------------------------------------------
+
+    def _subagents(self, conversation: Conversation, depth: int) -> SubagentRunner | None:
+        """The `spawn_agent` tool of `conversation` (at `depth`: 1 for the engine's own), or
+        None: subagents are off, nested deeper than `subagent_depth` allows, or there are no
+        agent tools (a replay's)."""
+        s = self.settings
+        if not s.subagents or depth > s.subagent_depth or self.agent_tools is None:
+            return None
+        from rivulet.core.subagents.runner import SubagentRunner
+
+        return SubagentRunner(conversation.bus, self._child, self.approvals, limit=s.max_subagents, depth=depth,
+                         session=lambda: conversation.session)
+
+    def _child(self, bus: EventBus, approver: Approver, instructions: str | None, depth: int) -> Conversation:
+        """A subagent's conversation: the same settings and model, transport, sandbox,
+        approval policy (its questions go through `approver`, labelled), MCP servers, hooks
+        and checkpoints (what its tools change is in the parent turn's checkpoint, so /undo
+        puts it back); a fresh history, no session file of its own (the parent's records its
+        items), its own tools on its own `bus`."""
+        import msgspec
+
+        from rivulet.core.subagents.child_tools import ChildTools
+        from rivulet.core.tools.router import AgentTools
+
+        parent = self.agent_tools
+        assert parent is not None  # (only made with agent tools)
+        extra = "\n\n".join(p for p in (self.settings.instructions, instructions) if p) or None
+        settings = self.settings.model_copy(update={"instructions": extra, "background": False})
+        policy = msgspec.structs.replace(parent.approvals, approver=approver)  # "always" answers are shared
+        tools = AgentTools(parent.settings, policy, bus, mcp=self.mcp.manager)
+        tools.checkpoints, tools.turn_lock = parent.checkpoints, parent.turn_lock
+        tools.hooks, tools.editor_files = parent.hooks, parent.editor_files
+        child = Conversation(settings, self._child_transport(), bus, tools=ChildTools(tools), windows=self.windows,
+                             project=self.conversation.project)
+        child.agents = self._subagents(child, depth + 1)
+        return child
+
+    def _child_transport(self) -> Transport:
+        """The subagents' transport: the conversation's, unless it is a WebSocket (one
+        request at a time on one socket): then one HTTP transport for all of them."""
+        if self.transport.name != "ws":
+            return self.transport
+        if self._sse_for_children is None:
+            from rivulet.core.protocol.sse_transport import SseTransport
+
+            self._sse_for_children = SseTransport(self.settings)
+        return self._sse_for_children
 
     def _warm_at_first_call(self, checkpoints: TurnCheckpoints) -> None:
         """The workspace's first walk (core/checkpoints) starts in a thread when the model
@@ -229,6 +281,8 @@ class Engine:
             await self.hooks.session_end()
         await self.mcp.aclose()
         await self.transport.aclose()
+        if self._sse_for_children is not None:
+            await self._sse_for_children.aclose()
         if self.writer is not None:
             self.writer.close()
 

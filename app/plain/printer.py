@@ -24,6 +24,7 @@ from rich.text import Text
 
 from rivulet.app.hook_lines import hook_lines
 from rivulet.app.plain.blocks import BlockCutter
+from rivulet.app.subagent_lines import SubagentLines
 from rivulet.core import items as it
 from rivulet.core.hooks.events import HookNote
 from rivulet.core.hosted_items import citation_line, citations
@@ -51,11 +52,13 @@ class PlainPrinter:
         self._raw_open = False  # a command's output ended without a newline
         self._blocks: list[str] = []  # finished Markdown blocks of this burst, not yet printed
         self._flush_due = False
+        self._subagents = SubagentLines()
 
     def routes(self) -> dict[type, Any]:
         return {b.ItemDelta: self.delta, b.ItemCompleted: self.completed, b.Notice: self.notice,
                 HookNote: self.hook_note, b.Retrying: self.retrying, b.ErrorOccurred: self.error,
-                b.TurnCompleted: self.turn_done, b.TurnInterrupted: self.interrupted}
+                b.TurnCompleted: self.turn_done, b.TurnInterrupted: self.interrupted,
+                **dict.fromkeys(SubagentLines.TYPES, self.subagent)}
 
     def __call__(self, event: b.BusEvent) -> None:
         handler = self.routes().get(type(event))
@@ -200,6 +203,12 @@ class PlainPrinter:
         if len(rows) > OUTPUT_LINES:
             self.line(f"  … {len(rows) - OUTPUT_LINES} more lines", "dim")
 
+    def subagent(self, event: b.BusEvent) -> None:
+        """A subagent's start, tool calls and end: a line each (its text streams in no pane here)."""
+        line = self._subagents(event)
+        if line is not None:
+            self.line(line, "cyan")
+
     # ---- side notes --------------------------------------------------------------------
 
     def notice(self, event: b.Notice) -> None:
@@ -210,8 +219,11 @@ class PlainPrinter:
             self.line(row, "dim" if not (note.failed or note.blocked) else "yellow")
 
     def retrying(self, event: b.Retrying) -> None:
-        self.line(f"retrying ({event.attempt}/{event.max_attempts}): {event.error.kind}: {event.error.message}",
-                  "dim")
+        from rivulet.core.turn.retry_policy import waiting_text
+
+        count = (f"{event.attempt}/{event.max_attempts}" if event.gives_up_in is None
+                 else waiting_text(event.gives_up_in))  # a local server restarting: the time left
+        self.line(f"retrying ({count}): {event.error.kind}: {event.error.message}", "dim")
 
     def error(self, event: b.ErrorOccurred) -> None:
         self.flush_open()

@@ -51,6 +51,7 @@ class TurnCheckpoints:
         self.failed: str | None = None  # why this turn has no checkpoint (its walk before failed)
         self._finishing: threading.Thread | None = None  # the last turn's walk after, under way
         self._loop: asyncio.AbstractEventLoop | None = None  # where the walk's notices go
+        self._first = asyncio.Lock()  # the turn's walk before, taken once however many tools wait for it
 
     @property
     def store(self) -> CheckpointStore:
@@ -90,6 +91,11 @@ class TurnCheckpoints:
         text, kept for the undo dialog)."""
         if command is not None:
             self._commands.append(command)
+        if self._before is None and self.failed is None:
+            async with self._first:  # subagents' tools run at once: one walk before, taken before any of them
+                await self._walk_before()
+
+    async def _walk_before(self) -> None:
         if self._before is None and self.failed is None:
             if self._finishing is not None:  # the last turn's walk after comes first (it lets the lock go)
                 await asyncio.to_thread(self.wait)

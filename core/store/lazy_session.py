@@ -57,6 +57,10 @@ class LazySessionWriter:
         if (writer := self._open()) is not None:
             writer.observe(change, data)
 
+    def subagent_item(self, call_id: str, subagent: str, name: str, item: dict[str, Any], at: float) -> None:
+        if (writer := self._open()) is not None:
+            writer.subagent_item(call_id, subagent, name, item, at)
+
     def turn_started(self, turn_id: int, prompt: str) -> None:
         if (writer := self._open()) is not None:
             writer.turn_started(turn_id, prompt)

@@ -450,6 +450,10 @@ def _rows(data: bytes, offset: int, state: _FileState) -> Iterator[_Row]:
             row = _row(record["item"], state.turn, float(when), line_at, -1)
             if row is not None:
                 yield row
+        elif kind == "subagent_item" and isinstance(record.get("item"), dict):  # found with its parent's turn
+            row = _row(record["item"], state.turn, float(when), line_at, -1)
+            if row is not None:
+                yield row
         elif kind == "compact" and isinstance(record.get("items"), list):
             for part, item in enumerate(record["items"]):
                 row = _row(item, state.turn, float(when), line_at, part) if isinstance(item, dict) else None

@@ -106,6 +106,10 @@ class Session(msgspec.Struct, dict=True):
     warnings: list[str] = msgspec.field(default_factory=list)
     # A background response the last run left running at quit (core/turn/background_turns.py).
     background: dict[str, Any] | None = None
+    # What subagents (issue 41) committed, by the parent's call that spawned each: its items in
+    # order; and each call's subagent, as (id, name).
+    subagent_items: dict[str, list[dict[str, Any]]] = msgspec.field(default_factory=dict)
+    subagents: dict[str, tuple[str, str]] = msgspec.field(default_factory=dict)
 
     @property
     def model(self) -> str:
@@ -265,6 +269,11 @@ class SessionWriter:
                        fmt if isinstance(fmt, str) else None)
         except OSError as exc:
             log.warning("could not save a generated image beside %s: %s", self.path, _why(exc))
+
+    def subagent_item(self, call_id: str, subagent: str, name: str, item: dict[str, Any], at: float) -> None:
+        """An item a subagent committed, under the parent's call (older rivulets skip the record)."""
+        self._write({"type": "subagent_item", "call_id": call_id, "subagent": subagent, "name": name, "item": item,
+                     "time": round(at, 3)})
 
     def turn_started(self, turn_id: int, prompt: str) -> None:
         self._write({"type": "turn", "turn_id": turn_id, "event": "started", "prompt": prompt,
@@ -491,6 +500,8 @@ def load_session(path: Path) -> Session:
         history.set_model(meta.model, record=False)
     turns: dict[int, Turn] = {}
     background: dict[str, Any] | None = None  # a background response left running, not yet fetched
+    sub_items: dict[str, list[dict[str, Any]]] = {}
+    subagents: dict[str, tuple[str, str]] = {}
     for n, record in records:
         kind = record.get("type")
         if kind == "item" and isinstance(record.get("item"), dict):
@@ -526,6 +537,10 @@ def load_session(path: Path) -> Session:
             background = {k: record.get(k) for k in ("turn_id", "response_id", "sequence", "segment")}
         elif kind == "reattached":
             background = None  # its response was fetched and committed
+        elif (kind == "subagent_item" and isinstance(record.get("call_id"), str)
+              and isinstance(record.get("item"), dict)):
+            sub_items.setdefault(record["call_id"], []).append(record["item"])
+            subagents.setdefault(record["call_id"], (str(record.get("subagent") or ""), str(record.get("name") or "")))
         elif kind == "repair":
             pass  # a torn last line that a writer cut off: nothing is missing that was committed
         elif kind == "unsaved" and _count(record.get("items")):
@@ -542,7 +557,8 @@ def load_session(path: Path) -> Session:
                         f"{FORMAT}){skipped}")
     for warning in warnings:
         log.warning("%s", warning)
-    return Session(meta, history, sorted(turns.values(), key=lambda t: t.turn_id), warnings, background)
+    return Session(meta, history, sorted(turns.values(), key=lambda t: t.turn_id), warnings, background, sub_items,
+                   subagents)
 
 
 def _count(value: Any) -> bool:

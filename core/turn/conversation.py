@@ -89,6 +89,21 @@ class TurnHooks(Protocol):
     async def turn_end(self, turn_id: int, outcome: str, last_message: str | None) -> None: ...
 
 
+class AgentCalls(Protocol):
+    """The calls that run as subagents (core/subagents/runner.py `SubagentRunner`): offered beside
+    the tools, run at once with each other, never failing the turn."""
+
+    def specs(self) -> list[dict[str, Any]]: ...
+
+    def owns(self, call: it.Item) -> bool: ...
+
+    async def run(self, call: it.Item) -> it.Item:
+        """The call's output, whatever happened to the subagent (only a cancel raises)."""
+
+    def take_spent(self) -> dict[str, Any] | None:
+        """What they used since the last call (tokens, dollars, count), or None: none ran."""
+
+
 class FollowUpLimit(RivuletError):
     kind = "follow_up_limit"
 
@@ -187,6 +202,8 @@ class Conversation:
         self.session = session
         # The user's turn_start/turn_end hooks (core/hooks), awaited; they never raise.
         self.hooks: TurnHooks | None = None
+        # The `spawn_agent` tool (issue 41): set by the engine when subagents are on.
+        self.agents: AgentCalls | None = None
         # The AGENTS.md files in force, read once (as Codex does); /status lists them.
         self.project = project if project is not None else load_project_instructions(
             Path(settings.workspace or os.getcwd()).expanduser(), max_bytes=settings.project_instructions_max_bytes,
@@ -243,7 +260,7 @@ class Conversation:
         if reasoning:
             body["reasoning"] = reasoning
         hosted = hosted_specs(self.hosted_tools, self.hosted_off)
-        tools = [*self.tools.specs(), *hosted]
+        tools = [*self.tools.specs(), *(self.agents.specs() if self.agents is not None else []), *hosted]
         wanted = [i for i in hosted_includes(hosted) if i not in body.get("include", [])]
         if wanted:  # what the hosted tools' items leave out unless asked: sources, hits, logs
             body["include"] = [*body.get("include", []), *wanted]
@@ -349,16 +366,26 @@ class Conversation:
         turn's alike. A local server's model has no shipped (OpenAI) price."""
         cost = turn_cost(usage, self.settings.model, self._clock, self.settings.prices,
                          shipped=not is_local_server(self.settings))
+        spent = self.agents.take_spent() if self.agents is not None else None
+        if spent is not None:  # the subagents' part: in the totals, and apart
+            cost["subagents"] = spent
+            for key in ("input", "cached", "output", "reasoning"):
+                cost[key] += spent[f"{key}_tokens"]
+            if cost["dollars"] is not None:
+                cost["dollars"] = None if spent["dollars"] is None else cost["dollars"] + spent["dollars"]
         self.last_cost, self.session_cost = cost, add_cost(self.session_cost, cost)
         return cost
 
     async def _run_tools(self, calls: list[it.Item]) -> str | None:
         """Run the calls in order, committing each output at once. Returns why the user
         stopped the turn, if they did (the calls after that one are not run). A call
-        that already has an output (run before a retry replayed it) is not run again."""
+        that already has an output (run before a retry replayed it) is not run again.
+        Subagents' calls all start at once (run_with_agents)."""
         calls = self._unanswered(calls)
         if calls and self.session is not None:
             self.session.sync()  # the calls reach the disk before any runs: a tool may outlive a power cut
+        if self.agents is not None and any(self.agents.owns(call) for call in calls):
+            return await self._run_with_agents(calls, self.agents)
         for n, call in enumerate(calls):
             try:
                 output = await self.tools.run(call)
@@ -375,6 +402,70 @@ class Conversation:
                     self._commit_output(it.aborted_output(rest, "not run: the model repeated itself"))
                 raise
         return None
+
+    async def _run_with_agents(self, calls: list[it.Item], agents: AgentCalls) -> str | None:
+        """`_run_tools` with subagents among the calls: those start at once (the runner
+        bounds how many run), the other calls run one after another meanwhile, and the
+        outputs are committed in call order, each as soon as those before it are. Leaving
+        (a cancel, the user's stop, a repeated call) cancels every subagent still running."""
+        spawned = {n: asyncio.ensure_future(agents.run(call)) for n, call in enumerate(calls) if agents.owns(call)}
+        outputs: dict[int, it.Item] = {}
+        done = 0  # the calls whose outputs are committed
+
+        def commit_ready() -> None:
+            nonlocal done
+            while done < len(calls):
+                task = spawned.get(done)
+                if task is not None and task.done():
+                    outputs[done] = task.result()
+                if done not in outputs:
+                    return
+                self._commit_output(outputs[done])
+                done += 1
+                try:
+                    self._repeats.check(calls[done - 1], outputs[done - 1])
+                except RepeatedCall:
+                    abort_rest("not run: the model repeated itself")
+                    raise
+
+        def abort_rest(why: str) -> None:
+            nonlocal done
+            for task in spawned.values():
+                task.cancel()
+            for call in calls[done:]:
+                self._commit_output(it.aborted_output(call, why))
+            done = len(calls)
+
+        try:
+            for n, call in enumerate(calls):
+                if n in spawned:
+                    continue
+                try:
+                    outputs[n] = await self.tools.run(call)
+                except StopTurn as stop:
+                    outputs[n] = stop.output
+                    for m in range(done, n):  # the subagents before it: their answer, or stopped
+                        task = spawned[m] if m not in outputs else None
+                        if task is not None:
+                            outputs[m] = task.result() if task.done() else \
+                                it.aborted_output(calls[m], "aborted: the user stopped the turn")
+                    for m in range(done, n + 1):
+                        self._commit_output(outputs[m])
+                    done = n + 1
+                    abort_rest("not run: the user stopped the turn")
+                    return stop.reason
+                commit_ready()
+            for n in sorted(spawned):
+                if n >= done:
+                    await asyncio.wait([spawned[n]])
+                    commit_ready()
+            return None
+        finally:
+            running = [task for task in spawned.values() if not task.done()]
+            for task in running:
+                task.cancel()
+            if running:  # each says it was cancelled; their calls get "aborted" outputs from the caller
+                await asyncio.gather(*running, return_exceptions=True)
 
     async def _answer_approvals(self, committed: list[it.Item]) -> bool | str:
         """Answer the remote MCP approval requests of a response through the router's

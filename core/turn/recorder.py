@@ -24,6 +24,9 @@ class SessionRecorder(Protocol):
 
     def turn_ended(self, turn_id: int, usage: dict[str, Any] | None, outcome: str) -> None: ...
 
+    def subagent_item(self, call_id: str, subagent: str, name: str, item: dict[str, Any], at: float) -> None:
+        """An item a subagent committed (core/subagents), under the parent's call `call_id`."""
+
     def sync(self) -> None:
         """Make what was recorded durable now (writes are fsynced in groups)."""
 

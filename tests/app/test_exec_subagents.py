@@ -1,0 +1,68 @@
+"""Issue 41 in `rivulet exec`: with --json every event of a subagent carries its id; without,
+a line on stderr when each starts, per tool call, and when it ends (never its deltas). The
+real CLI against a local server that answers the parent and each subagent by its prompt."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from helpers.agent_server import first_user_text, spawn
+from helpers.aimock import rivulet
+from helpers.calls import answer, fn_call, fn_call_response
+from helpers.local_server import Reply, Request, StubServer, sse_reply
+
+PROMPT = "delegate it"
+TASK = "list the files"
+
+
+class AgentStub(StubServer):
+    """The parent's requests get a spawn_agent call then an answer; the subagent's a shell
+    call (declined: nobody is asked in a headless exec) then its answer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lock = threading.Lock()
+        self.seen: dict[str, int] = {}
+
+    def reply(self, request: Request) -> Reply:
+        key = first_user_text(request.json()["input"])
+        with self.lock:
+            n = self.seen[key] = self.seen.get(key, 0) + 1
+        if key == PROMPT:
+            body = fn_call_response("r1", spawn("call_a", TASK, name="lister")) if n == 1 else answer("r2", "all done")
+        else:
+            shell = fn_call("fc_s", "call_s", "shell", {"command": "ls", "workdir": None, "timeout_ms": None,
+                                                       "justification": None, "outside_sandbox": None})
+            body = fn_call_response("ra1", shell) if n == 1 else answer("ra2", "three files")
+        return sse_reply(body, "length")
+
+
+def _exec(tmp_path, *flags: str):
+    with AgentStub() as server:
+        return rivulet("exec", *flags, "--base-url", server.base_url, PROMPT,
+                       env={"RIVULET_SESSIONS_DIR": str(tmp_path / "sessions"), "RIVULET_WORKSPACE": str(tmp_path)})
+
+
+def test_json_lines_of_a_subagent_carry_its_id(tmp_path):
+    proc = _exec(tmp_path, "--json")
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    mine = [e for e in lines if e.get("subagent") == "sa-1"]
+    assert mine[0] == {"type": "subagent.started", "subagent": "sa-1", "call_id": "call_a", "name": "lister",
+                       "task": TASK}
+    assert mine[-1]["type"] == "subagent.ended" and mine[-1]["status"] == "completed"
+    assert mine[-1]["answer"] == "three files"
+    relayed = {e["type"] for e in mine[1:-1]}
+    assert {"item.delta", "item.completed", "turn.completed"} <= relayed
+    assert lines[-1]["type"] == "turn.completed" and "subagent" not in lines[-1]
+    assert lines[-1]["cost"]["subagents"]["count"] == 1
+
+
+def test_human_exec_says_each_subagent_event_that_matters_on_stderr(tmp_path):
+    proc = _exec(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "all done"
+    said = [line for line in proc.stderr.splitlines() if "agent 'lister'" in line]
+    assert said == [f"rivulet: agent 'lister' started: {TASK}", "rivulet: agent 'lister' → shell: ls",
+                    "rivulet: agent 'lister' completed"]
