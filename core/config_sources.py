@@ -43,6 +43,7 @@ SETTING_NAMES = frozenset({
     # issue 27 (hosted tools, background, request knobs, prices)
     "background", "hosted_tools", "max_output_tokens", "prices", "prompt_cache_key", "service_tier", "truncation",
     "verbosity",
+    "subagents", "max_subagents", "subagent_depth",  # issue 41
 })
 
 

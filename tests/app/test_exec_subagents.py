@@ -24,10 +24,12 @@ class AgentStub(StubServer):
         super().__init__()
         self.lock = threading.Lock()
         self.seen: dict[str, int] = {}
+        self.tools: list[list[str]] = []  # the tools each request offers, by name
 
     def reply(self, request: Request) -> Reply:
         key = first_user_text(request.json()["input"])
         with self.lock:
+            self.tools.append([str(t.get("name")) for t in request.json().get("tools", [])])
             n = self.seen[key] = self.seen.get(key, 0) + 1
         if key == PROMPT:
             body = fn_call_response("r1", spawn("call_a", TASK, name="lister")) if n == 1 else answer("r2", "all done")
@@ -38,9 +40,9 @@ class AgentStub(StubServer):
         return sse_reply(body, "length")
 
 
-def _exec(tmp_path, *flags: str):
-    with AgentStub() as server:
-        return rivulet("exec", *flags, "--base-url", server.base_url, PROMPT,
+def _exec(tmp_path, *flags: str, server: AgentStub | None = None):
+    with server or AgentStub() as stub:
+        return rivulet("exec", *flags, "--base-url", stub.base_url, PROMPT,
                        env={"RIVULET_SESSIONS_DIR": str(tmp_path / "sessions"), "RIVULET_WORKSPACE": str(tmp_path)})
 
 
@@ -66,3 +68,12 @@ def test_human_exec_says_each_subagent_event_that_matters_on_stderr(tmp_path):
     said = [line for line in proc.stderr.splitlines() if "agent 'lister'" in line]
     assert said == [f"rivulet: agent 'lister' started: {TASK}", "rivulet: agent 'lister' → shell: ls",
                     "rivulet: agent 'lister' completed"]
+
+
+def test_c_subagents_false_offers_no_spawn_agent(tmp_path):
+    server = AgentStub()
+    proc = _exec(tmp_path, "-c", "subagents=false", server=server)
+    # the model calls it anyway: answered as a tool this client does not have, no subagent runs
+    assert proc.returncode == 0, proc.stderr
+    assert "spawn_agent" not in server.tools[0] and "shell" in server.tools[0]
+    assert list(server.seen) == [PROMPT] and "agent 'lister'" not in proc.stderr
