@@ -16,6 +16,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from rivulet.core.sanitize import sanitize
+from rivulet.core.turn.retry_policy import waiting_text
 
 if TYPE_CHECKING:
     from rivulet.core.turn.bus import Retrying
@@ -51,15 +52,18 @@ class InterruptTurn:
 
 
 class RetryLines:
-    """A bus subscriber: `retrying in Ns (n/4): reason` on stderr for each retry, dim on
-    a terminal. exec leaves it out with --quiet and --json (whose `retrying` event says it)."""
+    """A bus subscriber: `retrying in Ns (n/4): reason` on stderr for each retry (while a
+    local server restarts, the seconds left instead of n/4), dim on a terminal. exec
+    leaves it out with --quiet and --json (whose `retrying` event says it)."""
 
     def __init__(self) -> None:
         self._dim = sys.stderr.isatty() and "NO_COLOR" not in os.environ
 
     def __call__(self, event: Retrying) -> None:
         reason = sanitize(f"{event.error.kind}: {event.error.message}")
-        line = f"rivulet: retrying in {_seconds(event.delay)} ({event.attempt}/{event.max_attempts}): {reason}"
+        count = (f"{event.attempt}/{event.max_attempts}" if event.gives_up_in is None
+                 else waiting_text(event.gives_up_in))  # a local server restarting: the time left
+        line = f"rivulet: retrying in {_seconds(event.delay)} ({count}): {reason}"
         print(f"{_DIM}{line}{_RESET}" if self._dim else line, file=sys.stderr, flush=True)
 
 

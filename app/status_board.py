@@ -36,7 +36,7 @@ class StatusBoard:
         return self._line
 
     def set(self, *, state: str = _SAME, elapsed: int = _SAME, heading: str | None = _SAME,
-            retry: tuple[int, int] | None = _SAME, note: str | None = _SAME,
+            retry: str | None = _SAME, note: str | None = _SAME,
             cost: Sequence[tuple[str, str]] | None = _SAME,
             model: str = _SAME, effort: str | None = _SAME, window: int | None = _SAME,
             profile: str | None = _SAME, sandbox: str | None = _SAME,

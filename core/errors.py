@@ -88,6 +88,11 @@ class StreamError(RivuletError):
     kind = "stream_error"
 
 
+class ServerUnreachable(StreamError):
+    """No connection could be made (refused, no route): the server is not there, or not
+    yet (a local one restarting: core/turn/retry_policy.py waits for it)."""
+
+
 class MalformedEventError(RivuletError):
     """An SSE data payload that is not JSON, or a known event missing required fields."""
 

@@ -92,7 +92,7 @@ class StatusLine(Static):
         self.state = "idle"  # idle | working | retrying | failed
         self.elapsed = 0
         self.heading: str | None = None
-        self.retry: tuple[int, int] | None = None
+        self.retry: str | None = None  # "reconnecting 2/4", or the wait for a local server
         self.note: str | None = None
         self.total_tokens = 0
         self.sandbox: str | None = None  # where shell commands run ("sandbox workspace-write", ...)
@@ -142,7 +142,7 @@ class StatusLine(Static):
             if self.heading:
                 parts.append(Part(sanitize(self.heading), 3, "left"))
             if self.retry:
-                parts.append(Part(f"reconnecting {self.retry[0]}/{self.retry[1]}", KEEP, "left"))
+                parts.append(Part(self.retry, KEEP, "left"))
         else:
             parts.append(Part(sanitize(self.note) if self.note else "Ready", KEEP, "left", note=bool(self.note)))
             if self.cost and self.state == "idle" and (self.note or "").startswith("Done in"):

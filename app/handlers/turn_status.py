@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn import bus as b
+from rivulet.core.turn.retry_policy import waiting_text
 from rivulet.core.turn.turn_cost import cost_pieces
 from rivulet.widgets.entries import ErrorEntry, TranscriptEntry
 
@@ -64,8 +65,13 @@ class TurnStatus:
     async def retrying(self, event: b.Retrying) -> None:
         if not self.running:
             return
-        self.view.status.set(state="retrying", retry=(event.attempt, event.max_attempts))
-        self.view.notify(f"{event.error.message} — retrying in {event.delay:.1f}s", severity="warning", timeout=4)
+        waited_already = self.view.status.line.state == "retrying" and event.gives_up_in is not None
+        if event.gives_up_in is not None:  # a local server restarting: the time left, retry by retry
+            self.view.status.set(state="retrying", retry=waiting_text(event.gives_up_in))
+        else:
+            self.view.status.set(state="retrying", retry=f"reconnecting {event.attempt}/{event.max_attempts}")
+        if not waited_already:  # one toast for the wait, not one per try
+            self.view.notify(f"{event.error.message} — retrying in {event.delay:.1f}s", severity="warning", timeout=4)
 
     async def usage(self, event: b.UsageUpdated) -> None:
         self.view.status.add_usage(event.usage)

@@ -20,7 +20,7 @@ import httpx
 import msgspec
 
 from rivulet.core.config import Settings
-from rivulet.core.errors import ApiError, MalformedEventError, StreamError, error_from_body
+from rivulet.core.errors import ApiError, MalformedEventError, ServerUnreachable, StreamError, error_from_body
 from rivulet.core.protocol.background import StreamCursor, sequenced_event
 from rivulet.core.protocol.byte_caps import ACCEPT_ENCODING, ERROR_BODY_MAX, body_pieces, message_max_bytes, read_capped
 from rivulet.core.protocol.events import Completed, Delta, ResponseEvent
@@ -216,6 +216,8 @@ class SseTransport:
                             return
         except httpx.TimeoutException as exc:
             raise StreamError(f"timed out talking to {where}: {type(exc).__name__}") from None
+        except httpx.ConnectError as exc:  # nobody there (yet): a local server may be restarting
+            raise ServerUnreachable(f"connection to {where} failed: {_describe(exc)}") from None
         except httpx.TransportError as exc:
             raise StreamError(f"connection to {where} failed: {_describe(exc)}") from None
         if cursor is not None:  # a background stream is read to its end: an EOF before it is a cut

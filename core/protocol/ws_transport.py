@@ -34,7 +34,14 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from rivulet.core.config import Settings
-from rivulet.core.errors import LimitExceeded, MalformedEventError, RivuletError, StreamError, error_from_body
+from rivulet.core.errors import (
+    LimitExceeded,
+    MalformedEventError,
+    RivuletError,
+    ServerUnreachable,
+    StreamError,
+    error_from_body,
+)
 from rivulet.core.protocol.byte_caps import message_max_bytes, mib
 from rivulet.core.protocol.events import Completed, ResponseEvent
 from rivulet.core.protocol.idle import IdleWatchdog
@@ -108,6 +115,8 @@ class WebSocketTransport:
                 raise WebSocketUnsupported(f"{where} does not accept WebSocket requests (HTTP 426)") from None
             raise error_from_body(response.status_code, response.body or b"",
                                   response.headers.get("retry-after")) from None
+        except ConnectionRefusedError as exc:  # nobody there (yet): a local server may be restarting
+            raise ServerUnreachable(f"cannot open a WebSocket to {where}: {exc or type(exc).__name__}") from None
         except (TimeoutError, OSError, InvalidHandshake) as exc:
             raise StreamError(f"cannot open a WebSocket to {where}: {exc or type(exc).__name__}") from None
         self.handshakes += 1

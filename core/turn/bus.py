@@ -150,6 +150,9 @@ class Retrying(BusEvent):
     max_attempts: int
     delay: float
     error: RivuletError
+    # Waiting for a local server that is not up (core/turn/retry_policy.py): the seconds
+    # left before rivulet gives up on it, counted down retry by retry; None otherwise.
+    gives_up_in: float | None = None
     type: ClassVar[str] = "retrying"
 
 

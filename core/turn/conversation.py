@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import random
 import time
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
@@ -25,7 +24,7 @@ import msgspec
 from rivulet.core import items as it
 from rivulet.core.capabilities import is_local_server
 from rivulet.core.config import Settings
-from rivulet.core.errors import ResponseIncomplete, RetryWaitTooLong, RivuletError
+from rivulet.core.errors import ResponseIncomplete, RetryWaitTooLong, RivuletError, ServerUnreachable
 from rivulet.core.hosted_items import Citation, approval_response, citations, unanswered_approvals
 from rivulet.core.hosted_tools import hosted_includes, hosted_specs, parse_hosted_tools
 from rivulet.core.protocol.background import FINAL_STATUSES, BackgroundApi, StreamCursor
@@ -54,6 +53,7 @@ from rivulet.core.turn.project_instructions import ProjectInstructions
 from rivulet.core.turn.project_instructions import load as load_project_instructions
 from rivulet.core.turn.recorder import SessionRecorder
 from rivulet.core.turn.repeat_guard import RepeatedCall, RepeatGuard
+from rivulet.core.turn.retry_policy import RestartWait, RetryPolicy
 from rivulet.core.turn.state_machine import Deviation, Limits, SamplingResult, consume_response
 from rivulet.core.turn.steering import Steering
 from rivulet.core.turn.tool_api import NoTools, StopTurn, ToolRouter
@@ -135,18 +135,6 @@ TURN_ABORTED = ("<turn_aborted>\nThe user interrupted the previous turn. Any com
                 "</turn_aborted>")
 
 
-class RetryPolicy(msgspec.Struct, dict=True):
-    max_retries: int = 4
-    base_delay: float = 0.5
-    max_delay: float = 30.0
-
-    def delay(self, attempt: int, error: RivuletError) -> float:
-        if error.retry_after is not None:  # capped by the caller (max_retry_wait), never silently
-            return error.retry_after
-        backoff = min(self.max_delay, self.base_delay * 2.0 ** (attempt - 1))
-        return backoff * (0.8 + 0.4 * random.random())  # jitter: ±20%
-
-
 class Conversation:
     def __init__(
         self,
@@ -168,7 +156,8 @@ class Conversation:
         self.bus = bus or EventBus()
         self.history = history or History()
         self.tools = tools or NoTools()
-        self.retry = retry or RetryPolicy(max_retries=settings.max_retries)
+        self.retry = retry or RetryPolicy.for_settings(settings)  # a local server restarting is waited for
+        self.server_answered = False  # an answer came from the server: a refused connection now is a restart
         self._sleep = sleep
         # The hosted tools offered (settings.hosted_tools, toggled by /tools for this conversation).
         self.hosted_tools: list[dict[str, Any]] = parse_hosted_tools(settings.hosted_tools)
@@ -564,6 +553,7 @@ class Conversation:
         earlier: set[str] = set()  # keys committed by the cut attempts of this request
         limits = Limits(max_items=self.settings.max_items_per_response,
                         max_item_chars=self.settings.max_item_chars)
+        restart = RestartWait(self.retry)  # a local server that is not up: waited for a while
         while True:
             attempt += 1
             self.requests += 1
@@ -577,6 +567,7 @@ class Conversation:
                     result = await consume_response(events, sink, strict=self.settings.strict_protocol,
                                                     limits=limits)
                 self.deviations.extend(sink.deviations)
+                self.server_answered = True
                 if result.usage:
                     self.last_usage = result.usage
                 self._clock.response(sink.first_delta_at, time.monotonic(), sink.timings)
@@ -587,7 +578,10 @@ class Conversation:
                 # A tool call that did not parse (llama.cpp): a new sample usually does; once, at once.
                 unparsed = isinstance(exc, UnparsedToolCall)
                 limit = min(1, self.retry.max_retries) if unparsed else self.retry.max_retries
-                if not exc.retryable or attempt > limit:
+                waiting = self.retry.waits_for(exc, self.server_answered) and restart.left() > 0
+                # Anything but a refused connection came from the server (a status, a cut stream).
+                self.server_answered = self.server_answered or not isinstance(exc, ServerUnreachable)
+                if not exc.retryable or (attempt > limit and not waiting):
                     if unparsed and attempt > 1:
                         raise after_retry() from None
                     raise
@@ -596,8 +590,9 @@ class Conversation:
                         f"{exc.message} (the server asks to wait {exc.retry_after:.0f}s before a retry, more than "
                         f"max_retry_wait = {self.settings.max_retry_wait:g}s: not retried)") from None
                 delay = 0.0 if unparsed else self.retry.delay(attempt, exc)
+                delay = restart.pause(delay) if waiting else delay
                 log.info("retrying after %s (attempt %d, %.2fs)", exc.kind, attempt, delay)
-                self.bus.publish(Retrying(attempt, limit, delay, exc))
+                self.bus.publish(Retrying(attempt, limit, delay, exc, restart.left() if waiting else None))
                 # A call committed before the cut is a complete fact: run it now, so the
                 # retry sends its real output instead of an "aborted" stand-in.
                 stopped = await self._run_tools([e.item for e in self.history.entries if e.segment == segment])
