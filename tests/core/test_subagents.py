@@ -234,3 +234,32 @@ async def test_undo_puts_back_what_a_subagent_changed_and_the_session_keeps_its_
     assert not session.warnings
     assert "edit files" not in [i.get("content", [{}])[0].get("text") for i in session.history.items
                                 if i.get("type") == "message"]
+
+
+async def test_the_user_stopping_the_turn_at_another_call_stops_the_running_subagent(tmp_path):
+    never = asyncio.Event()
+    server = AgentServer({})
+    server.scripts.update({
+        PROMPT: [fn_call_response("r1", spawn("call_a", "wait"), _shell_call("rm -rf build")), answer("r2", "never")],
+        "wait": [server.gated("ra", "late", never.wait, "wait")],
+    })
+    server.arrived.update({k: asyncio.Event() for k in server.scripts})
+    engine = _engine(tmp_path, server, sandbox="off")
+
+    async def front_end(event: ApprovalRequested) -> None:
+        await server.arrived["wait"].wait()  # the subagent is streaming when the user says stop
+        event.answer(Decision.STOP)
+
+    engine.approvals.attach(front_end)
+    ended: list[SubagentEnded] = []
+    engine.bus.subscribe(ended.append, SubagentEnded)
+    result = await asyncio.wait_for(engine.submit(PROMPT), 30)
+    await engine.bus.drain()
+    await engine.aclose()
+    assert result.stopped and len(server.bodies_of(PROMPT)) == 1  # no follow-up
+    outputs = [(i["call_id"], i["output"]) for i in engine.conversation.history.items
+               if i.get("type") == "function_call_output"]
+    assert [cid for cid, _ in outputs] == ["call_a", "call_s"]  # in call order
+    assert outputs[0][1] == "aborted: the user stopped the turn"
+    assert outputs[1][1].endswith("The user stopped the turn.")
+    assert [(e.subagent, e.status) for e in ended] == [("sa-1", "cancelled")]
