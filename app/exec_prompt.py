@@ -5,7 +5,7 @@ SANDBOX, hidden characters), directory and time limit come last, just above the 
 
 from __future__ import annotations
 
-from rivulet.core.sanitize import sanitize
+from rivulet.core.sanitize import one_row, sanitize
 from rivulet.core.tools.approval import ApprovalRequest
 from rivulet.core.tools.approval_text import number_lines, question
 
@@ -16,6 +16,8 @@ def question_text(request: ApprovalRequest) -> str:
     """The whole question, ending in the prompt for the answer."""
     q = question(request, where="above")
     out = ["", "─" * 40]
+    if request.subagent:  # a subagent asks (issue 41): which one
+        out.insert(1, f"agent {one_row(request.subagent)!r} asks:")
     if q.numbered:
         out += [f"{n} │ {line}" for n, line in number_lines(q.body)]
     else:  # a patch: its files, then its whole diff

@@ -72,6 +72,8 @@ class ApprovalRequest(msgspec.Struct, dict=True):
     arguments: str | None = None
     # The question's heading where the kind's own does not fit ("Keep what the command wrote").
     heading: str | None = None
+    # The name of the subagent that asks (issue 41; set by BusApprover), for every asker's label.
+    subagent: str | None = None
 
     def tool_key(self) -> tuple[object, ...]:
         """An MCP call's tool, whatever its arguments: what "always for this tool" remembers."""

@@ -20,6 +20,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Protocol
 
+import msgspec
+
 from rivulet.core.tools.approval import ApprovalRequest, Decision
 from rivulet.core.turn.bus import BusEvent, EventBus
 
@@ -94,6 +96,8 @@ class BusApprover:
         the parent's approver, labelled)."""
         if not self.attached:
             return Decision.NO  # nobody to ask (headless): declined, nothing runs
+        if subagent is not None:  # every asker labels it, also one that is handed the request alone
+            request = msgspec.structs.replace(request, subagent=subagent)
         decision: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         event = ApprovalRequested(f"approval-{next(self._ids)}", request, decision, subagent)
         self._open[event.id] = event

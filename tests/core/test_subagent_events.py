@@ -35,4 +35,13 @@ async def test_an_approval_asked_for_a_subagent_carries_its_name() -> None:
     assert decision is Decision.YES
     assert seen[0].subagent == "tests"
     assert seen[0].to_json()["subagent"] == "tests"
+    assert seen[0].request.subagent == "tests"  # an asker handed the request alone labels it too
     await bus.close()
+
+
+def test_the_terminal_question_says_which_subagent_asks() -> None:
+    from rivulet.app.exec_prompt import question_text
+
+    text = question_text(ApprovalRequest("shell", "c1", "ls", subagent="te\x1bsts"))
+    assert text.splitlines()[1] == "agent 'te␛sts' asks:"
+    assert "asks:" not in question_text(ApprovalRequest("shell", "c1", "ls"))
