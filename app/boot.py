@@ -142,13 +142,16 @@ def cli_images(args: argparse.Namespace, settings: Settings) -> list[Attachment]
             for path in getattr(args, "image", None) or []]
 
 
-def session_for(args: argparse.Namespace, settings: Settings) -> tuple[Session | None, ChatWriter | None, bool]:
-    """(the resumed session or None, the writer, cancelled) for the chat; a new file unless resuming."""
+def session_for(args: argparse.Namespace,
+                settings: Settings) -> tuple[Session | None, ChatWriter | None, bool, int | None]:
+    """(the resumed session or None, the writer, cancelled, the turn to show: the picker's
+    search hit's, else None: the end) for the chat; a new file unless resuming."""
     from rivulet.core.assembly import NewSession, ResumeSession, open_session
     from rivulet.core.config_sources import sessions_dir as store_dir
     from rivulet.core.store.session import SessionError, find_session, list_sessions
 
     if args.command == "resume":
+        turn: int | None = None
         if args.id:
             path = find_session(args.id)
         else:
@@ -171,11 +174,11 @@ def session_for(args: argparse.Namespace, settings: Settings) -> tuple[Session |
 
                 chosen = SessionPicker(sessions, settings.theme).run()
                 if chosen is None:
-                    return None, None, True
-                path = chosen
+                    return None, None, True, None
+                path, turn = chosen
         session, writer = open_session(settings, ResumeSession(path))  # locked elsewhere: a fork
-        return session, writer, False
-    return (*open_session(settings, NewSession() if settings.save_sessions else None), False)
+        return session, writer, False, turn
+    return (*open_session(settings, NewSession() if settings.save_sessions else None), False, None)
 
 
 def session_model(session: Session, default: str) -> str:
@@ -213,12 +216,12 @@ def prepare(args: argparse.Namespace) -> Ready:
         tools = assemble(settings, notices).tool_settings
         assert tools is not None
         images = cli_images(args, settings)
-        session, writer, cancelled = session_for(args, settings)
+        session, writer, cancelled, turn = session_for(args, settings)
         if session is not None and demo is None and not getattr(args, "model", None):
             settings = settings.model_copy(update={"model": session_model(session, settings.model)})
         prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
         ready = Ready(settings, build_transport(settings, notices), tools, demo, session, writer, prompts, images,
-                      cancelled, notices, args)
+                      cancelled, notices, args, turn)
     except ConfigError as exc:
         if demo is not None:
             demo.stop()

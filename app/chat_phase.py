@@ -38,12 +38,13 @@ class Starting:
     notices: Notices | None = None  # where a transport made by the boot reports its fallback
     prompts: PromptHistory | None = None  # prompts sent in this workspace, across sessions
     images: list[Attachment] | None = None  # --image files: held for the first message
+    turn: int | None = None  # a resumed session's turn to show (`rivulet resume`'s search hit), not its end
 
     def adopt(self, ready: Ready) -> None:
         """Take what `boot.prepare` made (before the app runs, or in the boot thread)."""
         self.settings, self.transport, self.tool_settings = ready.settings, ready.transport, ready.tool_settings
         self.session, self.writer, self.notices = ready.session, ready.writer, ready.notices
-        self.prompts, self.images = ready.prompts, ready.images
+        self.prompts, self.images, self.turn = ready.prompts, ready.images, ready.turn
 
 
 @dataclass

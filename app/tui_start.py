@@ -211,6 +211,8 @@ def start(app: RivuletApp, records: list[Record] | None = None) -> None:
 
         workspace = starting.tool_settings.workspace if starting.tool_settings is not None else None
         app.call_after_refresh(rebuild_transcript, app.chat, app.commits, engine.session, workspace, records)
+        if starting.turn is not None:  # (after the entries: the callbacks run in turn, each awaited)
+            app.call_after_refresh(services.transcript.show_turn, starting.turn)
         if engine.session.background:  # a background response the last run left running
             from rivulet.app.background_resume import reattach_later
 

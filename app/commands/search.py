@@ -31,17 +31,10 @@ async def session_hits(s: ConversationNeeds, query: str) -> Choose | Say:
     """The sessions that say `query` as a choice list (/search's; the /resume picker's search
     field's too), or why there are none in one line."""
     writer = s.engine.writer
-    folder = writer.path.parent if writer is not None and writer.path is not None else None
-    try:
-        check_query(query)
-        hits = await asyncio.to_thread(_search, folder, query)
-    except BadQuery as exc:
-        return Say(exc.message, "error")
-    except (OSError, sqlite3.Error) as exc:
-        return Say(f"The search index could not be read: {exc}", "error")
-    if not hits:
-        return Say(f"No saved session says {query}")
-    options = [Option(hit.path, *_choice(hit)) for hit in hits]
+    hits = await find_hits(writer.path.parent if writer is not None and writer.path is not None else None, query)
+    if isinstance(hits, Say):
+        return hits
+    options = [Option(hit.path, *hit_choice(hit)) for hit in hits]
     turns = {hit.path: hit.turn for hit in hits}
     return Choose(f"Sessions that say {query}", options, partial(_resume_at, s, turns),
                   note="the newest first; enter resumes the session at the turn of the hit")
@@ -55,13 +48,26 @@ async def _resume_at(s: ConversationNeeds, turns: dict[str, int], picked: str) -
     return said
 
 
+async def find_hits(folder: Path | None, query: str) -> list[Hit] | Say:
+    """The hits of `query` in the sessions of `folder` (the sessions directory by default), on
+    a thread, or why there are none in one line (/search's and both session pickers')."""
+    try:
+        check_query(query)
+        hits = await asyncio.to_thread(_search, folder, query)
+    except BadQuery as exc:
+        return Say(exc.message, "error")
+    except (OSError, sqlite3.Error) as exc:
+        return Say(f"The search index could not be read: {exc}", "error")
+    return hits or Say(f"No saved session says {query}")
+
+
 def _search(folder: Path | None, query: str) -> list[Hit]:
     with open_index(folder) as index:
         index.update()
         return index.search(query, limit=LIMIT)
 
 
-def _choice(hit: Hit) -> tuple[str, str]:
+def hit_choice(hit: Hit) -> tuple[str, str]:
     """(label, help): the snippet, the match in «»; then when, which turn, which session, where
     (a row too long for the terminal is cut at the right: the workspace goes first)."""
     from rivulet.app.session_search import PLAIN_MARKS, marked

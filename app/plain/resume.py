@@ -29,7 +29,7 @@ def resumed_session(args: argparse.Namespace, settings: Settings) -> tuple[Sessi
         if args.id is None:
             raise BootError("no session chosen", 0)
     try:
-        session, writer, _ = session_for(args, settings)
+        session, writer, _, _ = session_for(args, settings)
     except SessionError as exc:
         raise BootError(exc.message) from None
     if session is not None and not getattr(args, "model", None):

@@ -65,7 +65,7 @@ def test_a_second_process_resuming_a_session_forks_it_instead_of_interleaving(tm
         before = path.read_bytes()
         # What `rivulet resume <id>` does.
         args = argparse.Namespace(command="resume", id=str(path), last=False)
-        session, writer, _ = session_for(args, settings())
+        session, writer, _, _ = session_for(args, settings())
         try:
             session.history.observers.append(writer.observe)
             session.history.append(it.user_message("second"), key="user-2")

@@ -69,13 +69,15 @@ def test_long_rows_are_cut_not_wrapped_at_80_columns(home):
         term.kill()
 
 
-def _session_with_an_answer(home, said_in_turn_2: str) -> None:
-    """A second session, whose only mention of the word is its second turn's answer."""
+def _session_with_an_answer(home, said_in_turn_2: str, more: int = 0) -> None:
+    """A second session, whose only mention of the word is its second turn's answer; `more`
+    turns after its three, each a few lines (the second turn off the screen at the end)."""
     sessions = home / ".local" / "share" / "rivulet" / "sessions"
     records: list[dict[str, object]] = [
         {"type": "session", "format": 1, "id": "20260201-120000-fedcba", "created": 1769947200.0,
          "cwd": str(home / "work"), "model": "m", "base_url": "u", "frontend": "chat"}]
-    for n, answer in ((1, "Answer one."), (2, said_in_turn_2), (3, "Answer three.")):
+    later = [(n, f"Answer {n}.\n\nA second paragraph.") for n in range(4, 4 + more)]
+    for n, answer in ((1, "Answer one."), (2, said_in_turn_2), (3, "Answer three."), *later):
         records += [{"type": "turn", "turn_id": n, "event": "started", "prompt": f"question {n}", "time": 1769947200.0},
                     {"type": "item", "seq": 2 * n - 1, "key": f"user-{n}", "segment": None, "time": 1769947200.0,
                      "item": {"type": "message", "role": "user", "content": [{"type": "input_text",
@@ -106,5 +108,27 @@ def test_the_session_pickers_search_field_finds_an_answer_and_enter_resumes_it(h
         term.send("Enter")
         term.wait(lambda s: "Resume which session?" not in s and "The wildebeest migrates." in s,
                   what="the session resumed")
+    finally:
+        term.kill()
+
+
+def test_rivulet_resume_searches_and_opens_the_hit_at_its_turn(home):
+    """`rivulet resume`'s own picker has the search field too (issue 40): a word said only in
+    an old answer leaves its session the one row; Enter opens the chat at that turn, not
+    at the session's end."""
+    _files(home)
+    _session_with_an_answer(home, "The wildebeest migrates.", more=12)
+    term = Terminal(home, 80, 24)
+    try:
+        term.start([*RIVULET, "--demo", "resume"], cwd=home / "work")
+        term.wait(lambda s: "Resume which session?" in s and "a first prompt long" in s and "question 1" in s,
+                  what="the start-up picker, both sessions")
+        term.type("wildebeest")
+        term.wait(lambda s: "The «wildebeest» migrates." in s and "a first prompt long" not in s,
+                  what="the one session that said it")
+        term.send("Enter")
+        screen = term.wait(lambda s: "Resume which session?" not in s and "The wildebeest migrates." in s,
+                           what="the chat at the hit's turn")
+        assert "Answer 15." not in screen  # (the session's end: where a resume opens otherwise)
     finally:
         term.kill()
