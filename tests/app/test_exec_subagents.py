@@ -5,43 +5,22 @@ real CLI against a local server that answers the parent and each subagent by its
 from __future__ import annotations
 
 import json
-import threading
 
-from helpers.agent_server import first_user_text, spawn
+from helpers.agent_server import DelegatingServer
 from helpers.aimock import rivulet
-from helpers.calls import answer, fn_call, fn_call_response
-from helpers.local_server import Reply, Request, StubServer, sse_reply
 
 PROMPT = "delegate it"
 TASK = "list the files"
 
 
-class AgentStub(StubServer):
+def _server() -> DelegatingServer:
     """The parent's requests get a spawn_agent call then an answer; the subagent's a shell
     call (declined: nobody is asked in a headless exec) then its answer."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.lock = threading.Lock()
-        self.seen: dict[str, int] = {}
-        self.tools: list[list[str]] = []  # the tools each request offers, by name
-
-    def reply(self, request: Request) -> Reply:
-        key = first_user_text(request.json()["input"])
-        with self.lock:
-            self.tools.append([str(t.get("name")) for t in request.json().get("tools", [])])
-            n = self.seen[key] = self.seen.get(key, 0) + 1
-        if key == PROMPT:
-            body = fn_call_response("r1", spawn("call_a", TASK, name="lister")) if n == 1 else answer("r2", "all done")
-        else:
-            shell = fn_call("fc_s", "call_s", "shell", {"command": "ls", "workdir": None, "timeout_ms": None,
-                                                       "justification": None, "outside_sandbox": None})
-            body = fn_call_response("ra1", shell) if n == 1 else answer("ra2", "three files")
-        return sse_reply(body, "length")
+    return DelegatingServer(PROMPT, TASK)
 
 
-def _exec(tmp_path, *flags: str, server: AgentStub | None = None):
-    with server or AgentStub() as stub:
+def _exec(tmp_path, *flags: str, server: DelegatingServer | None = None):
+    with server or _server() as stub:
         return rivulet("exec", *flags, "--base-url", stub.base_url, PROMPT,
                        env={"RIVULET_SESSIONS_DIR": str(tmp_path / "sessions"), "RIVULET_WORKSPACE": str(tmp_path)})
 
@@ -71,7 +50,7 @@ def test_human_exec_says_each_subagent_event_that_matters_on_stderr(tmp_path):
 
 
 def test_c_subagents_false_offers_no_spawn_agent(tmp_path):
-    server = AgentStub()
+    server = _server()
     proc = _exec(tmp_path, "-c", "subagents=false", server=server)
     # the model calls it anyway: answered as a tool this client does not have, no subagent runs
     assert proc.returncode == 0, proc.stderr

@@ -1,19 +1,23 @@
-"""A scripted Responses server for a conversation and its subagents (issue 41), in process
-(httpx's MockTransport): each request is answered from the script of the conversation it
-belongs to, told apart by its first user message (the parent's prompt, or a subagent's
-task). A reply is a whole body, or an async function that streams one (it may wait for
-the test, or for another request to arrive)."""
+"""Scripted Responses servers for a conversation and its subagents (issue 41): each request
+is answered from the script of the conversation it belongs to, told apart by its first user
+message (the parent's prompt, or a subagent's task). `AgentServer` is in process (httpx's
+MockTransport), a reply a whole body or an async function that streams one (it may wait
+for the test, or for another request to arrive); `DelegatingServer` is a real HTTP server
+on 127.0.0.1 for the CLI."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import httpx
 
-from helpers.calls import fn_call
+from helpers.calls import answer, fn_call, fn_call_response
+from helpers.local_server import Reply as HttpReply
+from helpers.local_server import Request, StubServer, sse_reply
 from helpers.mock_api import transport_for
 from helpers.streams import body, completed, created, message, message_events
 from rivulet.core.protocol.sse_transport import SseTransport
@@ -77,3 +81,32 @@ class AgentServer:
 
 async def _once(data: bytes) -> AsyncIterator[bytes]:
     yield data
+
+
+class DelegatingServer(StubServer):
+    """A real HTTP server on 127.0.0.1 for the CLI: the parent's prompt (`prompt`) gets a
+    spawn_agent call (the task `task`, the name `name`) and then `final`; the subagent runs
+    `command` with the shell tool, then answers `said`."""
+
+    def __init__(self, prompt: str, task: str, name: str = "lister", command: str = "ls",
+                 said: str = "three files", final: str = "all done") -> None:
+        super().__init__()
+        self.prompt, self.task, self.name, self.command, self.said, self.final = prompt, task, name, command, said, final
+        self.lock = threading.Lock()
+        self.seen: dict[str, int] = {}
+        self.tools: list[list[str]] = []  # the tools each request offers, by name
+
+    def reply(self, request: Request) -> HttpReply:
+        sent = request.json()
+        key = first_user_text(sent["input"])
+        with self.lock:
+            self.tools.append([str(t.get("name")) for t in sent.get("tools", [])])
+            n = self.seen[key] = self.seen.get(key, 0) + 1
+        if key == self.prompt:
+            body = fn_call_response("r1", spawn("call_a", self.task, name=self.name)) if n == 1 \
+                else answer("r2", self.final)
+        else:
+            shell = fn_call("fc_s", "call_s", "shell", {"command": self.command, "workdir": None, "timeout_ms": None,
+                                                       "justification": None, "outside_sandbox": None})
+            body = fn_call_response("ra1", shell) if n == 1 else answer("ra2", self.said)
+        return sse_reply(body, "length")
