@@ -223,6 +223,10 @@ def start(app: RivuletApp, records: list[Record] | None = None) -> None:
     app.chat.frame_timer = app.frame_timer = app.set_interval(app.frame_interval, app.live_panes.frame, pause=True)
     app.chat.second_timer = app.second_timer = app.set_interval(1.0, app.turn_status.second, pause=True)
     app.chat.composer.add_completion_provider(SlashCompletions(lambda: slash_commands(services)))
+    if not (app.demo or app.replay):  # a server's stream-shape notes: once per server (issue 42.7)
+        from rivulet.core.server_notes import SeenNotes
+
+        app.notes.seen = SeenNotes(settings.base_url)
     refresh_model_status(services)
     if not app.replay:
         contact_server(app, settings)

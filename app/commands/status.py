@@ -54,7 +54,20 @@ def status_lines(s: StatusNeeds) -> list[str]:
         lines.append(f"workspace      {tools.workspace}")
     lines += _instructions(engine)
     lines += mcp_lines(engine)
+    lines += protocol_lines(engine)
     return lines
+
+
+def protocol_lines(engine: Engine) -> list[str]:
+    """The protocol deviations this server's streams showed (this conversation's, and the
+    stream-shape ones an earlier run showed once: core/server_notes.py)."""
+    from rivulet.core.server_notes import SeenNotes
+
+    rules = dict.fromkeys(d.rule for d in engine.conversation.deviations)
+    rules.update(dict.fromkeys(sorted(SeenNotes(engine.settings.base_url).known)))
+    if not rules:
+        return []
+    return [f"protocol notes {', '.join(rules)} (tolerated; the chat's inspector, ctrl+o, lists each)"]
 
 
 def _instructions(engine: Engine) -> list[str]:

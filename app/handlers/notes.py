@@ -1,5 +1,6 @@
 """What the server and the session tell the user on the side: protocol deviations
-(kept for the inspector, one dim line per kind), server errors with their whole
+(kept for the inspector, one dim line per kind; a stream-shape one once per server:
+core/server_notes.py), server errors with their whole
 bodies, notices, a session file that can no longer be written, and a turn that
 thought but never answered."""
 
@@ -14,6 +15,7 @@ from textual.widgets import Static
 from rivulet.core.errors import RivuletError
 from rivulet.core.hooks.events import HookNote
 from rivulet.core.sanitize import sanitize
+from rivulet.core.server_notes import SeenNotes
 from rivulet.core.turn import bus as b
 from rivulet.core.turn.no_answer import NO_ANSWER
 
@@ -29,6 +31,8 @@ class Notes:
         self.server_errors: list[RivuletError] = []  # with their whole bodies
         self._rules_shown: set[str] = set()
         self._unsaved_warned = False
+        # The server's stream-shape notes already shown in an earlier run (set at start).
+        self.seen: SeenNotes | None = None
 
     def routes(self) -> dict[type, Handler]:
         return {
@@ -48,6 +52,8 @@ class Notes:
         if note.rule in self._rules_shown:
             return
         self._rules_shown.add(note.rule)
+        if self.seen is not None and not self.seen.first_time(note.rule):
+            return  # shown with this server before: /status and the inspector keep it
         line = Text(f"protocol note · {note.rule}: {sanitize(note.detail)}  (ctrl+o lists every note)",
                     style="dim italic")
         await self.view.transcript.mount(Static(line, classes="protocol-note"))
