@@ -63,3 +63,30 @@ def test_the_export_shows_a_subagents_items_nested_under_its_call(tmp_path):
     data = json.loads(to_json(session))
     assert [i["item"]["type"] for i in data["subagents"]["call_a"]["items"]] == ["message", "message"]
     assert data["subagents"]["call_a"]["name"] == "finder"
+
+
+async def test_tools_of_subagents_starting_at_once_take_the_turns_walk_before_once(tmp_path, monkeypatch):
+    """Two subagents' first tools wait for the turn's walk together: one walk, taken before
+    either runs (a second walk, finished after the first tool wrote, would hide that write
+    from /undo)."""
+    import asyncio
+
+    from rivulet.core.checkpoints.turns import TurnCheckpoints
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    cps = TurnCheckpoints(ws, "S1", root=tmp_path / "data")
+    walks: list[int] = []
+    take = TurnCheckpoints._take
+
+    def counted(self: TurnCheckpoints):
+        walks.append(1)
+        return take(self)
+
+    monkeypatch.setattr(TurnCheckpoints, "_take", counted)
+    await asyncio.gather(cps.before_tool("one"), cps.before_tool("two"), cps.before_tool("three"))
+    assert len(walks) == 1
+    (ws / "made").write_text("x\n")
+    cps.end_turn(1)
+    cp = cps.wait()
+    assert cp is not None and [c.path for c in cp.changes] == ["made"] and cp.commands == ["one", "two", "three"]
