@@ -100,7 +100,7 @@ class RivuletAgent:
         except OSError as exc:
             raise RequestError(INVALID_PARAMS, f"cannot read session {session_id}: {exc.strerror or exc}") from None
         session = await self._open(session_id, cwd, mcp_servers, lambda s: ResumeSession(path), saved.meta.model)
-        for update in replay(saved.history.items, session.workspace):
+        for update in replay(saved.history.items, session.workspace, saved.subagent_items):
             await self._send(session_id, update)
         return LoadSessionResponse(modes=_modes(session.engine.settings), config_options=[self._model(session)])
 

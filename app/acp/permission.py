@@ -37,13 +37,17 @@ def options(request: ApprovalRequest) -> list[PermissionOption]:
 
 
 def tool_call(request: ApprovalRequest) -> ToolCallUpdate:
+    """The question's tool call: the call it is about (a subagent's says which subagent asks)."""
     from acp.schema import ToolCallUpdate
+
+    from rivulet.app.acp.subagents import asks
 
     lines = [line for line in (request.detail, request.reason and f"Why: {request.reason}",
                                request.sandbox and f"Runs in: {request.sandbox}",
                                *(f"Protected: {p}" for p in request.protected)) if line]
     kind = {"shell": "execute", "patch": "edit"}.get(request.kind, "other")
-    return ToolCallUpdate(tool_call_id=request.call_id, title=request.title, kind=kind,  # type: ignore[arg-type]
+    title = asks(request.subagent, request.title) if request.subagent else request.title
+    return ToolCallUpdate(tool_call_id=request.call_id, title=title, kind=kind,  # type: ignore[arg-type]
                           status="pending", content=tc.text_content("\n".join(lines)))
 
 

@@ -2,7 +2,7 @@
 answer deltas as `agent_message_chunk`, reasoning summaries as `agent_thought_chunk`,
 each call as a `tool_call` when it starts and `tool_call_update`s after (its text when
 committed, its output as it runs, its status at the end), a committed `update_plan` call
-as a `plan`.
+as a `plan`, a subagent as its `spawn_agent` call's updates (subagents.py).
 
 Only committed items are final, as in the TUI: a call is `completed` or `failed` when
 its output (or, for the server's own tools, the item) is committed; a call the stream
@@ -25,8 +25,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rivulet.app.acp import tool_calls as tc
+from rivulet.app.acp.subagents import SubagentCalls
 from rivulet.app.acp.terminal_display import TerminalDisplay, exit_code, ran
 from rivulet.core import items as it
+from rivulet.core.subagents.events import SubagentEnded, SubagentEvent, SubagentStarted
+from rivulet.core.tools.approval_event import ApprovalRequested
 from rivulet.core.turn.bus import BusEvent, ItemCompleted, ItemDelta, ItemDiscarded, ItemStarted, ToolOutputDelta
 
 if TYPE_CHECKING:
@@ -44,6 +47,7 @@ class Relay:
     def __init__(self, send: Send, workspace: Path, terminal: bool = False) -> None:
         self.send, self.workspace = send, workspace
         self.terminal = TerminalDisplay() if terminal else None  # the client's display-only terminals
+        self.subagents = SubagentCalls()  # each spawn_agent call, as its subagent runs
         self._calls: dict[str, str] = {}  # item id -> tool call id, for calls started and not yet ended
         self._running: dict[str, str] = {}  # tool call id -> its output so far (a command's; in a
         # terminal: what is not sent yet)
@@ -61,6 +65,9 @@ class Relay:
         if isinstance(event, ToolOutputDelta):
             self._output(event.call_id, event.text)
             return None
+        if isinstance(event, SubagentEvent):  # a subagent's own events: only what it commits is shown
+            inner = event.event
+            return self._subagent_item(event.call_id, inner.item) if isinstance(inner, ItemCompleted) else None
         return self._event(event)
 
     async def _event(self, event: BusEvent) -> None:
@@ -73,6 +80,19 @@ class Relay:
             key = self._calls.pop(event.item_id, None)
             if key is not None:
                 await self._end(key, "failed", tc.text_content(f"(cut: {event.reason})"))
+        elif isinstance(event, SubagentStarted):
+            if event.call_id in self._open:
+                await self.send(self.subagents.started(event))
+        elif isinstance(event, SubagentEnded):
+            self.subagents.ended(event)  # final once the parent's output is committed
+        elif isinstance(event, ApprovalRequested) and event.subagent is not None:
+            self.subagents.asked.add(event.request.call_id)  # its question is a tool call: ended with its output
+
+    async def _subagent_item(self, call_id: str, item: dict[str, Any]) -> None:
+        await self.flush()
+        for update in (self.subagents.item(call_id, item), self.subagents.asked_output(item)):
+            if update is not None:
+                await self.send(update)
 
     def _delta(self, event: ItemDelta) -> None:
         if not event.delta:
@@ -140,7 +160,9 @@ class Relay:
                 from rivulet.core.kinds.calls import output_text
 
                 text = output_text(item)
-                if self.terminal is not None and self.terminal.shows(key) and ran(text):
+                if self.subagents.owns(key):
+                    await self._end(key, *self.subagents.final(key, text))
+                elif self.terminal is not None and self.terminal.shows(key) and ran(text):
                     await self._end_terminal(key, tc.output_status(item), exit_code(text))
                 else:
                     await self._end(key, tc.output_status(item), tc.text_content(text))
@@ -178,6 +200,7 @@ class Relay:
         self._open.discard(key)
         self._running.pop(key, None)
         diffs = self._diffs.pop(key, [])
+        self.subagents.discard(key)
         if self.terminal is not None:
             self.terminal.forget(key)
         await self.send(update_tool_call(key, status=status,  # type: ignore[arg-type]
@@ -194,12 +217,16 @@ class Relay:
 
     async def settle(self, why: str) -> None:
         """A turn ended (cancelled, failed): every call still open is failed, not completed."""
+        from acp import update_tool_call
+
         await self.flush()
         for key in sorted(self._open):
             if self.terminal is not None and self.terminal.opened(key):  # it was running: its terminal ends too
                 await self._end_terminal(key, "failed", None, why)
             else:
                 await self._end(key, "failed", tc.text_content(why))
+        for key in self.subagents.unanswered():  # a subagent's question whose call never ran
+            await self.send(update_tool_call(key, status="failed", content=tc.text_content(why)))
         self._calls.clear()
 
 

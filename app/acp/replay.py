@@ -11,14 +11,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rivulet.app.acp import tool_calls as tc
+from rivulet.app.acp.subagents import saved_content
 from rivulet.core import items as it
 from rivulet.core.kinds.registry import kind_of
+from rivulet.core.subagents.tool import is_agent_call
 
 if TYPE_CHECKING:
     from acp.helpers import SessionUpdate
 
 
-def replay(items: list[dict[str, Any]], workspace: Path) -> Iterator[SessionUpdate]:
+def replay(items: list[dict[str, Any]], workspace: Path,
+           subagent_items: dict[str, list[dict[str, Any]]] | None = None) -> Iterator[SessionUpdate]:
+    """`subagent_items`: each subagent's items, by its `spawn_agent` call's id (Session.subagent_items)."""
     from acp import (
         start_tool_call,
         update_agent_message_text,
@@ -50,7 +54,11 @@ def replay(items: list[dict[str, Any]], workspace: Path) -> Iterator[SessionUpda
         elif kind in ("call", "hosted") and not it.is_output(item) and tc.is_tool_item(item):
             key = tc.call_key(item, str(item.get("id") or ""))
             output = outputs.get(key)
-            if it.is_call(item):
+            if is_agent_call(item):
+                said = output_text(output) if output is not None else None
+                status = tc.agent_status(said) if said is not None else "failed"
+                content = saved_content(item, (subagent_items or {}).get(key, []), said)
+            elif it.is_call(item):
                 status = tc.output_status(output) if output is not None else "failed"
                 content = [*(tc.patch_diffs(tc.patch_text(item), workspace) if tc.is_patch(item) else []),
                            *tc.text_content(output_text(output) if output is not None else "(no result)")]

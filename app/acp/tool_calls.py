@@ -72,6 +72,11 @@ def shell_cwd(item: Item, workspace: Path) -> str:
 
 
 def title_of(item: Item) -> str:
+    from rivulet.app.acp.subagents import call_title
+
+    agent = call_title(item)
+    if agent is not None:
+        return agent  # "agent tests: count the tests"
     view = kind_of(item).view(item)
     if item.get("name") == "shell" and view.code and view.code.startswith("$ "):
         return view.code[2:]  # the command itself: what the editor's row should say
@@ -79,7 +84,11 @@ def title_of(item: Item) -> str:
 
 
 def tool_kind(item: Item) -> ToolKind:
+    from rivulet.core.subagents.tool import is_agent_call
+
     name, kind = item.get("name"), it.item_type(item)
+    if is_agent_call(item):
+        return "think"  # a subagent: a conversation of its own
     if name == "shell" or kind in ("local_shell_call", "shell_call", "code_interpreter_call"):
         return "execute"
     if is_patch(item) or kind == "apply_patch_call":
@@ -115,6 +124,13 @@ def output_status(output: Item) -> str:
     if text.startswith("Exit code: ") and not text.startswith("Exit code: 0\n"):
         return "failed"
     return "completed"
+
+
+def agent_status(output_text: str) -> str:
+    """A `spawn_agent` call's status from its output (a saved session's: the events are gone)."""
+    failed = output_text.startswith("The subagent ") and (" failed: " in output_text.split("\n", 1)[0]
+                                                          or " was stopped: " in output_text.split("\n", 1)[0])
+    return "failed" if failed or output_text.startswith(FAILED_OUTPUT) else "completed"
 
 
 def hosted_status(item: Item) -> str:

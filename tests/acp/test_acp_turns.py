@@ -236,3 +236,31 @@ async def test_the_models_plan_is_an_acp_plan_and_a_loaded_session_shows_it_agai
         await again.conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
     replayed = [u for _, u in again.client.updates if u.session_update == "plan"]
     assert [[(e.content, e.priority, e.status) for e in p.entries] for p in replayed] == [expected]
+
+
+async def test_each_subagent_is_a_tool_call_updated_as_it_runs_and_its_questions_say_who_asks(tmp_path, server):
+    async with running_agent(tmp_path, server.local.base_url, "-c", "max_retries=0") as agent:
+        sid = await _session(agent, tmp_path)
+        done = await agent.conn.prompt(session_id=sid, prompt=[text_block("agents at work")])
+        assert done.stop_reason == "end_turn"
+        client = agent.client
+        one, two = client.calls("call_sa1"), client.calls("call_sa2")
+        assert {(u.title, u.kind) for u in one if u.title} >= {("agent tests: boxed echo sub-one", "think")}
+        assert any(u.title == "agent 2: broken on purpose" for u in two)  # unnamed: the runner's name
+        lines = [c.content.text for u in one for c in u.content or [] if u.status == "in_progress"]
+        assert "→ shell: echo sub-one" in lines and "→ shell: echo sub-one (completed)" in lines  # live
+        assert one[-1].status == "completed" and one[-1].content[-1].content.text == "Done."
+        assert two[-1].status == "failed" and "the model broke" in two[-1].content[-1].content.text
+        # the subagent's question says which subagent asks; it ends with the call it asked about
+        assert [call.title for call, _ in client.permissions] == ["agent 'tests' asks: echo sub-one"]
+        assert [u.status for u in client.calls("call_boxed")][-1] == "completed"
+        assert client.text("agent_message_chunk") == "Done."
+        sub_items = [u for u in one if u.session_update == "tool_call_update"]
+        assert all(u.status in ("in_progress", "completed") for u in sub_items)
+    async with running_agent(tmp_path, server.local.base_url) as again:  # a loaded session shows them again
+        await again.conn.initialize(protocol_version=1)
+        await again.conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
+    (loaded_one,), (loaded_two,) = again.client.calls("call_sa1"), again.client.calls("call_sa2")
+    assert (loaded_one.title, loaded_one.status, loaded_two.status) == (
+        "agent tests: boxed echo sub-one", "completed", "failed")
+    assert "→ shell: echo sub-one (completed)" in [c.content.text for c in loaded_one.content]

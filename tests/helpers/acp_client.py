@@ -2,7 +2,7 @@
 scripted Responses server on a real socket (the agent is another process).
 
 The server picks its stream by the prompt's first word (see `STREAMS`; "boxed" runs the
-rest of the prompt as a command); a follow-up
+rest of the prompt as a command), a subagent's by its task's; a follow-up
 after tool outputs gets "Done." The client records every session update and answers
 each permission request by what the call's title holds (`answers`)."""
 
@@ -66,6 +66,10 @@ PLAN = fn_call("fc_p", "call_plan", "update_plan", {"explanation": None, "plan":
 STREAMS: dict[str, bytes] = {
     "run": _calls(SHELL_OK, SHELL_NO),
     "plan": _calls(PLAN),
+    # two subagents: one runs a command (asking first), one whose server breaks
+    "agents": _calls(fn_call("fc_sa1", "call_sa1", "spawn_agent", {"task": "boxed echo sub-one", "name": "tests"}),
+                     fn_call("fc_sa2", "call_sa2", "spawn_agent", {"task": "broken on purpose"})),
+    "broken": b'event: error\ndata: {"type": "error", "code": "bad", "message": "the model broke"}\n\n',
     "sleepy": _calls(SHELL_SLEEP),
     "patch": body([created("resp_p"), *custom_call_events("ct_1", "call_patch", "apply_patch", PATCH),
                    completed([{"id": "ct_1", "type": "custom_tool_call", "status": "completed",
