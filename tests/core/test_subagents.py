@@ -263,3 +263,19 @@ async def test_the_user_stopping_the_turn_at_another_call_stops_the_running_suba
     assert outputs[0][1] == "aborted: the user stopped the turn"
     assert outputs[1][1].endswith("The user stopped the turn.")
     assert [(e.subagent, e.status) for e in ended] == [("sa-1", "cancelled")]
+
+
+async def test_a_subagents_own_exception_is_its_calls_output_not_the_parents(tmp_path, monkeypatch):
+    server = AgentServer({PROMPT: [fn_call_response("r1", spawn("call_a", "crash")), answer("r2", "went on")]})
+    engine = _engine(tmp_path, server)
+
+    def broken(*args, **kw):
+        raise RuntimeError("a bug of its own")
+
+    monkeypatch.setattr(engine, "_child", broken)
+    engine.conversation.agents = engine._subagents(engine.conversation, 1)  # made with the broken factory
+    result = await asyncio.wait_for(engine.submit(PROMPT), 30)
+    await engine.aclose()
+    assert result.last_message == "went on"
+    (output,) = _outputs(server.bodies_of(PROMPT)[1])
+    assert output["output"].startswith("The subagent 'agent 1' failed: RuntimeError: a bug of its own.")
