@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 from textual.app import App
-from textual.widgets import Input
 
 from rivulet.app.paste_guard import install as install_paste_guard
 from rivulet.core.sanitize import sanitize
@@ -53,14 +52,7 @@ class Picked(NamedTuple):
 
 class PickerScreen(ChoiceScreen):
     """The sessions and their search field (the chat's /resume picker's own, issue 40), the
-    whole terminal; Esc empties a search field before it closes the picker."""
-
-    def action_cancel(self) -> None:
-        field = self.query_one(Input)
-        if field.value:
-            field.value = ""  # (its change lists every session again)
-        else:
-            super().action_cancel()
+    whole terminal (its CSS below)."""
 
 
 class SessionPicker(SafeNotify, App[Picked | None]):

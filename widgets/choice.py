@@ -126,4 +126,8 @@ class ChoiceScreen(ModalScreen[str | None]):
                 self.current in values else 0
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        """Esc empties a search field that has text (every choice is listed again), then closes."""
+        if self.search is not None and (field := self.query_one(Input)).value:
+            field.value = ""
+        else:
+            self.dismiss(None)

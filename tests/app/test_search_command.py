@@ -7,6 +7,7 @@ import pytest
 from helpers.mock_api import settings
 from helpers.streams import completed, created, message, message_events
 from helpers.tui import GatedServer, until
+from textual.widgets import Input
 
 from rivulet.app.tui import RivuletApp
 from rivulet.core.store.lazy_session import LazySessionWriter
@@ -128,6 +129,9 @@ async def test_the_resume_pickers_search_field_finds_an_old_answer_and_enter_res
         await pilot.press(*'"wild')  # a query FTS5 cannot read: one line, no row, no traceback
         await until(pilot, lambda: not app.screen.shown and "not a search query" in
                     str(app.screen.query_one("#choice-said").render()), "the bad query said")
+        await pilot.press("escape")  # Esc empties the field first: every session listed again
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen) and app.screen.shown
+                    and not app.screen.query_one(Input).value, "the field emptied")
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, ChoiceScreen), "the picker closed")
 
