@@ -8,6 +8,7 @@ from rivulet.core import items as it
 from rivulet.core.sanitize import sanitize
 from rivulet.widgets.entries import ToolCallEntry
 from rivulet.widgets.kind_views import entry_for
+from rivulet.widgets.subagent_pane import pane_key, resumed_record
 
 # The newest entries a resumed (or rebuilt) transcript mounts as widgets: about a screen.
 # Each is a Textual Markdown, the costly part of a resume; older ones are data, drawn as
@@ -29,7 +30,8 @@ async def rebuild_transcript(view: ChatView, commits: Commits, session: Session,
     """Every committed item of `session` becomes its entry again, in order; each output joins
     its call. `records`: the session's, already built (a resume builds them in its boot
     thread); `workspace`: where the tools work now."""
-    await mount_history(view, commits, session.history.entries, records)
+    shown = transcript_records(session.history.entries) if records is None else records
+    await mount_history(view, commits, session.history.entries, with_subagents(shown, session))
     meta = session.meta
     for welcome in view.transcript.query("#welcome"):  # a demo chat's, drawn before the session came
         await welcome.remove()
@@ -49,6 +51,20 @@ def transcript_records(entries: list[HistoryEntry]) -> list[Record]:
     called = {it.call_id(e.item) for e in entries if it.is_call(e.item)}
     return [(e.key or f"item-{e.seq}", e.item, outputs.get(it.call_id(e.item))) for e in entries
             if not (it.is_output(e.item) and it.call_id(e.item) in called)]
+
+
+def with_subagents(records: list[Record], session: Session) -> list[Record]:
+    """`records` with each subagent's folded pane under the call that spawned it (issue 41)."""
+    if not session.subagent_items:
+        return records
+    out: list[Record] = []
+    for key, item, output in records:
+        out.append((key, item, output))
+        call_id = it.call_id(item) if it.is_call(item) else None
+        if call_id is not None and call_id in session.subagent_items:
+            record = resumed_record(item, output, session.subagent_items[call_id], session.subagents.get(call_id))
+            out.append((pane_key(call_id), record, None))
+    return out
 
 
 async def mount_history(view: ChatView, commits: Commits, entries: list[HistoryEntry],

@@ -33,6 +33,7 @@ from rivulet.app.handlers.commits import Commits
 from rivulet.app.handlers.live_panes import LivePanes
 from rivulet.app.handlers.notes import Notes
 from rivulet.app.handlers.queue import MessageQueue
+from rivulet.app.handlers.subagents import Subagents
 from rivulet.app.handlers.turn_status import TurnStatus
 from rivulet.app.tui_ctrl_c import CtrlC
 from rivulet.app.tui_ctrl_q import CtrlQ
@@ -124,11 +125,12 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, KeyActions, App[Non
         self.live_panes = LivePanes(self.chat)
         self.commits = Commits(self.chat, self.live_panes)
         self.turn_status = TurnStatus(self.chat)
-        self.notes = Notes(self.chat)
+        self.notes, self.subagents = Notes(self.chat), Subagents(self.chat, self.live_panes)  # (issue 41)
         self.bridge = BusBridge(self, self.bus)  # (the turn's reader gives way to a key through it)
         self.sending = ChatSending(self)  # how a typed message becomes a turn
         self.queue = MessageQueue(self.chat, self.sending)  # messages typed while a turn runs: queued or steered
-        families = (self.live_panes, self.commits, self.turn_status, self.notes, Approvals(self.chat), self.queue)
+        families = (self.live_panes, self.commits, self.turn_status, self.notes, Approvals(self.chat), self.queue,
+                    self.subagents)
         self.bridge.route(*(family.routes() for family in families))
         self.bridge.route_at_once(self.turn_status.at_once())  # "Done" not queued behind commits
         self.bridge.watch_batches(self.live_panes, self.commits)

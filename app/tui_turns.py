@@ -93,5 +93,6 @@ async def interrupted(app: RivuletApp) -> None:
     while isinstance(app.screen, ApprovalScreen):  # a question nobody needs answered now
         app.pop_screen()
     app.commits.stop_running()
+    await app.subagents.stop_all("interrupted")  # (each folds, cancelled, if its end did not come)
     await app.live_panes.discard_all("interrupted")
     app.turn_status.interrupted()

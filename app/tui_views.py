@@ -30,6 +30,13 @@ def open_raw_item(app: RivuletApp, key: str) -> None:
 
     if app.conversation is None:
         return
+    subagent = app.subagents.entries(key, app.session)  # a subagent's pane: its items (issue 41)
+    if subagent is not None:
+        from rivulet.widgets.inspector import InspectorScreen
+
+        if not isinstance(app.screen, InspectorScreen):
+            app.push_screen(InspectorScreen(subagent[1], subagent=subagent[0]))
+        return
     for entry in app.conversation.history.entries:
         if entry.key == key:
             app.push_screen(RawItemScreen(entry))

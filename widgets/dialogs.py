@@ -50,6 +50,13 @@ def numbered(text: str) -> Text:
     return out
 
 
+def subagent_label(name: str) -> Text:
+    """Who asks: "agent 'tests' asks:" (the name is the model's: sanitised, one line, cut)."""
+    shown = " ".join(sanitize(name).split())
+    shown = shown if len(shown) <= 60 else shown[:59] + "…"
+    return Text.assemble(("agent ", "bold"), (f"'{shown}'", "bold reverse"), (" asks:", "bold"))
+
+
 class ApprovalScreen(GatedQuestion):
     """Ask whether a command may run or a patch may be applied.
 
@@ -64,9 +71,11 @@ class ApprovalScreen(GatedQuestion):
         Binding("s", "decide('stop')", "No, stop the turn", id="approval.stop"),
     ]
 
-    def __init__(self, request: ApprovalRequest, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, request: ApprovalRequest, clock: Callable[[], float] = time.monotonic,
+                 subagent: str | None = None) -> None:
         super().__init__(clock)
         self.request = request
+        self.subagent = subagent  # the asking subagent's name (model text), None for the conversation
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -77,6 +86,8 @@ class ApprovalScreen(GatedQuestion):
         else:
             body = numbered(q.body)
         with Vertical(id="approval"):
+            if self.subagent is not None:  # which of the running subagents asks (issue 41)
+                yield Static(subagent_label(self.subagent), id="approval-subagent", markup=False)
             yield Static(Text(q.title, style="bold"), id="approval-title")
             for warning in q.warnings:
                 yield Static(Text(f"⚠ {warning}", style="bold"), classes="approval-warning")

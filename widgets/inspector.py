@@ -122,8 +122,10 @@ class InspectorScreen(ModalScreen[None]):
 
         turn_id: int
 
-    def __init__(self, entries: list[HistoryEntry], notes: list[HistoryEntry] | None = None) -> None:
+    def __init__(self, entries: list[HistoryEntry], notes: list[HistoryEntry] | None = None,
+                 subagent: str | None = None) -> None:
         super().__init__()
+        self.subagent = subagent  # a subagent's items (its name): read only, nothing to edit from
         self.committed = len(entries)
         self.entries = entries + (notes or [])
         # Notes too: zipped with the entries below, a shorter list left them out of the table.
@@ -135,8 +137,12 @@ class InspectorScreen(ModalScreen[None]):
         with Vertical(id="inspector"):
             notes = len(self.entries) - self.committed
             extra = f" · {notes} notes, errors and compacted items" if notes else ""
-            yield Static(Text(f"History: {self.committed} committed items{extra}  (enter: raw JSON · "
-                              "e on a user message: edit from there · esc: close)", style="bold"))
+            if self.subagent is not None:
+                yield Static(Text.assemble((f"Subagent '{sanitize(self.subagent)}': {self.committed} committed items"
+                                            "  (enter: raw JSON · esc: close)", "bold")))
+            else:
+                yield Static(Text(f"History: {self.committed} committed items{extra}  (enter: raw JSON · "
+                                  "e on a user message: edit from there · esc: close)", style="bold"))
             with Horizontal(id="inspector-filters"):
                 yield Input(placeholder="search text…", id="inspector-search")
                 yield Select([(safe_text(k), k) for k in kinds], prompt="every type", id="inspector-type",
@@ -183,8 +189,8 @@ class InspectorScreen(ModalScreen[None]):
         """The highlighted row, if it is a message of the user's that began a turn:
         history goes back to before it and it goes to the composer."""
         table = self.query_one(DataTable)
-        if self.focused is not table or not 0 <= table.cursor_row < len(self.shown):
-            return
+        if self.subagent is not None or self.focused is not table or not 0 <= table.cursor_row < len(self.shown):
+            return  # (a subagent's history is not the conversation's: nothing to rewind)
         key = self.shown[table.cursor_row].key or ""
         if not (key.startswith("user-") and key[5:].isdigit()):
             self.notify("Only a message you sent can be edited", severity="warning", markup=False)

@@ -26,6 +26,7 @@ from .entries import (
     ViewEntry,
 )
 from .live import LiveImage, LiveMessage, LiveOther, LivePane, LivePatch, LiveReasoning, LiveToolCall
+from .subagent_pane import SUBAGENT_TYPE, SubagentPane, folded_renderable
 
 Item = dict[str, Any]
 # Whose arguments or code stream: a pane that shows them as they come.
@@ -80,6 +81,8 @@ def widgets_for(item: Item) -> KindWidgets:
 def entry_for(item: Item, item_id: str) -> TranscriptEntry:
     if item.get("type") == "message" and item_id.startswith("note-"):
         return NoteEntry(item, item_id)  # the client's note of an interrupted turn
+    if item.get("type") == SUBAGENT_TYPE:
+        return SubagentPane(item)  # the transcript's own record of a subagent (a resumed one's)
     return widgets_for(item).entry(item, item_id)
 
 
@@ -91,4 +94,6 @@ def entry_renderable(item: Item, output: Item | None, theme: Theme) -> Renderabl
     """What an entry widget shows, as one Rich renderable (all text sanitised)."""
     if item.get("type") == "error":
         return fv.error(item, output, theme)  # the screen's own error line, not an item of the API's
+    if item.get("type") == SUBAGENT_TYPE:
+        return folded_renderable(item, theme)  # a subagent's pane, folded (widgets/subagent_pane.py)
     return widgets_for(item).frozen(item, output, theme)

@@ -120,6 +120,11 @@ class LiveMessage(LivePane):
     def segments(self) -> int:
         return self.segmenter.segments
 
+    def grow_by_line(self) -> None:
+        """Grow a line at a time, no blank lines reserved: in a pane a few lines high that
+        shows its newest (a subagent's), the reserve would be what shows."""
+        self._tail.step = 1
+
     async def flush(self, force: bool = False) -> None:
         text = self._take(force)
         if text:

@@ -4,7 +4,8 @@ holds for this run only, as /approval does; the settings make them last."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rivulet.app.commands.results import Lines, Result, Say
 from rivulet.app.commands.services import HasEngine, HasTurns
@@ -29,12 +30,28 @@ def cost_lines(engine: Engine) -> list[str]:
     if conv.last_cost is None:
         return ["cost           nothing sent yet"]
     lines = [f"last turn      {describe(conv.last_cost)}"]
+    lines += subagent_lines(conv.last_cost)
     total = conv.session_cost or {}
     lines.append(f"this run       {describe(total)} over {total.get('turns', 0)} turns")
+    lines += subagent_lines(total)
     source = conv.last_cost.get("price_source")
     lines.append(f"prices         {source or 'unknown for this model (set prices in the config)'}"
                  + ("" if source != f"list prices of {PRICES_DATE}" else ": check them, they change"))
     return lines
+
+
+def subagent_lines(cost: Mapping[str, Any]) -> list[str]:
+    """What the subagents (issue 41) took of a cost record's totals, on a line apart: none
+    when no subagent ran."""
+    part = cost.get("subagents")
+    if not isinstance(part, Mapping) or not part.get("count"):
+        return []
+    count = int(part["count"])
+    words = [f"{count} subagent{'s' if count != 1 else ''}", f"{int(part.get('input_tokens') or 0):,} in",
+             f"{int(part.get('output_tokens') or 0):,} out"]
+    dollars = part.get("dollars")
+    words.append(f"${float(dollars):.4f}" if isinstance(dollars, (int, float)) else "no price")
+    return ["  of it        " + " · ".join(words)]
 
 
 async def show_cost(s: HasEngine, arg: str = "") -> Result:

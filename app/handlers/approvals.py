@@ -38,5 +38,6 @@ class Approvals:
         if event.decision.done():  # interrupted before it could be shown
             return
         request = event.request
-        self.view.alert("rivulet: approval needed", f"{request.kind}: {request.title}")
-        self.view.push_screen(ApprovalScreen(request), callback=event.answer)
+        who = f"agent '{event.subagent}': " if event.subagent is not None else ""  # (alert() cleans it)
+        self.view.alert("rivulet: approval needed", f"{who}{request.kind}: {request.title}")
+        self.view.push_screen(ApprovalScreen(request, subagent=event.subagent), callback=event.answer)

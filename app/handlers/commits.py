@@ -23,6 +23,7 @@ from rivulet.widgets.entries import OtherEntry, ToolCallEntry, TranscriptEntry
 from rivulet.widgets.frozen_entries import FLOOD_ENTRIES, KEEP_ENTRIES, FrozenEntries
 from rivulet.widgets.kind_views import entry_for
 from rivulet.widgets.live import LivePane
+from rivulet.widgets.subagent_pane import SubagentPane
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler
@@ -131,7 +132,15 @@ class Commits:
             entry.remove_class("running")
 
     def entry_widgets(self) -> list[TranscriptEntry]:
-        return [w for w in self.view.transcript.children if isinstance(w, TranscriptEntry) and not is_pruning(w)]
+        """The entry widgets that may be frozen, oldest first: those above the first running
+        subagent's pane (it streams; it and what follows it stay widgets, in order)."""
+        out: list[TranscriptEntry] = []
+        for w in self.view.transcript.children:
+            if isinstance(w, SubagentPane) and not w.folded:
+                break
+            if isinstance(w, TranscriptEntry) and not is_pruning(w):
+                out.append(w)
+        return out
 
     async def freeze_old_entries(self) -> None:
         """Keep the newest KEEP_ENTRIES entries as widgets; hand older ones to the frozen

@@ -20,6 +20,9 @@ class LivePanes:
     def __init__(self, view: ChatView) -> None:
         self.view = view
         self.live: dict[str, LivePane] = {}  # item id → its pane, while the item streams
+        # Subagents' live panes (app/handlers/subagents.py), by (subagent id, item id): flushed
+        # by the same tick, out of reach of the conversation's own deltas.
+        self.nested: dict[tuple[str, str], LivePane] = {}
         self.show_raw_reasoning = False
         self.completing: set[str] = set()  # items committed later in the batch being handled
 
@@ -102,17 +105,22 @@ class LivePanes:
             await pane.close()
             pane.mark_discarded(reason)
         self.live.clear()
+        for pane in list(self.nested.values()):
+            await pane.flush(force=True)
+            await pane.close()
+            pane.mark_discarded(reason)
+        self.nested.clear()
 
     def toggle_raw_reasoning(self) -> bool:
         self.show_raw_reasoning = not self.show_raw_reasoning
-        for pane in self.live.values():
+        for pane in [*self.live.values(), *self.nested.values()]:
             if isinstance(pane, LiveReasoning):
                 pane.show_raw = self.show_raw_reasoning
         return self.show_raw_reasoning
 
     async def frame(self) -> None:
         """The frame tick: flush every live pane, and keep the status line's heading."""
-        if not self.live:
+        if not (self.live or self.nested):
             self.view.frame_timer.pause()  # resumed when a pane goes live
             return
         heading = None
@@ -121,5 +129,8 @@ class LivePanes:
                 await pane.flush()
             if isinstance(pane, LiveReasoning):
                 heading = pane.heading or heading
+        for pane in list(self.nested.values()):  # (a subagent's heading is not the turn's)
+            if pane.is_mounted:
+                await pane.flush()
         if heading and heading != self.view.status.line.heading:
             self.view.status.set(heading=heading)

@@ -1,0 +1,204 @@
+"""Subagents in the chat (issue 41): each streams in its own pane under the call that
+spawned it, keyed by subagent and item (never into the conversation's live pane or
+another subagent's), folds to its header and a one-line result when it ends, opens in
+the inspector, and says which subagent asks an approval. Events are published on the
+app's bridge, as the core relays them."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from helpers.tui import GatedServer, make_app, until
+from textual.widgets import DataTable, Static
+
+from rivulet.core.subagents.events import SubagentEnded, SubagentEvent, SubagentStarted
+from rivulet.core.tools.approval import ApprovalRequest
+from rivulet.core.tools.approval_event import ApprovalRequested
+from rivulet.core.turn import bus as b
+from rivulet.widgets.dialogs import ApprovalScreen
+from rivulet.widgets.entries import ToolCallEntry
+from rivulet.widgets.inspector import InspectorScreen
+from rivulet.widgets.live import LiveMessage
+from rivulet.widgets.subagent_pane import SubagentPane
+
+pytestmark = pytest.mark.usefixtures("isolated_config")  # tests/conftest.py
+
+
+def spawn(n: int) -> dict:
+    return {"id": f"fc_{n}", "type": "function_call", "status": "completed", "call_id": f"call_{n}",
+            "name": "spawn_agent", "arguments": f'{{"task": "task number {n}", "name": "agent{n}"}}'}
+
+
+def msg(mid: str, text: str = "") -> dict:
+    return {"id": mid, "type": "message", "role": "assistant", "status": "completed" if text else "in_progress",
+            "content": [{"type": "output_text", "text": text, "annotations": []}] if text else []}
+
+
+def inner(n: int, event: b.BusEvent) -> SubagentEvent:
+    return SubagentEvent(f"sa-{n}", f"call_{n}", event)
+
+
+def drawn(app, widget) -> str:
+    """What the screen shows inside `widget`'s region."""
+    strips = app.screen._compositor.render_strips()
+    r = widget.region
+    return "\n".join(strips[y].text[r.x:r.x + r.width] for y in range(r.y, r.y + r.height) if y < len(strips))
+
+
+def screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def texts(widget) -> str:
+    return "\n".join(str(s.render()) for s in widget.query(Static) if s.display)
+
+
+async def two_running(app, pilot) -> tuple[SubagentPane, SubagentPane]:
+    """Two spawn_agent calls committed, each with its subagent started and streaming a
+    message (the same item id in both: the keys are subagent and item)."""
+    bridge = app.bridge
+    bridge.publish(b.TurnStarted(1, "delegate"))
+    for n in (1, 2):
+        bridge.publish(b.ItemCompleted(spawn(n), f"fc_{n}"))
+    for n in (1, 2):
+        bridge.publish(SubagentStarted(f"sa-{n}", f"call_{n}", f"agent{n}", f"task number {n}"))
+        bridge.publish(inner(n, b.ItemStarted(msg("m_1"), "m_1")))
+    await until(pilot, lambda: len(app.live_panes.nested) == 2, "both subagents' live panes")
+    panes = list(app._transcript.query_children(SubagentPane))
+    return panes[0], panes[1]
+
+
+async def test_each_subagent_streams_in_its_own_pane_under_its_call():
+    app = make_app(GatedServer([]))
+    async with app.run_test(size=(100, 40)) as pilot:
+        first, second = await two_running(app, pilot)
+        order = [w for w in app._transcript.children if isinstance(w, (ToolCallEntry, SubagentPane))]
+        assert [(type(w).__name__, w.item.get("call_id")) for w in order] == [
+            ("ToolCallEntry", "call_1"), ("SubagentPane", "call_1"),
+            ("ToolCallEntry", "call_2"), ("SubagentPane", "call_2")]
+        assert "agent1" in texts(first) and "running" in texts(first) and "task number 1" in texts(first)
+        # The conversation's own message streams too, with the same item id as theirs.
+        app.bridge.publish(b.ItemStarted(msg("m_1"), "m_1"))
+        app.bridge.publish(inner(1, b.ItemDelta("m_1", "output_text", "FIRST subagent line\n")))
+        app.bridge.publish(inner(2, b.ItemDelta("m_1", "output_text", "SECOND subagent line\n")))
+        app.bridge.publish(b.ItemDelta("m_1", "output_text", "PARENT line\n"))
+        await until(pilot, lambda: "m_1" in app.live_panes.live, "the conversation's live pane")
+        live_1, live_2 = app.live_panes.nested[("sa-1", "m_1")], app.live_panes.nested[("sa-2", "m_1")]
+        parent = app.live_panes.live["m_1"]
+        await until(pilot, lambda: "FIRST" in drawn(app, live_1) and "SECOND" in drawn(app, live_2)
+                    and "PARENT" in drawn(app, parent), "every pane drawn")
+        assert isinstance(live_1, LiveMessage)
+        assert live_1 in first.query(LiveMessage) and live_2 in second.query(LiveMessage)
+        for pane, own in ((live_1, "FIRST"), (live_2, "SECOND"), (parent, "PARENT")):
+            shown = drawn(app, pane)
+            assert own in shown and not {"FIRST", "SECOND", "PARENT"} - {own} & set(shown.split()), shown
+
+
+async def test_a_subagent_folds_to_its_header_and_a_line_when_it_ends():
+    app = make_app(GatedServer([]))
+    async with app.run_test(size=(100, 40)) as pilot:
+        first, second = await two_running(app, pilot)
+        bridge = app.bridge
+        bridge.publish(inner(1, b.ItemDelta("m_1", "output_text", "working on it\n")))
+        bridge.publish(inner(1, b.ItemCompleted(msg("m_1", "The answer is 42.\nMore detail."), "m_1")))
+        bridge.publish(inner(1, b.UsageUpdated("r1", {"input_tokens": 1000, "output_tokens": 234})))
+        bridge.publish(SubagentEnded("sa-1", "call_1", "completed", "The answer is 42.\nMore detail.", None,
+                                     {"input_tokens": 1000, "output_tokens": 234}, None))
+        bridge.publish(SubagentEnded("sa-2", "call_2", "failed", None, "the server refused: [b]bad[/b]", None,
+                                     None))
+        await until(pilot, lambda: first.folded and second.folded and not app.live_panes.nested, "both folded")
+        await pilot.pause()
+        assert not first.query(LiveMessage) and not second.query(LiveMessage)
+        shown = texts(first)
+        assert "done" in shown and "1,234 tokens" in shown and "→ The answer is 42." in shown
+        assert "More detail" not in shown  # one line
+        shown = texts(second)
+        assert "failed" in shown and "→ the server refused: [b]bad[/b]" in shown  # never markup
+
+
+async def test_a_pane_opens_the_subagents_items_in_the_inspector():
+    app = make_app(GatedServer([]))
+    async with app.run_test(size=(100, 40)) as pilot:
+        first, _ = await two_running(app, pilot)
+        app.bridge.publish(inner(1, b.ItemCompleted(msg("m_1", "sub answer"), "m_1")))
+        app.bridge.publish(inner(2, b.ItemCompleted(msg("m_1", "other answer"), "m_1")))
+        app.bridge.publish(SubagentEnded("sa-1", "call_1", "completed", "sub answer", None, None, None))
+        await until(pilot, lambda: first.folded, "folded")
+        await pilot.click(SubagentPane)
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
+        screen = app.screen
+        assert isinstance(screen, InspectorScreen)
+        assert [e.item for e in screen.entries] == [msg("m_1", "sub answer")]  # its own, not the other's
+        assert screen.query_one(DataTable).row_count == 1
+        assert "Subagent 'agent1'" in texts(screen)
+
+
+async def test_an_approval_from_a_subagent_says_which_one_asks():
+    app = make_app(GatedServer([]))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        decision = asyncio.get_running_loop().create_future()
+        request = ApprovalRequest("shell", "c1", "rm -rf build")
+        app.bridge.publish(ApprovalRequested("approval-1", request, decision, "[b]tests[/b]\x1b[31m"))
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        label = app.screen.query_one("#approval-subagent", Static)
+        assert str(label.render()) == "agent '[b]tests[/b]␛[31m' asks:"  # literal, controls made visible
+        await pilot.press("n")
+        await until(pilot, decision.done, "the answer")
+
+
+async def test_an_approval_from_the_conversation_names_no_subagent():
+    app = make_app(GatedServer([]))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        decision = asyncio.get_running_loop().create_future()
+        app.bridge.publish(ApprovalRequested("approval-1", ApprovalRequest("shell", "c1", "ls"), decision))
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        assert not app.screen.query("#approval-subagent")
+
+
+def resumed_session(later_turns: int):
+    from rivulet.core import items as it
+    from rivulet.core.store.session import Session, SessionMeta
+    from rivulet.core.turn.history import History
+
+    history = History()
+    history.append(it.user_message("delegate it"), key="user-1")
+    history.append(spawn(1), "req-1", "fc_1")
+    history.append({"type": "function_call_output", "call_id": "call_1", "output": "42, capped"}, key="out-1")
+    for n in range(later_turns):
+        history.append(it.user_message(f"question {n}"), key=f"user-{n + 2}")
+        history.append(msg(f"m{n}", f"Answer {n}."), "req-2", f"m{n}")
+    items = [msg("sm_1", "The sub answer.\nDetails.")]
+    return Session(SessionMeta("sub", 0, "/", "m", "u"), history, subagent_items={"call_1": items},
+                   subagents={"call_1": ("sa-1", "[i]helper[/i]")})
+
+
+async def test_a_resumed_sessions_subagent_is_a_folded_pane_under_its_call_and_opens_its_items():
+    app = make_app(GatedServer([]), session=resumed_session(0))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await until(pilot, lambda: app._transcript.query_children(SubagentPane), "the subagent's pane")
+        pane = app._transcript.query_children(SubagentPane).first()
+        shown = [w for w in app._transcript.children if isinstance(w, (ToolCallEntry, SubagentPane))]
+        assert shown == [app._transcript.query_children(ToolCallEntry).first(), pane]
+        await pilot.pause()
+        text = texts(pane)
+        assert pane.folded and "'[i]helper[/i]'" in text and "task: task number 1" in text
+        assert "→ The sub answer." in text and "Details" not in text
+        await pilot.click(SubagentPane)
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
+        assert [e.item for e in app.screen.entries] == [msg("sm_1", "The sub answer.\nDetails.")]
+
+
+async def test_an_old_resumed_subagent_is_drawn_folded_in_the_frozen_block():
+    app = make_app(GatedServer([]), session=resumed_session(12))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await until(pilot, lambda: "Answer 11." in screen_text(app), "the session")
+        frozen = app._transcript.frozen
+        assert frozen is not None
+        keys = [key for key, _, _ in frozen.entries]
+        assert keys[:4] == ["user-1", "fc_1", "subagent-call_1", "user-2"]  # right under its call
+        app._transcript.scroll_by_key("top")
+        await until(pilot, lambda: "◆ agent '[i]helper[/i]' · done" in screen_text(app), "the folded pane")
+        assert "▌ → The sub answer." in screen_text(app)
