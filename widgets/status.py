@@ -5,7 +5,7 @@ window the app worked out from the setting, the server's report or the table).""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from rivulet.core.sanitize import sanitize
+from rivulet.core.turn.turn_cost import cost_pieces
 from rivulet.core.turn.usage import context_left
 
 
@@ -21,12 +22,33 @@ def _k(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
-DROP = 5  # the first part to give way (tokens used); higher ranks go first
+DROP = 6  # the first parts to give way (the session's tokens used); higher ranks go first
 KEEP = 0  # state, model, context left: always shown whole
 SEP = " • "
-# The last turn's cost, piece by piece (core turn_cost.cost_pieces): its token counts and
-# time to first token go with the first, its dollars and speed after the sandbox.
-COST_RANKS = {"tokens": DROP, "first_token": DROP, "speed": 3, "dollars": 2}
+SANDBOX = 5  # the sandbox gives way before the turn's own figures (it is in /status)
+# The last turn's cost, piece by piece (footer_pieces): its time to first token and the
+# cached/reasoning detail go first, then (after the sandbox) its token counts, its speed,
+# and its dollars last, so the tokens and speed show at 120 columns (issue 42.7).
+COST_RANKS = {"first_token": DROP, "token_detail": DROP, "tokens": 4, "speed": 3, "dollars": 2}
+
+
+def footer_pieces(cost: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The turn's cost for the status line: core's pieces (turn_cost.cost_pieces), with the
+    token counts split from their detail (cached, reasoning), which gives way first."""
+    plain = {k: v for k, v in cost.items() if k not in ("cached", "reasoning")}
+    pieces = cost_pieces(plain)
+    details = [f"{cost[k]:,} {k}" for k in ("cached", "reasoning") if cost.get(k)]
+    if details:
+        pieces.insert(1, ("token_detail", f" ({', '.join(details)})"))
+    return pieces
+
+
+def short_model(model: str) -> str:
+    """A model file's name without its folders (llama-server names its model by the path
+    it was given: `/work/models/qwen-coder-1.5b.gguf`); any other name as it is."""
+    if model.lower().endswith(".gguf") and "/" in model:
+        return model.rsplit("/", 1)[1]
+    return model
 
 
 @dataclass(frozen=True)
@@ -147,11 +169,11 @@ class StatusLine(Static):
             parts.append(Part(sanitize(self.note) if self.note else "Ready", KEEP, "left", note=bool(self.note)))
             if self.cost and self.state == "idle" and (self.note or "").startswith("Done in"):
                 # the turn's footer, beside its own "Done in" only
-                parts += [Part(" · " + sanitize(text), COST_RANKS.get(what, DROP), "left", joins=True)
-                          for what, text in self.cost]
+                parts += [Part((" · " if what != "token_detail" else "") + sanitize(text),
+                               COST_RANKS.get(what, DROP), "left", joins=True) for what, text in self.cost]
         if self.sandbox:
-            parts.append(Part(self.sandbox, 4, "right"))
-        model = sanitize(self.model) + (f" {self.effort}" if self.effort else "")
+            parts.append(Part(self.sandbox, SANDBOX, "right"))
+        model = sanitize(short_model(self.model)) + (f" {self.effort}" if self.effort else "")
         if self.profile:
             model = f"{sanitize(self.profile)}: {model}"
         parts.append(Part(model, KEEP, "right"))

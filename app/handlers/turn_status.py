@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn import bus as b
 from rivulet.core.turn.retry_policy import waiting_text
-from rivulet.core.turn.turn_cost import cost_pieces
 from rivulet.widgets.entries import ErrorEntry, TranscriptEntry
+from rivulet.widgets.status import footer_pieces
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import AtOnce, Handler
@@ -111,7 +111,7 @@ class TurnStatus:
         alert = note  # the notification says what happened, not what it cost
         # The turn's footer: tokens, dollars, speed (/cost: the session's). Parts of the
         # status line of their own, which give way on a narrow terminal, dollars and speed last.
-        cost = cost_pieces(event.cost) if event.cost and not event.stopped else None
+        cost = footer_pieces(event.cost) if event.cost and not event.stopped else None
         self.view.status.set(state="idle", note=note, cost=cost, heading=None, retry=None)
         self.view.status.paint_now()  # not after the layout of the answer's commit (issue 22)
         self.view.alert("rivulet: turn finished", alert)
