@@ -42,13 +42,17 @@ def tool_call(request: ApprovalRequest) -> ToolCallUpdate:
 
     from rivulet.app.acp.subagents import asks
 
-    lines = [line for line in (request.detail, request.reason and f"Why: {request.reason}",
+    notes = [line for line in (request.reason and f"Why: {request.reason}",
                                request.sandbox and f"Runs in: {request.sandbox}",
                                *(f"Protected: {p}" for p in request.protected)) if line]
     kind = {"shell": "execute", "patch": "edit"}.get(request.kind, "other")
+    # the detail (a patch's diff, a command's directory, a call's arguments) as it is; the
+    # notes each a paragraph (the editor draws Markdown)
+    content = [*tc.code_content(request.detail, "diff" if request.kind == "patch" else ""),
+               *tc.text_content("\n\n".join(notes))]
     title = asks(request.subagent, request.title) if request.subagent else request.title
     return ToolCallUpdate(tool_call_id=request.call_id, title=title, kind=kind,  # type: ignore[arg-type]
-                          status="pending", content=tc.text_content("\n".join(lines)))
+                          status="pending", content=content)
 
 
 def decision(response: RequestPermissionResponse) -> Decision:

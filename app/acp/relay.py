@@ -139,7 +139,7 @@ class Relay:
                     await self.send(update)
             elif texts[0] in self._running:  # a command's output so far (still running)
                 await self.send(update_tool_call(texts[0], status="in_progress",
-                                                 content=tc.text_content(self._running[texts[0]])))
+                                                 content=tc.code_content(self._running[texts[0]])))
 
     async def _started(self, item: dict[str, Any], item_id: str) -> None:
         if not tc.is_tool_item(item) or it.is_output(item):
@@ -165,7 +165,7 @@ class Relay:
                 elif self.terminal is not None and self.terminal.shows(key) and ran(text):
                     await self._end_terminal(key, tc.output_status(item), exit_code(text))
                 else:
-                    await self._end(key, tc.output_status(item), tc.text_content(text))
+                    await self._end(key, tc.output_status(item), tc.output_content(text))
             return
         plan = tc.plan_update(item)
         if plan is not None:

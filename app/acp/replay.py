@@ -61,7 +61,8 @@ def replay(items: list[dict[str, Any]], workspace: Path,
             elif it.is_call(item):
                 status = tc.output_status(output) if output is not None else "failed"
                 content = [*(tc.patch_diffs(tc.patch_text(item), workspace) if tc.is_patch(item) else []),
-                           *tc.text_content(output_text(output) if output is not None else "(no result)")]
+                           *(tc.output_content(output_text(output)) if output is not None
+                             else tc.text_content("(no result)"))]
                 if not tc.is_patch(item):
                     content = [*tc.call_content(item, workspace), *content]
             else:

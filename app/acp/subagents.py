@@ -66,7 +66,7 @@ def saved_content(item: it.Item, items: list[it.Item], output_text: str | None) 
     lines: dict[str, str] = {}
     for saved in items:
         add_line(lines, saved)
-    return [*tc.text_content(args if isinstance(args, str) else args.task), *tc.text_content("\n".join(lines.values())),
+    return [*tc.text_content(args if isinstance(args, str) else args.task), *tc.code_content("\n".join(lines.values())),
             *tc.text_content(output_text if output_text is not None else "(no result)")]
 
 
@@ -142,5 +142,5 @@ class SubagentCalls:
 
     @staticmethod
     def _content_of(running: Running, end: str) -> list[Any]:
-        return [*tc.text_content(running.task), *tc.text_content("\n".join(running.calls.values())),
+        return [*tc.text_content(running.task), *tc.code_content("\n".join(running.calls.values())),
                 *tc.text_content(end)]

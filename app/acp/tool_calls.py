@@ -7,6 +7,7 @@ diff, never as a terminal's bytes, so it goes as sent (JSON escapes every contro
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +99,24 @@ def tool_kind(item: Item) -> ToolKind:
     return "other"
 
 
+def code_content(text: str, lang: str = "") -> list[Content]:
+    """Text the editor must show as it is: editors draw a tool call's text as Markdown (Zed,
+    Toad), where a command's output or a diff would lose its lines and its `#`, `*` and
+    `<...>` would be read as markup; in a fence longer than any run of backticks in it."""
+    if not text:
+        return []
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return text_content(f"{fence}{lang}\n{text.rstrip(chr(10))}\n{fence}")
+
+
+def output_content(text: str) -> list[Content]:
+    """A call's output: fenced, but a refusal or an error line (a sentence) as text."""
+    if text.startswith(FAILED_OUTPUT) or text.startswith("The user "):
+        return text_content(text)
+    return code_content(text)
+
+
 def text_content(text: str) -> list[Content]:
     from acp import text_block, tool_content
 
@@ -106,12 +125,17 @@ def text_content(text: str) -> list[Content]:
 
 def call_content(item: Item, workspace: Path) -> list[Content]:
     """What the call will do: a patch's diffs, else its view's code and lines (a command, arguments)."""
+    from rivulet.core.subagents.tool import is_agent_call, read_call
+
     if is_patch(item):
         diffs = patch_diffs(patch_text(item), workspace)
         if diffs:
             return diffs
+    if is_agent_call(item):  # a subagent: its task
+        args = read_call(item)
+        return text_content(args if isinstance(args, str) else args.task)
     view = kind_of(item).view(item)
-    return text_content("\n".join([*([view.code] if view.code else []), *view.lines]))
+    return code_content("\n".join([*([view.code] if view.code else []), *view.lines]))
 
 
 def output_status(output: Item) -> str:

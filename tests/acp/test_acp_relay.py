@@ -63,7 +63,7 @@ async def test_hosted_and_mcp_calls_end_as_committed_and_a_cut_call_fails():
     assert [s for s in _summary(sent) if s[0] != "tool_call"] == [
         ("tool_call_update", "ws_1", "completed"), ("tool_call_update", "call_m", "in_progress"),
         ("tool_call_update", "call_m", "completed"), ("tool_call_update", "call_cut", "failed")]
-    assert sent[3].title == "docs__lookup" and sent[4].content[0].content.text == "found it"
+    assert sent[3].title == "docs__lookup" and sent[4].content[0].content.text == "```\nfound it\n```"
 
 
 async def test_a_call_the_turn_left_open_is_failed_at_the_turns_end():
@@ -120,7 +120,7 @@ async def test_without_the_display_offered_a_commands_output_is_text():
             "arguments": '{"command": "ls"}', "status": "completed"}
     await _feed(relay, ItemCompleted(call, "fc_1"), ToolOutputDelta("call_1", "a.txt\n"))
     assert not any(u.field_meta for u in sent)
-    assert sent[-1].content[0].content.text == "a.txt\n"
+    assert sent[-1].content[0].content.text == "```\na.txt\n```"  # fenced: the editor draws Markdown
 
 
 async def test_a_plan_call_is_a_plan_update_not_a_tool_call():

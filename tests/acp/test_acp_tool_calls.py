@@ -38,3 +38,18 @@ def test_a_command_title_kind_and_status():
     assert output_status({**out, "output": "Exit code: 2\nWall time: 0.1 seconds\nOutput:\n"}) == "failed"
     assert output_status({**out, "output": "The user declined to run this command; it did not run."}) == "failed"
     assert output_status({**out, "output": "aborted: the user interrupted the turn"}) == "failed"
+
+
+def test_text_the_editor_must_not_read_as_markdown_is_fenced_past_its_own_backticks():
+    from rivulet.app.acp.permission import tool_call
+    from rivulet.app.acp.tool_calls import code_content, output_content
+    from rivulet.core.tools.approval import ApprovalRequest
+
+    assert code_content("# not a heading\n*x*\n")[0].content.text == "```\n# not a heading\n*x*\n```"
+    assert code_content("a ``` b ```` c")[0].content.text == "`````\na ``` b ```` c\n`````"
+    assert code_content("") == []
+    assert output_content("The user declined to run this command")[0].content.text.startswith("The user")
+    patch = ApprovalRequest("patch", "c", "A new.txt", detail="--- /dev/null\n+++ b/new.txt\n+hi",
+                            reason="because")
+    texts = [c.content.text for c in tool_call(patch).content]
+    assert texts == ["```diff\n--- /dev/null\n+++ b/new.txt\n+hi\n```", "Why: because"]

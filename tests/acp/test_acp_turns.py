@@ -248,7 +248,8 @@ async def test_each_subagent_is_a_tool_call_updated_as_it_runs_and_its_questions
         assert {(u.title, u.kind) for u in one if u.title} >= {("agent tests: boxed echo sub-one", "think")}
         assert any(u.title == "agent 2: broken on purpose" for u in two)  # unnamed: the runner's name
         lines = [c.content.text for u in one for c in u.content or [] if u.status == "in_progress"]
-        assert "→ shell: echo sub-one" in lines and "→ shell: echo sub-one (completed)" in lines  # live
+        assert "```\n→ shell: echo sub-one\n```" in lines  # live, as it runs
+        assert "```\n→ shell: echo sub-one (completed)\n```" in lines
         assert one[-1].status == "completed" and one[-1].content[-1].content.text == "Done."
         assert two[-1].status == "failed" and "the model broke" in two[-1].content[-1].content.text
         # the subagent's question says which subagent asks; it ends with the call it asked about
@@ -263,4 +264,5 @@ async def test_each_subagent_is_a_tool_call_updated_as_it_runs_and_its_questions
     (loaded_one,), (loaded_two,) = again.client.calls("call_sa1"), again.client.calls("call_sa2")
     assert (loaded_one.title, loaded_one.status, loaded_two.status) == (
         "agent tests: boxed echo sub-one", "completed", "failed")
-    assert "→ shell: echo sub-one (completed)" in [c.content.text for c in loaded_one.content]
+    assert [c.content.text for c in loaded_one.content] == [
+        "boxed echo sub-one", "```\n→ shell: echo sub-one (completed)\n```", "Done."]
