@@ -131,3 +131,14 @@ async def test_a_plan_call_is_a_plan_update_not_a_tool_call():
                 ItemCompleted({"type": "function_call_output", "call_id": "call_p", "output": "Plan updated."}, "o"))
     assert [u.session_update for u in sent] == ["plan"]
     assert [(e.content, e.status) for e in sent[0].entries] == [("one", "in_progress")]
+
+
+def test_only_the_display_extension_shows_output_in_a_terminal_acps_own_terminals_are_not_used():
+    from acp.schema import ClientCapabilities
+
+    from rivulet.app.acp.terminal_display import offers_display
+
+    assert not offers_display(ClientCapabilities(terminal=True))  # terminal/create: the editor would run it
+    assert offers_display(ClientCapabilities.model_validate({"terminal": True, "_meta": {"terminal_output": True}}))
+    assert not offers_display(ClientCapabilities.model_validate({"_meta": {"terminal_output": "yes"}}))
+    assert not offers_display(None)
