@@ -210,6 +210,13 @@ _NESTED = ("bullet_list_open", "ordered_list_open", "table_open", "blockquote_op
 # Inside the open segment a huge paragraph or code block is still cut (the Segmenter's
 # hard cut, as between segments), so no block costs more than this to render again.
 _BLOCK_HARD_LIMIT = 6_000
+# The blank lines a MarkdownTail reserves (its `step`) pay off only while lines come fast:
+# a new line within FAST_TICKS frames of the one before. A slow stream (a local model's
+# few tokens a second) grows by its lines alone, and a reserve is given back after
+# SETTLE_TICKS frames without a new line: they were the 5-8 empty rows that sat under an
+# answer while it streamed (issue 42.7).
+FAST_TICKS = 3
+SETTLE_TICKS = 10
 _LIST_ITEM = re.compile(r" {0,3}([-*+]|\d{1,9}[.)])( |\t|$)")
 
 
@@ -363,6 +370,10 @@ class MarkdownTail(LaidOutOnce, Widget):
         self._start_over()
         self._dirty_from = 0  # the first line to repaint at the next refresh
         self._height = 0  # the reserved height the screen was last laid out with
+        # Lines are coming fast (a step is reserved); frames since the last new line (`tick`).
+        # Until a frame is counted (a tail nobody ticks) it reserves its step.
+        self._fast = True
+        self._since_line = 0
 
     def _start_over(self) -> None:
         self._pieces: list[str] = []  # the open segment's text, as it came
@@ -394,15 +405,31 @@ class MarkdownTail(LaidOutOnce, Widget):
         return [line for part in self._parts for line in part]
 
     @property
+    def text_rows(self) -> int:
+        """The text's lines, without the reserve."""
+        return sum(map(len, self._parts))
+
+    @property
     def reserved(self) -> int:
-        """The height: the text's lines, rounded up to a whole step."""
-        return -(-sum(map(len, self._parts)) // self.step) * self.step
+        """The height: the text's lines, rounded up to a whole step while they come fast."""
+        return -(-self.text_rows // self.step) * self.step if self._fast else self.text_rows
+
+    def tick(self) -> None:
+        """A frame went by (the live pane's flush, after its text): a reserve is given back
+        once no new line has come for SETTLE_TICKS frames."""
+        self._since_line += 1
+        if self._since_line == SETTLE_TICKS and self._fast:
+            self._fast = False
+            if self._key is not None and self.reserved != self._height:
+                self._height = self.reserved
+                self.refresh(layout=True)
 
     def add(self, pieces: list[str], final: bool = False) -> None:
         """The open segment grows by `pieces[0]`; each further piece starts a new segment,
         the one before it finished (a Segmenter's pieces). `final`: no more text follows for
         now (the open block is drawn up to its end, however long)."""
         height = self._height  # as laid out
+        rows = self.text_rows
         self._dirty_from = min(self._dirty_from, len(self._frozen) + len(self._settled))
         self._grow(pieces[0])
         for piece in pieces[1:]:
@@ -412,6 +439,8 @@ class MarkdownTail(LaidOutOnce, Widget):
             self.refresh(layout=True)
             return
         self._update(self._key[0], final)
+        if self.text_rows > rows:  # a new line: fast (a step reserved) if the last one was recent
+            self._fast, self._since_line = self._since_line <= FAST_TICKS, 0
         first, self._dirty_from = self._dirty_from, 1 << 62
         if self.reserved != height:
             self._height = self.reserved

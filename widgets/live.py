@@ -30,9 +30,10 @@ from .segmenter import Segmenter
 from .sizing import LaidOutOnce
 
 PARTIAL_LINE_TICKS = 3  # show a partial line after it waited this many ticks
-# The live message grows by this many lines at a time (blank until written): most new
-# lines then cost a repaint of the tail, not a layout pass and a scroll of the screen
-# (200 deltas/s: 0.55 CPU s/s with steps of 1 line, 0.48 with 8; benchmarks/README.md).
+# The live message grows by this many lines at a time (blank until written) while lines
+# come fast: most new lines then cost a repaint of the tail, not a layout pass and a scroll
+# of the screen (200 deltas/s: 0.55 CPU s/s with steps of 1 line, 0.48 with 8;
+# benchmarks/README.md). A slow stream grows by its lines alone (widgets/frozen.py FAST_TICKS).
 LIVE_HEIGHT_STEP = 8
 
 
@@ -129,6 +130,7 @@ class LiveMessage(LivePane):
         text = self._take(force)
         if text:
             self._tail.add(self.segmenter.feed(text), final=force)
+        self._tail.tick()  # one frame: a reserve of blank lines goes once the lines slow down
 
     async def close(self) -> None:
         """The committed entry comes: the open segment, shown to its end, is handed to it with
