@@ -27,6 +27,7 @@ from rivulet.core.sanitize import sanitize
 
 from .entries import TranscriptEntry
 from .live import LiveMessage, LivePane
+from .messages import OpenRawItem
 
 Item = dict[str, Any]
 SUBAGENT_TYPE = "subagent"  # the record's type (the transcript's own, never an API item)
@@ -89,7 +90,7 @@ def item_line(item: Item) -> Text:
     """A committed item of the subagent as one line of its pane."""
     from .inspector import describe  # (the inspector's own one-line summary of an item)
 
-    kind = sanitize(str(item.get("type") or "item"))
+    kind = {"message": "answer", "function_call": "call"}.get(str(item.get("type")), sanitize(str(item.get("type"))))
     return Text.assemble(("• ", "dim"), (kind, "bold dim"), (" " + describe(item), "dim"), no_wrap=True,
                          overflow="ellipsis")
 
@@ -154,7 +155,10 @@ class SubagentPane(TranscriptEntry):
         pane.anchor()
 
     def committed(self, item: Item) -> None:
-        """An item of the subagent is committed: one line (the last few are shown)."""
+        """An item of the subagent is committed: one line (the last few are shown); its
+        task, the first user message, is in the header already."""
+        if item.get("type") == "message" and item.get("role") == "user":
+            return
         self.done.append(item_line(item))
         self._done.update(Text("\n").join(self.done))
         self._done.display = True
@@ -191,6 +195,10 @@ class SubagentPane(TranscriptEntry):
 
     def copy_text(self) -> str:
         return str(self.item.get("result") or "")
+
+    def action_toggle_entry(self) -> None:
+        """Enter (or space) on the pane: its items in the inspector, as a click does."""
+        self.post_message(OpenRawItem(self.item_id))
 
 
 def resumed_record(call: Item, output: Item | None, items: list[Item], who: tuple[str, str] | None) -> Item:

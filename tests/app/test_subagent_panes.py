@@ -132,6 +132,12 @@ async def test_a_pane_opens_the_subagents_items_in_the_inspector():
         assert [e.item for e in screen.entries] == [msg("m_1", "sub answer")]  # its own, not the other's
         assert screen.query_one(DataTable).row_count == 1
         assert "Subagent 'agent1'" in texts(screen)
+        await pilot.press("e")  # a subagent's history is not the conversation's: nothing is rewound
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, InspectorScreen), "the inspector closed")
+        first.focus()  # from the keyboard: Enter on the pane opens it too
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector again")
 
 
 async def test_an_approval_from_a_subagent_says_which_one_asks():
@@ -202,3 +208,71 @@ async def test_an_old_resumed_subagent_is_drawn_folded_in_the_frozen_block():
         app._transcript.scroll_by_key("top")
         await until(pilot, lambda: "◆ agent '[i]helper[/i]' · done" in screen_text(app), "the folded pane")
         assert "▌ → The sub answer." in screen_text(app)
+
+
+def delegating_app(tmp_path, gate: asyncio.Event):
+    """The chat over the engine's runner and a scripted server (tests/helpers/agent_server.py):
+    "delegate" spawns two subagents, whose answers stream a first delta and wait for `gate`."""
+    from helpers.agent_server import AgentServer, answer_parts
+    from helpers.agent_server import spawn as spawn_call
+    from helpers.calls import answer, fn_call_response
+    from helpers.mock_api import settings
+
+    from rivulet.app.tui import RivuletApp
+    from rivulet.core.tools.router import ToolSettings
+
+    def held(rid: str, text: str):
+        start, rest = answer_parts(rid, text)
+
+        async def stream():
+            yield start
+            await gate.wait()
+            yield rest
+
+        return stream
+
+    server = AgentServer({
+        "delegate": [fn_call_response("r1", spawn_call("call_a", "count the tests", name="counter"),
+                                      spawn_call("call_b", "read the docs", name="reader")),
+                     answer("r2", "both done")],
+        "count the tests": [held("ra", "there are twelve tests\n")],
+        "read the docs": [held("rb", "the docs are fine\n")],
+    })
+    return RivuletApp(settings(model="gpt-5.1-codex", workspace=str(tmp_path), save_sessions=False),
+                      server.transport(), tool_settings=ToolSettings(workspace=tmp_path), remember_theme=False)
+
+
+async def both_streaming(app, pilot) -> dict[str, SubagentPane]:
+    app.run_turn("delegate")
+    await until(pilot, lambda: len(app.live_panes.nested) == 2 and all(
+        "there are" in drawn(app, p) or "the docs" in drawn(app, p) for p in app.live_panes.nested.values()),
+        "both subagents streaming at once")
+    return {p.item["name"]: p for p in app._transcript.query_children(SubagentPane)}
+
+
+async def test_two_subagents_of_a_real_turn_stream_at_once_in_their_panes_then_fold(tmp_path):
+    gate = asyncio.Event()
+    app = delegating_app(tmp_path, gate)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        panes = await both_streaming(app, pilot)
+        assert set(panes) == {"counter", "reader"} and not any(p.folded for p in panes.values())
+        assert "there are" in drawn(app, panes["counter"]) and "the docs" not in drawn(app, panes["counter"])
+        assert "the docs" in drawn(app, panes["reader"]) and "there are" not in drawn(app, panes["reader"])
+        gate.set()
+        await until(pilot, lambda: "both done" in screen_text(app) and app._status.state == "idle", "the answer")
+        await until(pilot, lambda: all(p.folded for p in panes.values()), "both folded")
+        assert "→ there are twelve tests" in texts(panes["counter"]) and "done" in texts(panes["counter"])
+        assert not app.live_panes.nested
+
+
+async def test_esc_stops_every_running_subagent_and_folds_their_panes_cancelled(tmp_path):
+    app = delegating_app(tmp_path, asyncio.Event())  # (never released)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        panes = await both_streaming(app, pilot)
+        await pilot.press("escape")
+        await until(pilot, lambda: all(p.folded for p in panes.values()) and app._status.state != "working",
+                    "both folded")
+        assert all(p.item["status"] == "cancelled" and "cancelled" in texts(p) for p in panes.values())
+        assert not app.live_panes.nested
