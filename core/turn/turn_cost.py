@@ -86,6 +86,20 @@ def add_cost(total: dict[str, Any] | None, turn: Mapping[str, Any]) -> dict[str,
     else:
         out["dollars"] = (out["dollars"] or 0.0) + float(turn["dollars"])
     out["turns"] += 1
+    part = turn.get("subagents")
+    if isinstance(part, Mapping) and part.get("count"):  # their share, summed apart too (/cost, issue 41)
+        out["subagents"] = add_subagents(out.get("subagents"), part)
+    return out
+
+
+def add_subagents(total: Mapping[str, Any] | None, turn: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's sum of the turns' `subagents` parts (dollars None once one had no price)."""
+    keys = ("input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens", "count")
+    out: dict[str, Any] = dict(total or {**dict.fromkeys(keys, 0), "dollars": 0.0})
+    for key in keys:
+        out[key] = int(out.get(key) or 0) + int(turn.get(key) or 0)
+    dollars = turn.get("dollars")
+    out["dollars"] = None if out.get("dollars") is None or dollars is None else out["dollars"] + float(dollars)
     return out
 
 

@@ -35,3 +35,16 @@ def test_an_unpriced_subagent_says_so_and_a_turn_without_subagents_has_no_line()
     plain = _lines({"input": 10, "output": 5, "dollars": None, "subagents": {"count": 0}},
                    {"input": 10, "output": 5, "turns": 1})
     assert not any("subagent" in line for line in plain)
+
+
+def test_the_runs_sum_keeps_the_subagents_part_apart():
+    from rivulet.core.turn.turn_cost import add_cost
+
+    first = {"input": 100, "output": 10, "dollars": 0.01, "subagents": SUBAGENTS}
+    total = add_cost(add_cost(add_cost(None, first), {"input": 5, "output": 1, "dollars": 0.001}), first)
+    assert total["subagents"] == {"input_tokens": 2_400, "cached_tokens": 0, "output_tokens": 680,
+                                  "reasoning_tokens": 0, "dollars": 0.0246, "count": 4}
+    assert _lines(first, total)[3] == "  of it        4 subagents · 2,400 in · 680 out · $0.0246"
+    unpriced = add_cost(total, {"input": 1, "output": 1, "dollars": None,
+                                "subagents": {"input_tokens": 1, "output_tokens": 1, "dollars": None, "count": 1}})
+    assert unpriced["subagents"]["dollars"] is None and unpriced["subagents"]["count"] == 5
