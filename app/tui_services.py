@@ -137,6 +137,7 @@ class ChatTranscript:
         app = self._app
         app.turn_status.turn_diff = ""
         app.live.clear()
+        app.subagents.forget()
         await app.chat.transcript.remove_children()
         app.chat.status.set(total_tokens=0, usage=None, note=None, state="idle")
 
@@ -144,6 +145,7 @@ class ChatTranscript:
         from rivulet.app.resume import rebuild_transcript
 
         settings = self._app.tool_settings
+        self._app.subagents.forget()  # (another session's subagents: its own, from the file)
         await rebuild_transcript(self._app.chat, self._app.commits, session,
                                  settings.workspace if settings is not None else None)
 

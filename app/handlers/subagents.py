@@ -130,6 +130,13 @@ class Subagents:
             await pane.fold("cancelled", reason, None)
         self.panes.clear()
 
+    def forget(self) -> None:
+        """A new conversation, or another session: what was kept of this one's subagents goes."""
+        self.panes.clear()
+        self.items.clear()
+        self.names.clear()
+        self.live_panes.nested.clear()
+
     def entries(self, key: str, session: Session | None = None) -> tuple[str, list[HistoryEntry]] | None:
         """The subagent behind a pane's key: its name and its items, numbered (this run's,
         or a resumed session's)."""

@@ -276,3 +276,85 @@ async def test_esc_stops_every_running_subagent_and_folds_their_panes_cancelled(
                     "both folded")
         assert all(p.item["status"] == "cancelled" and "cancelled" in texts(p) for p in panes.values())
         assert not app.live_panes.nested
+
+
+async def test_a_real_subagents_approval_is_labelled_and_its_answer_reaches_it(tmp_path):
+    from helpers.agent_server import AgentServer
+    from helpers.agent_server import spawn as spawn_call
+    from helpers.calls import answer, fn_call, fn_call_response
+    from helpers.mock_api import settings
+
+    from rivulet.app.tui import RivuletApp
+    from rivulet.core.tools.router import ToolSettings
+
+    shell = fn_call("fc_s", "call_s", "shell", {"command": "echo hi | tee made.txt", "workdir": None,
+                                               "timeout_ms": 5000, "justification": None, "outside_sandbox": None})
+    server = AgentServer({
+        "make it": [fn_call_response("r1", spawn_call("call_a", "make a file", name="maker")), answer("r2", "done")],
+        "make a file": [fn_call_response("ra1", shell), answer("ra2", "made it")],
+    })
+    app = RivuletApp(settings(model="gpt-5.1-codex", workspace=str(tmp_path), save_sessions=False, sandbox="off",
+                              approval="ask"),
+                     server.transport(), tool_settings=ToolSettings(workspace=tmp_path), remember_theme=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        app.run_turn("make it")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the subagent's question")
+        assert str(app.screen.query_one("#approval-subagent", Static).render()) == "agent 'maker' asks:"
+        await pilot.press("y")
+        await until(pilot, lambda: app._status.state == "idle" and "done" in screen_text(app), "the answer")
+        assert (tmp_path / "made.txt").read_text() == "hi\n"
+        pane = app._transcript.query_children(SubagentPane).first()
+        assert pane.folded and "→ made it" in texts(pane)
+        assert [e.item.get("type") for e in app.subagents.items["call_a"]] == [
+            "message", "function_call", "function_call_output", "message"]
+
+
+async def test_a_chats_subagents_come_back_folded_when_its_session_is_resumed(tmp_path):
+    from helpers.agent_server import AgentServer
+    from helpers.agent_server import spawn as spawn_call
+    from helpers.calls import answer, fn_call_response
+    from helpers.mock_api import settings
+
+    from rivulet.app.tui import RivuletApp
+    from rivulet.core.store.session import SessionWriter, load_session
+    from rivulet.core.tools.router import ToolSettings
+
+    server = AgentServer({
+        "split it": [fn_call_response("r1", spawn_call("call_a", "first half", name="one"),
+                                      spawn_call("call_b", "second half", name="two")), answer("r2", "joined")],
+        "first half": [answer("ra", "half A done")],
+        "second half": [answer("rb", "half B done")],
+    })
+    writer, _ = SessionWriter.create(model="m", base_url="http://test.invalid/v1", directory=tmp_path / "sessions")
+
+    def chat(**kw) -> RivuletApp:
+        return RivuletApp(settings(model="gpt-5.1-codex", workspace=str(tmp_path)), server.transport(),
+                          tool_settings=ToolSettings(workspace=tmp_path), remember_theme=False, **kw)
+
+    app = chat(session_writer=writer)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        app.run_turn("split it")
+        await until(pilot, lambda: app._status.state == "idle" and "joined" in screen_text(app), "the answer")
+    resumed = chat(session=load_session(writer.path))
+    async with resumed.run_test(size=(100, 40)) as pilot:
+        await until(pilot, lambda: len(resumed._transcript.query_children(SubagentPane)) == 2, "both panes")
+        await pilot.pause()
+        one, two = resumed._transcript.query_children(SubagentPane)
+        assert (one.item["name"], two.item["name"]) == ("one", "two")
+        assert "→ half A done" in texts(one) and "task: second half" in texts(two) and "done" in texts(two)
+        await pilot.click(SubagentPane)
+        await until(pilot, lambda: isinstance(resumed.screen, InspectorScreen), "the inspector")
+        assert [e.item.get("role") for e in resumed.screen.entries] == ["user", "assistant"]
+
+
+async def test_a_new_conversation_forgets_the_last_ones_subagents():
+    app = make_app(GatedServer([]))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await two_running(app, pilot)
+        app.bridge.publish(inner(1, b.ItemCompleted(msg("m_2", "sub answer"), "m_2")))
+        await until(pilot, lambda: app.subagents.items["call_1"], "its item kept")
+        await app.services.transcript.start_over()  # /new
+        assert not app.subagents.items and not app.subagents.panes and not app.live_panes.nested
+        assert app.subagents.entries("subagent-call_1") is None
