@@ -26,6 +26,7 @@ from textual.widgets import Static
 from rivulet.core.sanitize import sanitize
 
 from .entries import TranscriptEntry
+from .line_copy import CHROME_META
 from .live import LiveMessage, LivePane
 from .messages import OpenRawItem
 
@@ -81,7 +82,7 @@ def result_text(record: Item) -> Text:
 def folded_renderable(record: Item, theme: Theme) -> RenderableType:
     """A folded pane as one renderable: how a frozen (old) one is drawn."""
     colour = theme.accent or theme.primary
-    bar = Style(color=colour)
+    bar = Style(color=colour) + CHROME_META  # (the bar is not copied with a selection)
     lines = [header_text(record), task_text(record), result_text(record)]
     return Group(*(Text.assemble(("▌ ", bar), line) for line in lines))
 

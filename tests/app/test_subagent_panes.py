@@ -208,6 +208,11 @@ async def test_an_old_resumed_subagent_is_drawn_folded_in_the_frozen_block():
         app._transcript.scroll_by_key("top")
         await until(pilot, lambda: "◆ agent '[i]helper[/i]' · done" in screen_text(app), "the folded pane")
         assert "▌ → The sub answer." in screen_text(app)
+        from textual.selection import Selection
+
+        copied = frozen.get_selection(Selection(None, None))
+        assert copied is not None and "◆ agent '[i]helper[/i]' · done" in copied[0]
+        assert "▌" not in copied[0]  # the bar is chrome, not copied
 
 
 def delegating_app(tmp_path, gate: asyncio.Event):
