@@ -133,7 +133,7 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, KeyActions, App[Non
                     self.subagents)
         self.bridge.route(*(family.routes() for family in families))
         self.bridge.route_at_once(self.turn_status.at_once())  # "Done" not queued behind commits
-        self.bridge.watch_batches(self.live_panes, self.commits)
+        self.bridge.watch_batches(self.live_panes, self.commits, self.subagents)
         self.live = self.live_panes.live
         self.ctrl_c, self.ctrl_q = CtrlC(self), CtrlQ(self)  # their keys' actions: app/tui_keys.py
 

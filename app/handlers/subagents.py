@@ -41,6 +41,14 @@ class Subagents:
         self.panes: dict[str, SubagentPane] = {}  # subagent id → its pane, from its start
         self.items: dict[str, list[HistoryEntry]] = {}  # the parent's call_id → the subagent's items
         self.names: dict[str, str] = {}  # the parent's call_id → the subagent's name
+        self.completing: set[tuple[str, str]] = set()  # (subagent, item) committed later in this batch
+
+    def batch_started(self, events: list[b.BusEvent]) -> None:
+        self.completing = {(e.subagent, e.event.item_id) for e in events
+                           if isinstance(e, SubagentEvent) and isinstance(e.event, b.ItemCompleted)}
+
+    async def batch_ended(self) -> None:
+        self.completing = set()
 
     def routes(self) -> dict[type, Handler]:
         return {SubagentStarted: self.started, SubagentEvent: self.relayed, SubagentEnded: self.ended}
@@ -78,8 +86,8 @@ class Subagents:
             if live is not None and not live.has_class("live-ended"):
                 live.add_delta(inner.kind, inner.delta)
         elif isinstance(inner, b.ItemStarted):
-            if pane.folded:
-                return
+            if pane.folded or (sub, inner.item_id) in self.completing:
+                return  # (committed in this same batch: its live pane would never be drawn)
             live = live_pane_for(inner.item, inner.item_id, self.live_panes.show_raw_reasoning)
             nested[(sub, inner.item_id)] = live
             await pane.add_live(live)

@@ -363,3 +363,25 @@ async def test_a_new_conversation_forgets_the_last_ones_subagents():
         await app.services.transcript.start_over()  # /new
         assert not app.subagents.items and not app.subagents.panes and not app.live_panes.nested
         assert app.subagents.entries("subagent-call_1") is None
+
+
+async def test_an_item_started_and_committed_in_one_batch_gets_no_live_pane(monkeypatch):
+    app = make_app(GatedServer([]))
+    async with app.run_test(size=(100, 40)) as pilot:
+        first, _ = await two_running(app, pilot)
+        mounted: list = []
+        real = SubagentPane.add_live
+
+        async def add_live(self, pane):
+            mounted.append(pane.item_id)
+            await real(self, pane)
+
+        monkeypatch.setattr(SubagentPane, "add_live", add_live)
+        call = {"id": "fc_x", "type": "function_call", "status": "completed", "call_id": "cx", "name": "shell",
+                "arguments": '{"command": "ls"}'}
+        app.bridge.publish(inner(1, b.ItemStarted({**call, "arguments": ""}, "fc_x")))  # one batch: the
+        app.bridge.publish(inner(1, b.ItemCompleted(call, "fc_x")))  # bridge drains them together
+        await until(pilot, lambda: "fc_x" in [e.key for e in app.subagents.items["call_1"]], "its commit")
+        await pilot.pause()
+        assert mounted == [] and ("sa-1", "fc_x") not in app.live_panes.nested
+        assert "call" in texts(first) and "ls" in texts(first)  # its line
