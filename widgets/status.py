@@ -142,8 +142,10 @@ class StatusLine(Static):
             self.set_class(self.state == cls, cls)
         width = (self.size.width or 80) - 2  # the line's padding
         left, right, overflowed = fit_status(self._parts(), width)
-        if overflowed and self.note and overflowed != self._overflowed:
-            self._overflowed = overflowed  # said once in the transcript, whole
+        # Said once in the transcript, whole; but not a failure's: its error entry says it whole
+        # already (it was said twice under a stopped turn: issue 42's field run).
+        if overflowed and self.note and overflowed != self._overflowed and self.state != "failed":
+            self._overflowed = overflowed
             self.post_message(self.NoteOverflowed(overflowed))
         line = Text(left)
         line.append(" " * max(1, width - len(left) - len(right)))
