@@ -9,7 +9,7 @@ tick flushes every pane once per frame; a subagent's delta re-lays out its own s
 pane, not the transcript), so a turn with 4 subagents costs about 4 times one
 conversation, not more.
 
-Run: python benchmarks/subagent_ui_probe.py [--deltas 600] [--every 10]
+Run: python benchmarks/subagent_ui_probe.py [--deltas 600] [--every 10] [--history 200]
 """
 
 from __future__ import annotations
@@ -53,12 +53,28 @@ def spawn(n: int) -> dict:
             "name": "spawn_agent", "arguments": f'{{"task": "task {n}", "name": "agent {n}"}}'}
 
 
-async def stream(streams: int, deltas: int, every: float) -> tuple[float, float]:
+def _history(turns: int):
+    """A resumed session of `turns` question/answer pairs: a transcript to lay out."""
+    from rivulet.core import items as it
+    from rivulet.core.store.session import Session, SessionMeta
+    from rivulet.core.turn.history import History
+
+    history = History()
+    for n in range(turns):
+        history.append(it.user_message(f"question {n}"), key=f"user-{n + 1}")
+        history.append({"id": f"a{n}", "type": "message", "role": "assistant",
+                        "content": [{"type": "output_text", "text": "Some **answer** text. " * 20}]}, "r", f"a{n}")
+    return Session(SessionMeta("bench", 0, "/", "m", "u"), history)
+
+
+async def stream(streams: int, deltas: int, every: float, history: int = 0) -> tuple[float, float]:
     """(CPU seconds, wall seconds) to stream `deltas` deltas into each of `streams` panes:
-    0 streams means one conversation's own message."""
+    0 streams means one conversation's own message; `history`: turns of a resumed session above."""
     app = RivuletApp(Settings(base_url="http://bench.invalid/v1", api_key="sk-bench"), _NullTransport(),
-                     remember_theme=False)
+                     remember_theme=False, session=_history(history) if history else None)
     async with app.run_test(size=(120, 50)) as pilot:
+        if history:
+            await pilot.pause(1.0)  # the resumed transcript built first
         bus = app.bus
         bus.publish(b.TurnStarted(1, "bench"))
         if streams == 0:
@@ -86,15 +102,15 @@ async def stream(streams: int, deltas: int, every: float) -> tuple[float, float]
         return time.process_time() - cpu, time.perf_counter() - wall
 
 
-async def run(deltas: int, every: float) -> None:
+async def run(deltas: int, every: float, history: int) -> None:
     config = os.path.join(tempfile.mkdtemp(), "config.toml")
     open(config, "w").close()  # an empty config: the defaults, none of the user's
     os.environ["RIVULET_CONFIG"] = config
-    one_cpu, one_wall = await stream(0, deltas, every)
+    one_cpu, one_wall = await stream(0, deltas, every, history)
     print(f"1 conversation: {deltas} deltas, CPU {one_cpu:.2f} s over {one_wall:.1f} s, "
           f"{one_cpu / deltas * 1e6:.0f} us per delta")
     for streams in (1, 4):
-        cpu, wall = await stream(streams, deltas, every)
+        cpu, wall = await stream(streams, deltas, every, history)
         n = deltas * streams
         print(f"{streams} subagent{'s' if streams > 1 else ''}: {n} deltas, CPU {cpu:.2f} s over {wall:.1f} s, "
               f"{cpu / n * 1e6:.0f} us per delta; CPU x{cpu / one_cpu:.2f} one conversation's")
@@ -104,8 +120,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--deltas", type=int, default=600, help="deltas per stream")
     ap.add_argument("--every", type=float, default=10, help="ms between deltas")
+    ap.add_argument("--history", type=int, default=0, help="turns of a resumed conversation above")
     args = ap.parse_args()
-    asyncio.run(run(args.deltas, args.every / 1000))
+    asyncio.run(run(args.deltas, args.every / 1000, args.history))
 
 
 if __name__ == "__main__":
