@@ -24,6 +24,7 @@ from rivulet.core.errors import RivuletError
 from rivulet.core.subagents.events import SubagentEnded, SubagentEvent, SubagentStarted
 from rivulet.core.subagents.tool import SPEC, AgentCall, capped, is_agent_call, output, read_call
 from rivulet.core.turn.bus import BusEvent, EventBus
+from rivulet.core.turn.tool_api import StopTurn
 
 if TYPE_CHECKING:
     from rivulet.core.tools.approval import ApprovalRequest, Decision
@@ -152,9 +153,10 @@ class SubagentRunner:
             return self._failed(call, subagent, name, f"{type(exc).__name__}: {exc}", child)
         answer = result.last_message
         self._ended(subagent, call_id, "completed", answer, None, child, result.usage)
-        if result.stopped:
-            return output(call, f"The subagent {name!r} was stopped: {result.stopped}."
-                          + (f" What it answered before:\n{capped(answer)}" if answer else ""))
+        if result.stopped:  # the user said "stop the turn" at its question: the parent's turn stops too
+            raise StopTurn(output(call, f"The subagent {name!r} was stopped: {result.stopped}."
+                                  + (f" What it answered before:\n{capped(answer)}" if answer else "")),
+                           result.stopped)
         if not answer:
             why = f" ({result.no_answer})" if result.no_answer else ""
             return output(call, f"The subagent {name!r} finished without an answer{why}.")

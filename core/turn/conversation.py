@@ -396,10 +396,19 @@ class Conversation:
         """`_run_tools` with subagents among the calls: those start at once (the runner
         bounds how many run), the other calls run one after another meanwhile, and the
         outputs are committed in call order, each as soon as those before it are. Leaving
-        (a cancel, the user's stop, a repeated call) cancels every subagent still running."""
+        (a cancel, the user's stop, a repeated call) cancels every subagent still running.
+        The user's "stop the turn" at a subagent's question stops the whole turn, as at the
+        parent's own: the subagent's call says so, those not done are aborted."""
         spawned = {n: asyncio.ensure_future(agents.run(call)) for n, call in enumerate(calls) if agents.owns(call)}
         outputs: dict[int, it.Item] = {}
         done = 0  # the calls whose outputs are committed
+
+        def stopped_subagent() -> tuple[int, StopTurn] | None:
+            for n, task in sorted(spawned.items()):
+                stop = task.exception() if n >= done and task.done() and not task.cancelled() else None
+                if isinstance(stop, StopTurn):
+                    return n, stop
+            return None
 
         def commit_ready() -> None:
             nonlocal done
@@ -421,9 +430,27 @@ class Conversation:
             nonlocal done
             for task in spawned.values():
                 task.cancel()
-            for call in calls[done:]:
-                self._commit_output(it.aborted_output(call, why))
+            for m in range(done, len(calls)):  # a subagent was running: "aborted", not "not run"
+                self._commit_output(it.aborted_output(calls[m], why.replace("not run:", "aborted:") if m in spawned
+                                                      else why))
             done = len(calls)
+
+        def stop_at(n: int, stop: StopTurn) -> str:
+            """The user stopped the turn at call `n`: what came before it is committed (a
+            subagent's answer, or aborted), then its output, and the rest are not run."""
+            nonlocal done
+            outputs[n] = stop.output
+            for m in range(done, n):
+                task = spawned[m] if m not in outputs else None
+                if task is not None:
+                    answered = task.done() and not task.cancelled() and task.exception() is None
+                    outputs[m] = task.result() if answered else \
+                        it.aborted_output(calls[m], "aborted: the user stopped the turn")
+            for m in range(done, n + 1):
+                self._commit_output(outputs[m])
+            done = n + 1
+            abort_rest("not run: the user stopped the turn")
+            return stop.reason
 
         try:
             for n, call in enumerate(calls):
@@ -432,22 +459,18 @@ class Conversation:
                 try:
                     outputs[n] = await self.tools.run(call)
                 except StopTurn as stop:
-                    outputs[n] = stop.output
-                    for m in range(done, n):  # the subagents before it: their answer, or stopped
-                        task = spawned[m] if m not in outputs else None
-                        if task is not None:
-                            outputs[m] = task.result() if task.done() else \
-                                it.aborted_output(calls[m], "aborted: the user stopped the turn")
-                    for m in range(done, n + 1):
-                        self._commit_output(outputs[m])
-                    done = n + 1
-                    abort_rest("not run: the user stopped the turn")
-                    return stop.reason
+                    return stop_at(n, stop)
+                if (stop_found := stopped_subagent()) is not None:
+                    return stop_at(*stop_found)
                 commit_ready()
-            for n in sorted(spawned):
-                if n >= done:
-                    await asyncio.wait([spawned[n]])
-                    commit_ready()
+            while pending := [task for n, task in spawned.items() if n >= done and not task.done()]:
+                await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                if (stop_found := stopped_subagent()) is not None:
+                    return stop_at(*stop_found)
+                commit_ready()
+            if (stop_found := stopped_subagent()) is not None:
+                return stop_at(*stop_found)
+            commit_ready()
             return None
         finally:
             running = [task for task in spawned.values() if not task.done()]

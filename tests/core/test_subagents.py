@@ -279,3 +279,38 @@ async def test_a_subagents_own_exception_is_its_calls_output_not_the_parents(tmp
     assert result.last_message == "went on"
     (output,) = _outputs(server.bodies_of(PROMPT)[1])
     assert output["output"].startswith("The subagent 'agent 1' failed: RuntimeError: a bug of its own.")
+
+
+async def test_the_user_stopping_the_turn_at_a_subagents_question_stops_the_parents_turn(tmp_path):
+    """"No, and stop the turn", answered to a subagent: the whole turn stops (no follow-up),
+    the other running subagent is cancelled, and the outputs stay in call order."""
+    never = asyncio.Event()
+    server = AgentServer({})
+    server.scripts.update({
+        PROMPT: [fn_call_response("r1", spawn("call_a", "wait"), spawn("call_b", "ask", name="asker")),
+                 answer("r2", "never")],
+        "wait": [server.gated("ra", "late", never.wait, "wait")],
+        "ask": [fn_call_response("rb1", _shell_call("rm -rf build", "call_x")), answer("rb2", "never")],
+    })
+    server.arrived.update({k: asyncio.Event() for k in server.scripts})
+    engine = _engine(tmp_path, server, sandbox="off")
+
+    async def front_end(event: ApprovalRequested) -> None:
+        await server.arrived["wait"].wait()  # the other subagent is streaming when the user says stop
+        event.answer(Decision.STOP)
+
+    engine.approvals.attach(front_end)
+    ended: list[SubagentEnded] = []
+    engine.bus.subscribe(ended.append, SubagentEnded)
+    result = await asyncio.wait_for(engine.submit(PROMPT), 30)
+    await engine.bus.drain()
+    await engine.aclose()
+    assert result.stopped and len(server.bodies_of(PROMPT)) == 1  # no follow-up
+    assert len(server.bodies_of("ask")) == 1  # the asking subagent sent no follow-up either
+    outputs = [(i["call_id"], i["output"]) for i in engine.conversation.history.items
+               if i.get("type") == "function_call_output"]
+    assert [cid for cid, _ in outputs] == ["call_a", "call_b"]  # in call order
+    assert outputs[0][1] == "aborted: the user stopped the turn"
+    assert outputs[1][1].startswith("The subagent 'asker' was stopped")
+    assert sorted((e.subagent, e.status) for e in ended) == [("sa-1", "cancelled"), ("sa-2", "completed")]
+    assert "end wait" not in server.log
