@@ -114,7 +114,8 @@ class ApprovalScreen(GatedQuestion):
     def on_resize(self) -> None:
         # The detail gives way first on a short terminal: the buttons stay on screen.
         detail = self.query_one("#approval-detail")
-        detail.styles.max_height = max(3, min(20, self.size.height - 16))
+        label = 1 if self.subagent is not None else 0  # (the line saying which subagent asks)
+        detail.styles.max_height = max(3, min(20, self.size.height - 16 - label))
 
 
 class DiffScreen(ModalScreen[None]):

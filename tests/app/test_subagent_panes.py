@@ -154,6 +154,22 @@ async def test_an_approval_from_a_subagent_says_which_one_asks():
         await until(pilot, decision.done, "the answer")
 
 
+async def test_a_subagents_long_question_at_80x24_keeps_its_label_buttons_and_hint_on_screen():
+    from rivulet.widgets.approval_gate import READY
+
+    app = make_app(GatedServer([]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        command = "\n".join(f"echo line {n}" for n in range(40))
+        request = ApprovalRequest("shell", "c1", command, reason="because")
+        decision = asyncio.get_running_loop().create_future()
+        app.bridge.publish(ApprovalRequested("approval-1", request, decision, "tests"))
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        await until(pilot, lambda: READY in screen_text(app), "the hint, on screen")
+        shown = screen_text(app)
+        assert "agent 'tests' asks:" in shown and "Stop (s)" in shown
+
+
 async def test_an_approval_from_the_conversation_names_no_subagent():
     app = make_app(GatedServer([]))
     async with app.run_test(size=(100, 40)) as pilot:
