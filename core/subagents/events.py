@@ -32,8 +32,22 @@ class SubagentEvent(BusEvent):
     type: ClassVar[str] = "subagent.event"
 
     def to_json(self) -> dict[str, Any]:
-        # exec --json lines carry the id: the inner event's line, tagged
-        return {**self.event.to_json(), "subagent": self.subagent}
+        """exec --json's line: the inner event's, tagged with the subagent's id. What speaks
+        for a whole conversation (turn.started/completed/interrupted, error) is renamed
+        `subagent.turn.completed` and so on: a script that ends at the first `turn.completed`
+        or fails at an `error` reads its own turn's, never a subagent's. A nested subagent's
+        id is its path (`sa-1/sa-2`)."""
+        out = self.event.to_json()
+        if out["type"] in _WHOLE_TURN:
+            out["type"] = f"subagent.{out['type']}"
+        inner = out.get("subagent")
+        out["subagent"] = f"{self.subagent}/{inner}" if isinstance(self.event, SubagentEvent) and inner \
+            else self.subagent
+        return out
+
+
+# The inner events a script reads as its own turn's end or failure.
+_WHOLE_TURN = frozenset({"turn.started", "turn.completed", "turn.interrupted", "error"})
 
 
 class SubagentEnded(BusEvent):

@@ -35,8 +35,9 @@ def test_json_lines_of_a_subagent_carry_its_id(tmp_path):
     assert mine[-1]["type"] == "subagent.ended" and mine[-1]["status"] == "completed"
     assert mine[-1]["answer"] == "three files"
     relayed = {e["type"] for e in mine[1:-1]}
-    assert {"item.delta", "item.completed", "turn.completed"} <= relayed
-    assert lines[-1]["type"] == "turn.completed" and "subagent" not in lines[-1]
+    assert {"item.delta", "item.completed", "subagent.turn.completed"} <= relayed
+    # The one turn.completed is the run's own: a script ending at it reads the whole answer.
+    assert [e for e in lines if e["type"] == "turn.completed"] == [lines[-1]] and "subagent" not in lines[-1]
     assert lines[-1]["cost"]["subagents"]["count"] == 1
 
 

@@ -5,16 +5,24 @@ from __future__ import annotations
 
 import asyncio
 
+from rivulet.core.errors import RivuletError
 from rivulet.core.subagents.events import SubagentEnded, SubagentEvent, SubagentStarted
 from rivulet.core.tools.approval import ApprovalRequest, Decision
 from rivulet.core.tools.approval_event import ApprovalRequested, BusApprover
-from rivulet.core.turn.bus import EventBus, ItemDelta
+from rivulet.core.turn.bus import ErrorOccurred, EventBus, ItemDelta, TurnCompleted
 
 
 def test_a_relayed_event_is_its_inner_line_tagged_with_the_subagent() -> None:
     event = SubagentEvent("sa-1", "call-1", ItemDelta("msg-1", "output_text", "hi"))
     assert event.to_json() == {"type": "item.delta", "item_id": "msg-1", "kind": "output_text",
                                "delta": "hi", "index": None, "subagent": "sa-1"}
+    # A subagent's own turn is never read as the run's: its end and its error are renamed.
+    done = SubagentEvent("sa-1", "call-1", TurnCompleted(1, None, "ok"))
+    assert done.to_json()["type"] == "subagent.turn.completed" and done.to_json()["subagent"] == "sa-1"
+    failed = SubagentEvent("sa-1", "call-1", ErrorOccurred(RivuletError("boom")))
+    assert failed.to_json()["type"] == "subagent.error"
+    nested = SubagentEvent("sa-2", "call-2", SubagentEvent("sa-1", "call-9", ItemDelta("m", "output_text", "x")))
+    assert nested.to_json()["subagent"] == "sa-2/sa-1" and nested.to_json()["type"] == "item.delta"
     started = SubagentStarted("sa-1", "call-1", "tests", "run the tests")
     assert started.to_json()["type"] == "subagent.started"
     ended = SubagentEnded("sa-1", "call-1", "failed", None, "server error", None, None)
