@@ -15,6 +15,7 @@ from textual.widgets import Collapsible, Input
 from rivulet.core.kinds import kind_of
 from rivulet.widgets.entries import TranscriptEntry
 from rivulet.widgets.frozen_entries import FrozenEntries
+from rivulet.widgets.subagent_pane import SUBAGENT_TYPE, record_text
 from rivulet.widgets.transcript import Transcript
 
 
@@ -24,6 +25,8 @@ def entry_text(entry: TranscriptEntry) -> str:
 
 def item_text(item: dict[str, Any], output: dict[str, Any] | None) -> str:
     """What a search looks through: the text an entry shows, not its JSON keys (its kind says)."""
+    if item.get("type") == SUBAGENT_TYPE:
+        return record_text(item)  # a subagent's pane: the transcript's own record (issue 41)
     return kind_of(item).search_text(item, output)
 
 

@@ -87,6 +87,11 @@ def folded_renderable(record: Item, theme: Theme) -> RenderableType:
     return Group(*(Text.assemble(("▌ ", bar), line) for line in lines))
 
 
+def record_text(record: Item) -> str:
+    """What find (ctrl+f) looks through in a pane: its name, task and result."""
+    return "\n".join(str(record.get(key) or "") for key in ("name", "task", "result"))
+
+
 def item_line(item: Item) -> Text:
     """A committed item of the subagent as one line of its pane."""
     from .inspector import describe  # (the inspector's own one-line summary of an item)

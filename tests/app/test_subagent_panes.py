@@ -208,6 +208,10 @@ async def test_a_resumed_sessions_subagent_is_a_folded_pane_under_its_call_and_o
         text = texts(pane)
         assert pane.folded and "'[i]helper[/i]'" in text and "task: task number 1" in text
         assert "→ The sub answer." in text and "Details" not in text
+        await pilot.press("ctrl+f")  # find sees the pane's name, task and result
+        await pilot.press(*"sub answer")
+        await until(pilot, lambda: app.chat.search.matches == [pane], "the pane found")
+        await pilot.press("escape")
         await pilot.click(SubagentPane)
         await until(pilot, lambda: isinstance(app.screen, InspectorScreen), "the inspector")
         assert [e.item for e in app.screen.entries] == [msg("sm_1", "The sub answer.\nDetails.")]
