@@ -20,8 +20,9 @@ from rivulet.widgets.transcript import Transcript
 
 DEMO_WELCOME = (
     "This is the built-in **demo**: answers come from a scripted local server, not a model. "
-    "Type anything and press Enter, ask *what time is it?* to see a tool call, or *make a file* to see "
-    "a patch stream, ask for your approval and apply (it adds `rivulet-demo.txt` here). "
+    "Type anything and press Enter, ask *what time is it?* to see a tool call, *make a file* to see "
+    "a patch stream, ask for your approval and apply (it adds `rivulet-demo.txt` here), or *delegate* to see "
+    "two subagents work at once. "
     "Set `OPENAI_API_KEY` (or pass `--base-url`) to talk to a real server."
 )
 

@@ -50,6 +50,16 @@ PATCH_REASONING = "**Writing a patch**\n\nI will add a small file with `apply_pa
 REASONING = ("**Planning the answer**\n\nThe user wants to see the client at work. "
              "I will explain the stream lifecycle with a short code example.")
 TOOL_REASONING = "**Checking the clock**\n\nI should call the `current_time` tool rather than guess."
+DELEGATE_REASONING = ("**Splitting the work**\n\nTwo questions that do not depend on each other: "
+                      "each goes to a subagent of its own, and both run at once.")
+# The demo's subagents: each task (a subagent's first message) and its scripted answer.
+DEMO_TASKS = {
+    "Demo task: say which event commits an item.":
+        "`response.output_item.done` commits an item to history; its deltas before it only drew a live pane.",
+    "Demo task: say what /undo puts back.":
+        "`/undo` puts back every file the last turn changed, subagents' changes included, and takes the turn "
+        "out of the conversation.",
+}
 
 
 def _words(text: str) -> list[str]:
@@ -139,7 +149,16 @@ def script_for(request: dict[str, Any]) -> list[dict[str, Any]]:
     s = _Script()
     s.start()
     input_tokens = len(json.dumps(inputs)) // 4
-    if last.get("type") == "function_call_output":
+    task = _text(inputs[0]) if inputs and isinstance(inputs[0], dict) else ""
+    if task in DEMO_TASKS and last.get("type") != "function_call_output":  # a demo subagent's turn
+        s.reasoning(f"**Working on it**\n\n{task.removeprefix('Demo task: ')}")
+        s.message(DEMO_TASKS[task])
+    elif last.get("type") == "function_call_output" and _called(inputs, last) == "spawn_agent":
+        answers = [str(i.get("output")) for i in inputs if i.get("type") == "function_call_output"][-2:]
+        s.message("Both subagents answered, each from its own task alone, at the same time:\n\n"
+                  + "\n".join(f"- {a}" for a in answers)
+                  + "\n\nEach one's pane under its call shows what it did; click it to open its items.")
+    elif last.get("type") == "function_call_output":
         s.message(f"The `current_time` tool answered:\n\n```json\n{last.get('output')}\n```\n\n"
                   "That was a function call: the model asked, rivulet ran the tool, sent the output back, "
                   "and this second response finished the turn.")
@@ -164,6 +183,10 @@ def script_for(request: dict[str, Any]) -> list[dict[str, Any]]:
         if re.search(r"\b(file|patch|edit)\b", prompt, re.I) and "apply_patch" in offered:
             s.reasoning(PATCH_REASONING)
             s.custom_call("apply_patch", DEMO_PATCH)
+        elif re.search(r"\b(delegate|subagents?)\b", prompt, re.I) and "spawn_agent" in offered:
+            s.reasoning(DELEGATE_REASONING)
+            for (task, _), name in zip(DEMO_TASKS.items(), ("events", "undo"), strict=True):
+                s.call("spawn_agent", json.dumps({"task": task, "name": name}))
         elif re.search(r"\b(time|clock|tool)\b", prompt, re.I) and "current_time" in offered:
             s.reasoning(TOOL_REASONING)
             s.call("current_time", "{}")

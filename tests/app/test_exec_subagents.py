@@ -57,3 +57,18 @@ def test_c_subagents_false_offers_no_spawn_agent(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "spawn_agent" not in server.tools[0] and "shell" in server.tools[0]
     assert list(server.seen) == [PROMPT] and "agent 'lister'" not in proc.stderr
+
+
+def test_the_demo_delegates_to_two_subagents_at_once(tmp_path):
+    """The embedded demo shows subagents to a first-hour user: "delegate" gets two
+    spawn_agent calls, each subagent answers its own task, and the answer carries both."""
+    proc = rivulet("exec", "--demo", "--json", "please delegate this",
+                   env={"RIVULET_SESSIONS_DIR": str(tmp_path / "sessions"), "RIVULET_WORKSPACE": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert sorted(e["name"] for e in lines if e["type"] == "subagent.started") == ["events", "undo"]
+    answers = [e["answer"] for e in lines if e["type"] == "subagent.ended" and e["status"] == "completed"]
+    assert len(answers) == 2 and all(a in lines[-1]["last_message"] for a in answers)
+    starts = [n for n, e in enumerate(lines) if e["type"] == "subagent.started"]
+    first_end = min(n for n, e in enumerate(lines) if e["type"] == "subagent.ended")
+    assert max(starts) < first_end  # both started before either ended: at once
