@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from rivulet.core import items as it
 from rivulet.core.sanitize import sanitize
@@ -31,7 +32,8 @@ async def rebuild_transcript(view: ChatView, commits: Commits, session: Session,
     its call. `records`: the session's, already built (a resume builds them in its boot
     thread); `workspace`: where the tools work now."""
     shown = transcript_records(session.history.entries) if records is None else records
-    await mount_history(view, commits, session.history.entries, with_subagents(shown, session))
+    commits.subagents.update(resumed_panes(shown, session))  # (kept: an edit's rebuild draws them too)
+    await mount_history(view, commits, session.history.entries, under_calls(shown, commits.subagents))
     meta = session.meta
     for welcome in view.transcript.query("#welcome"):  # a demo chat's, drawn before the session came
         await welcome.remove()
@@ -53,25 +55,37 @@ def transcript_records(entries: list[HistoryEntry]) -> list[Record]:
             if not (it.is_output(e.item) and it.call_id(e.item) in called)]
 
 
-def with_subagents(records: list[Record], session: Session) -> list[Record]:
-    """`records` with each subagent's folded pane under the call that spawned it (issue 41)."""
-    if not session.subagent_items:
+def resumed_panes(records: list[Record], session: Session) -> dict[str, dict[str, Any]]:
+    """The session's subagents (issue 41), folded: their panes' records, by the call's id."""
+    made: dict[str, dict[str, Any]] = {}
+    for _, item, output in records if session.subagent_items else ():
+        call_id = it.call_id(item) if it.is_call(item) else None
+        if call_id is not None and call_id in session.subagent_items:
+            made[call_id] = resumed_record(item, output, session.subagent_items[call_id],
+                                           session.subagents.get(call_id))
+    return made
+
+
+def under_calls(records: list[Record], panes: Mapping[str, dict[str, Any]]) -> list[Record]:
+    """`records` with the subagents' panes (`panes`: their records, by the call's id) each
+    right under its call."""
+    if not panes:
         return records
     out: list[Record] = []
     for key, item, output in records:
         out.append((key, item, output))
         call_id = it.call_id(item) if it.is_call(item) else None
-        if call_id is not None and call_id in session.subagent_items:
-            record = resumed_record(item, output, session.subagent_items[call_id], session.subagents.get(call_id))
-            out.append((pane_key(call_id), record, None))
+        if call_id is not None and call_id in panes:
+            out.append((pane_key(call_id), panes[call_id], None))
     return out
 
 
 async def mount_history(view: ChatView, commits: Commits, entries: list[HistoryEntry],
                         records: list[Record] | None = None) -> None:
     """History entries as transcript entries, at its end (also after an edit cut it back);
-    `records`: theirs, if already made (`transcript_records`)."""
-    shown = transcript_records(entries) if records is None else records
+    `records`: theirs, if already made (`transcript_records`). This run's subagents
+    (an edit rebuilt the transcript) are drawn again under their calls, folded."""
+    shown = under_calls(transcript_records(entries), commits.subagents) if records is None else records
     # The oldest go straight to the frozen block as data (drawn only where seen): a long
     # session resumes as fast as a short one.
     cut = max(0, len(shown) - RESUME_WIDGETS)

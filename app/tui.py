@@ -125,7 +125,7 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, KeyActions, App[Non
         self.live_panes = LivePanes(self.chat)
         self.commits = Commits(self.chat, self.live_panes)
         self.turn_status = TurnStatus(self.chat)
-        self.notes, self.subagents = Notes(self.chat), Subagents(self.chat, self.live_panes)  # (issue 41)
+        self.notes, self.subagents = Notes(self.chat), Subagents(self.chat, self.live_panes, self.commits)
         self.bridge = BusBridge(self, self.bus)  # (the turn's reader gives way to a key through it)
         self.sending = ChatSending(self)  # how a typed message becomes a turn
         self.queue = MessageQueue(self.chat, self.sending)  # messages typed while a turn runs: queued or steered

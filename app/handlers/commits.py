@@ -53,6 +53,9 @@ class Commits:
         self.live_panes = live_panes  # a committed item takes its pane's place
         self.ahead = 0  # commits still to come in the batch being handled
         self.widgets = WIDGETS_PER_BATCH  # the newest commits of this batch that become widgets
+        # This run's subagents (issue 41): their panes' records, by the call's id, for a transcript
+        # rebuilt from history (an edit) to draw them again (app/resume.py mount_history).
+        self.subagents: dict[str, dict[str, Any]] = {}
 
     def routes(self) -> dict[type, Handler]:
         return {b.ItemCompleted: self.completed, b.ToolOutputDelta: self.tool_output}

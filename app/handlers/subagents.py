@@ -23,6 +23,7 @@ from rivulet.widgets.subagent_pane import KEY_PREFIX, SubagentPane, subagent_rec
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler
     from rivulet.app.chat_view import ChatView
+    from rivulet.app.handlers.commits import Commits
     from rivulet.app.handlers.live_panes import LivePanes
     from rivulet.core.store.session import Session
 
@@ -35,9 +36,10 @@ def tokens_of(usage: Item | None) -> int:
 
 
 class Subagents:
-    def __init__(self, view: ChatView, live_panes: LivePanes) -> None:
+    def __init__(self, view: ChatView, live_panes: LivePanes, commits: Commits) -> None:
         self.view = view
         self.live_panes = live_panes  # the frame tick flushes the subagents' live panes too
+        self.commits = commits  # keeps each pane's record: a transcript rebuilt draws it again
         self.panes: dict[str, SubagentPane] = {}  # subagent id → its pane, from its start
         self.items: dict[str, list[HistoryEntry]] = {}  # the parent's call_id → the subagent's items
         self.names: dict[str, str] = {}  # the parent's call_id → the subagent's name
@@ -58,6 +60,7 @@ class Subagents:
         self.panes[event.subagent] = pane
         self.items[event.call_id] = []
         self.names[event.call_id] = event.name
+        self.commits.subagents[event.call_id] = pane.item
         await self._mount_under_call(pane, event.call_id)
 
     async def _mount_under_call(self, pane: SubagentPane, call_id: str) -> None:
@@ -144,6 +147,7 @@ class Subagents:
         self.items.clear()
         self.names.clear()
         self.live_panes.nested.clear()
+        self.commits.subagents.clear()
 
     def entries(self, key: str, session: Session | None = None) -> tuple[str, list[HistoryEntry]] | None:
         """The subagent behind a pane's key: its name and its items, numbered (this run's,

@@ -362,6 +362,14 @@ async def test_a_chats_subagents_come_back_folded_when_its_session_is_resumed(tm
         await pilot.pause()
         app.run_turn("split it")
         await until(pilot, lambda: app._status.state == "idle" and "joined" in screen_text(app), "the answer")
+        # A transcript rebuilt from history (an edit of a message no longer a widget) draws them again.
+        from rivulet.app.edit_resend import drop_cut_entries
+
+        await drop_cut_entries(app.chat, app.commits, app.conversation, turn_id=99)
+        await until(pilot, lambda: len(app._transcript.query_children(SubagentPane)) == 2, "both panes again")
+        calls = [w.item.get("call_id") for w in app._transcript.children if isinstance(w, (ToolCallEntry, SubagentPane))]
+        assert calls == ["call_a", "call_a", "call_b", "call_b"]
+        assert all(p.folded for p in app._transcript.query_children(SubagentPane))
     resumed = chat(session=load_session(writer.path))
     async with resumed.run_test(size=(100, 40)) as pilot:
         await until(pilot, lambda: len(resumed._transcript.query_children(SubagentPane)) == 2, "both panes")
@@ -372,6 +380,9 @@ async def test_a_chats_subagents_come_back_folded_when_its_session_is_resumed(tm
         await pilot.click(SubagentPane)
         await until(pilot, lambda: isinstance(resumed.screen, InspectorScreen), "the inspector")
         assert [e.item.get("role") for e in resumed.screen.entries] == ["user", "assistant"]
+        await pilot.press("escape")
+        await drop_cut_entries(resumed.chat, resumed.commits, resumed.conversation, turn_id=99)  # (rebuilt)
+        await until(pilot, lambda: len(resumed._transcript.query_children(SubagentPane)) == 2, "both again")
 
 
 async def test_a_new_conversation_forgets_the_last_ones_subagents():
