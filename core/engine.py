@@ -219,6 +219,7 @@ class Engine:
         policy = msgspec.structs.replace(parent.approvals, approver=approver)  # "always" answers are shared
         tools = AgentTools(parent.settings, policy, bus, mcp=self.mcp.manager)
         tools.checkpoints, tools.turn_lock = parent.checkpoints, parent.turn_lock
+        tools.share_guard(parent)  # commands at once: each protected change asked about once
         tools.hooks, tools.editor_files = parent.hooks, parent.editor_files
         child = Conversation(settings, self._child_transport(), bus, tools=ChildTools(tools), windows=self.windows,
                              project=self.conversation.project)

@@ -14,18 +14,30 @@ asks under every policy but `never-ask`, and "always" answers only this once): t
 paths, why each is protected and what is in them now. Kept: the model is told. Not kept
 (or stopped): the changes are undone and the model is told what was undone, so that it
 does not try the same thing again unasked.
+
+Commands at once (subagents, issue 41): one `Guard` serves a conversation's router and its
+subagents' routers, and each command is a `Watch` from its walk before to its settle. The
+settles take turns (the walk after, the question, the undo), and what one settle decided
+(kept, or undone) is not asked about again by a command whose walk before came earlier,
+while it is still as decided: a command that started while a planted path existed would
+otherwise find it "removed" and, told no, write it back. What a command finds may have
+been written by another one running at the same time: the question and the model's note
+then say so and name them, since rivulet cannot tell which did it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import os
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rivulet.core import items as it
 from rivulet.core.tools import protected_snapshot
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
-from rivulet.core.tools.protected_snapshot import Change, Memory, Snapshot, compare, take
+from rivulet.core.tools.protected_snapshot import Change, Entry, Memory, Snapshot, compare, take
 from rivulet.core.tools.protected_undo import undo
 from rivulet.core.tools.turn_diff import file_diff
 from rivulet.core.turn.bus import EventBus, Notice
@@ -33,6 +45,26 @@ from rivulet.core.turn.tool_api import StopTurn
 
 _SHOWN_BYTES = 64 * 1024  # of one file's new content, in the question
 _SHOWN_FILES = 20
+_SHOWN_AT_ONCE = 3  # the commands running at the same time named in a question
+_LABEL_CHARS = 80
+
+
+@dataclass
+class Watch:
+    """One sandboxed command (or MCP call), from its walk before to its settle."""
+
+    token: int  # when its walk before was taken (the guard's clock)
+    label: str  # the command, as the user knows it
+    before: Snapshot
+    at_once: dict[int, str] = field(default_factory=dict)  # other watches' tokens -> labels, while both ran
+
+
+@dataclass
+class _Decided:
+    """A settle's decision on one path: when, and the state it left (path -> entry)."""
+
+    at: int
+    state: dict[str, Entry]
 
 
 class Guard:
@@ -42,12 +74,53 @@ class Guard:
         self.root = root
         self.patterns: tuple[str, ...] = ()
         self.memory = Memory()
+        self.running: dict[int, Watch] = {}
+        self.settling = asyncio.Lock()  # one settle at a time: its walk after, question and undo
+        self.decided: dict[str, _Decided] = {}
+        self._clock = itertools.count(1)
 
     def take(self, patterns: tuple[str, ...] | None = None) -> Snapshot:
         """`patterns`: the setting now (hooks add theirs); the walk after a command uses those before it."""
         if patterns is not None:
             self.patterns = patterns
         return take(self.root, self.patterns, self.memory)
+
+    def begin(self, label: str, patterns: tuple[str, ...] | None = None) -> Watch:
+        """The walk before a command; it runs until `end`."""
+        watch = Watch(next(self._clock), label, self.take(patterns))
+        for other in self.running.values():
+            other.at_once[watch.token] = label
+            watch.at_once[other.token] = other.label
+        self.running[watch.token] = watch
+        return watch
+
+    def end(self, watch: Watch) -> None:
+        self.running.pop(watch.token, None)
+        if not self.running:
+            self.decided.clear()  # every command now starts after those decisions
+
+    def record(self, changes: list[Change], source: Snapshot) -> None:
+        """Record what the user decided about `changes`: the state `source` holds of them."""
+        at = next(self._clock)
+        for change in changes:
+            self.decided[change.path] = _Decided(at, _state(source, change.path))
+
+    def settled_since(self, watch: Watch, change: Change, after: Snapshot) -> bool:
+        """Whether another settle, after `watch`'s walk before, decided about this path (or
+        a folder holding it) and it is still as that decision left it."""
+        parts = change.path.split("/")
+        for n in range(len(parts), 0, -1):
+            rel = "/".join(parts[:n])
+            d = self.decided.get(rel)
+            if d is not None and d.at > watch.token:
+                now = _state(after, rel)
+                return now.keys() == d.state.keys() and not any(d.state[r].differs(e) for r, e in now.items())
+        return False
+
+
+def _state(snap: Snapshot, rel: str) -> dict[str, Entry]:
+    """What `snap` holds of the protected path `rel` and the files under it."""
+    return {r: e for r, e in snap.files.items() if r == rel or r.startswith(rel + "/")}
 
 
 def unchecked(snap: Snapshot) -> list[str]:
@@ -60,36 +133,47 @@ def unchecked(snap: Snapshot) -> list[str]:
             "git hooks, editor tasks or .pth files unseen; the protected paths found before stay read-only"]
 
 
-async def settle(guard: Guard, before: Snapshot, call: it.Item, approvals: ApprovalPolicy, bus: EventBus | None,
+async def settle(guard: Guard, watch: Watch, call: it.Item, approvals: ApprovalPolicy, bus: EventBus | None,
                  done: it.Item, accepted: bool = False) -> str:
     """"" when nothing protected changed or the user keeps it; else what was undone.
     `accepted`: the user let the command run knowing the walk was cut short (then a walk
-    cut short after it asks only about what it found)."""
+    cut short after it asks only about what it found). One settle at a time."""
+    async with guard.settling:
+        return await _settle(guard, watch, call, approvals, bus, done, accepted)
+
+
+async def _settle(guard: Guard, watch: Watch, call: it.Item, approvals: ApprovalPolicy, bus: EventBus | None,
+                  done: it.Item, accepted: bool) -> str:
+    before = watch.before
     after = guard.take()
-    changes = compare(before, after)
+    changes = [c for c in compare(before, after) if not guard.settled_since(watch, c, after)]
     unseen = [] if accepted else unchecked(after) or unchecked(before)
     if not changes and not unseen:
         return ""
+    at_once = [label for token, label in watch.at_once.items() if token in guard.running]
+    who = "this command" if not at_once else "this command, or a command running at the same time,"
     marks = [f"{c.what} {c.path}" for c in changes]
     title = "keep what the command wrote" + (": " + ", ".join(marks) if marks else " (rivulet could not check it all)")
     request = ApprovalRequest("patch", it.call_id(call) or "", title, detail=_detail(before, changes), files=marks,
                               heading="Keep what the command wrote",
-                              reason="a sandboxed command wrote these protected paths: yes keeps what it wrote, "
-                                     "no undoes it" if changes else
-                                     "a sandboxed command left more names than rivulet checks: yes keeps what it "
-                                     "wrote, no undoes what rivulet can see (nothing, here)",
+                              reason=(_written_by(at_once) + " wrote these protected paths: yes keeps what it wrote, "
+                                      "no undoes it" if changes else
+                                      _written_by(at_once) + " left more names than rivulet checks: yes keeps what "
+                                      "it wrote, no undoes what rivulet can see (nothing, here)"),
                               protected=[f"{c.path}: {c.why}" if not c.why.startswith(c.path) else c.why
                                          for c in changes] + unseen)
     decision = await approvals.decide(request)
     if decision in (Decision.YES, Decision.ALWAYS):
-        return ("\nNote: this command changed protected paths (they can make code run later); the user chose to "
+        guard.record(changes, after)
+        return (f"\nNote: {who} changed protected paths (they can make code run later); the user chose to "
                 "keep them: " + ", ".join(marks) if marks else
-                "\nNote: this command left more names in the workspace than rivulet checks for protected paths; "
+                f"\nNote: {who} left more names in the workspace than rivulet checks for protected paths; "
                 "the user chose to keep what it wrote")
     lines = undo(before, changes)
-    text = ("\nThis command created or changed protected paths, which can make code run later (editor tasks, "
-            "git hooks and settings, virtualenvs, CI workflows, ...). The user did not keep the changes, so "
-            "rivulet undid them:\n" + "\n".join(f"- {line}" for line in lines) if lines else
+    guard.record(changes, before)  # as undone: as they were before
+    text = (f"\n{who[0].upper()}{who[1:]} created or changed protected paths, which can make code run later "
+            "(editor tasks, git hooks and settings, virtualenvs, CI workflows, ...). The user did not keep the "
+            "changes, so rivulet undid them:\n" + "\n".join(f"- {line}" for line in lines) if lines else
             "\nThe user did not keep what this command wrote; rivulet found nothing to undo.")
     if unseen:
         text += ("\nThe command left more names in the workspace than rivulet checks for protected paths, so "
@@ -103,6 +187,17 @@ async def settle(guard: Guard, before: Snapshot, call: it.Item, approvals: Appro
     if decision is Decision.STOP:
         raise StopTurn(with_note(done, text), "you did not keep what a command wrote")
     return text
+
+
+def _written_by(at_once: list[str]) -> str:
+    """Who wrote what a command's settle found: it, or it or one running at the same time."""
+    if not at_once:
+        return "a sandboxed command"
+    shown = [label if len(label) <= _LABEL_CHARS else label[:_LABEL_CHARS - 1] + "…"
+             for label in at_once[:_SHOWN_AT_ONCE]]
+    more = f" and {len(at_once) - _SHOWN_AT_ONCE} more" if len(at_once) > _SHOWN_AT_ONCE else ""
+    return ("this sandboxed command, or one running at the same time (rivulet cannot tell which: "
+            + "; ".join(shown) + more + "),")
 
 
 def with_note(done: it.Item, note: str) -> it.Item:

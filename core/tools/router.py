@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # (the MCP client and the hooks come with a configured server
     from rivulet.core.tools.mcp_client import McpManager
     from rivulet.core.tools.patch_apply import FileChange
     from rivulet.core.tools.patch_format import FileOp
-    from rivulet.core.tools.protected_guard import Guard
+    from rivulet.core.tools.protected_guard import Guard, Watch
     from rivulet.core.tools.protected_snapshot import Snapshot
 
 # The code that runs a patch, a command or an MCP server's tool is imported with the first
@@ -119,6 +119,7 @@ class AgentTools:
         self.sandbox = Sandbox(settings.sandbox, self.workspace, settings.sandbox_network)
         self._sandbox_told = False
         self._guard: Guard | None = None  # the session's protected paths (made with the first sandboxed call)
+        self._guard_of: AgentTools = self  # whose guard: a subagent's router shares its parent's (`share_guard`)
         # MCP servers' tools (started by `start_mcp`), run like ours; stdio servers in our sandbox.
         if mcp is not None:
             from rivulet.core.tools.mcp_router import McpRouter
@@ -238,16 +239,21 @@ class AgentTools:
             server = self.mcp.manager.find(str(name))
             boxed = server is not None and server[0].config.command is not None and self.sandbox.active
             await self._before_change(f"MCP tool {name}")  # a server may write the workspace too
-            taken = [self._protected_guard() if boxed else None]  # a stdio server writes the workspace too
+            label = f"MCP tool {name}"
+            watch = [self._watch(label) if boxed else None]  # a stdio server writes the workspace too
 
             async def decide(call: it.Item, request: ApprovalRequest, declined: str) -> Decision:
                 decision = await self._decide(call, request, declined)
-                if taken[0] is not None:  # again: what changed while the question waited is not the call's
-                    taken[0] = self._protected_guard()
+                if watch[0] is not None:  # again: what changed while the question waited is not the call's
+                    self._unwatch(watch[0])
+                    watch[0] = self._watch(label)
                 return decision
 
-            done = await self.mcp.run(call, decide)
-            return await self._settle(call, taken[0], done)
+            try:
+                done = await self.mcp.run(call, decide)
+                return await self._settle(call, watch[0], done)
+            finally:
+                self._unwatch(watch[0])
         return await self._builtin.run(call)
 
     async def _decide(self, call: it.Item, request: ApprovalRequest, declined: str) -> Decision:
@@ -355,38 +361,61 @@ class AgentTools:
                 self.bus.publish(ToolOutputDelta(cid, self._mask(text)))
 
         await self._before_change(command if sandboxed else f"{command}  (outside the sandbox)")
-        if guard is not None:  # again: what changed while the question or the turn lock waited is not the command's
-            guard = self._protected_guard()
-        result = await run_shell(command, cwd, timeout=timeout, limit=self.settings.output_limit, on_output=show,
-                                 secrets=self.settings.secrets, sandbox=self.sandbox if sandboxed else None,
-                                 read_only=guard.read_only() if guard is not None else None)
-        status = f"timed out after {timeout:g} s (killed)" if result.timed_out else f"{result.exit_code}"
-        note = f"\n(output truncated: {result.truncated} characters left out)" if result.truncated else ""
-        return await self._settle(call, guard, _output(call, f"Exit code: {status}\nWall time: "
-                                                             f"{result.duration:.1f} seconds\nOutput:\n"
-                                                             f"{self._mask(result.output)}{note}"),
-                                  accepted=bool(request.protected))
+        # Again: what changed while the question or the turn lock waited is not the command's.
+        watch = self._watch(command) if guard is not None else None
+        try:
+            result = await run_shell(command, cwd, timeout=timeout, limit=self.settings.output_limit,
+                                     on_output=show, secrets=self.settings.secrets,
+                                     sandbox=self.sandbox if sandboxed else None,
+                                     read_only=watch.before.read_only() if watch is not None else None)
+            status = f"timed out after {timeout:g} s (killed)" if result.timed_out else f"{result.exit_code}"
+            note = f"\n(output truncated: {result.truncated} characters left out)" if result.truncated else ""
+            return await self._settle(call, watch, _output(call, f"Exit code: {status}\nWall time: "
+                                                                 f"{result.duration:.1f} seconds\nOutput:\n"
+                                                                 f"{self._mask(result.output)}{note}"),
+                                      accepted=bool(request.protected))
+        finally:
+            self._unwatch(watch)
 
-    async def _settle(self, call: it.Item, before: Snapshot | None, done: it.Item, accepted: bool = False) -> it.Item:
+    async def _settle(self, call: it.Item, watch: Watch | None, done: it.Item, accepted: bool = False) -> it.Item:
         """After a sandboxed command or MCP call: what it wrote to protected paths, asked
         about (and undone unless kept); the model is told in the call's output."""
-        if before is None or self._guard is None or self.approvals.policy == "never-ask":
+        guard = self._guard_of._guard
+        if watch is None or guard is None or self.approvals.policy == "never-ask":
             return done
         from rivulet.core.tools.protected_guard import settle, with_note
 
-        return with_note(done, self._mask(await settle(self._guard, before, call, self.approvals, self.bus, done,
-                                                       accepted)))
+        return with_note(done, self._mask(await settle(guard, watch, call, self.approvals, self.bus, done, accepted)))
+
+    def share_guard(self, parent: AgentTools) -> None:
+        """A subagent's router: the protected paths are guarded by its parent's guard, so
+        that commands running at once are settled one at a time, each change asked about once."""
+        self._guard_of = parent._guard_of
+
+    def _the_guard(self) -> Guard:
+        from rivulet.core.tools.protected_guard import Guard
+
+        owner = self._guard_of
+        if owner._guard is None:
+            owner._guard = Guard(self.workspace)
+        return owner._guard
 
     def _protected_guard(self) -> Snapshot | None:
         """The workspace's protected paths before a sandboxed command that may write it
         (with what the session's earlier walks found)."""
         if self.sandbox.mode != "workspace-write":
             return None
-        from rivulet.core.tools.protected_guard import Guard
+        return self._the_guard().take(self.settings.protected_paths)
 
-        if self._guard is None:
-            self._guard = Guard(self.workspace)
-        return self._guard.take(self.settings.protected_paths)
+    def _watch(self, label: str) -> Watch | None:
+        """The walk before a sandboxed command (or MCP call) that runs now, until `_unwatch`."""
+        if self.sandbox.mode != "workspace-write":
+            return None
+        return self._the_guard().begin(label, self.settings.protected_paths)
+
+    def _unwatch(self, watch: Watch | None) -> None:
+        if watch is not None:
+            self._the_guard().end(watch)
 
     def _tell_if_unsandboxed(self) -> None:
         """Once: the sandbox was asked for and bwrap cannot run here."""

@@ -100,7 +100,7 @@ def test_below_the_levels_walked_nothing_is_compared_nor_removed(tmp_path, monke
 
 async def test_a_fifo_left_in_a_protected_folder_does_not_hang_the_question(tmp_path):
     guard = Guard(tmp_path)
-    before = guard.take(ps.DEFAULT_PROTECTED)
+    before = guard.begin("the command", ps.DEFAULT_PROTECTED)
     (tmp_path / ".idea").mkdir()
     os.mkfifo(tmp_path / ".idea" / "pipe")
     _write(tmp_path / ".idea" / "workspace.xml", "<project/>\n")
