@@ -6,7 +6,7 @@ pane nor another subagent's. Its live panes are flushed by the same frame tick a
 conversation's (LivePanes.nested), once per frame however many subagents stream.
 
 The committed items of each subagent are kept here, by the parent's call_id (and taken
-from the session on resume): the inspector shows them (`inspect`)."""
+from the session on resume): the inspector shows them (`entries`, app/tui_views.py)."""
 
 from __future__ import annotations
 
@@ -64,8 +64,7 @@ class Subagents:
         await self._mount_under_call(pane, event.call_id)
 
     async def _mount_under_call(self, pane: SubagentPane, call_id: str) -> None:
-        """Right under its call (after the panes of the calls' earlier subagents), or at
-        the end when the call is not a widget (already frozen)."""
+        """Right under its call, or at the end when the call is not a widget (frozen)."""
         transcript = self.view.transcript
         anchor = next((c for c in transcript.query_children(ToolCallEntry) if c.item.get("call_id") == call_id),
                       None)
