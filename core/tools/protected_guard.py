@@ -37,7 +37,7 @@ from pathlib import Path
 from rivulet.core import items as it
 from rivulet.core.tools import protected_snapshot
 from rivulet.core.tools.approval import ApprovalPolicy, ApprovalRequest, Decision
-from rivulet.core.tools.protected_snapshot import Change, Entry, Memory, Snapshot, compare, take
+from rivulet.core.tools.protected_snapshot import KEEP_TOTAL, Change, Entry, Memory, Snapshot, compare, read_entry, take
 from rivulet.core.tools.protected_undo import undo
 from rivulet.core.tools.turn_diff import file_diff
 from rivulet.core.turn.bus import EventBus, Notice
@@ -105,17 +105,33 @@ class Guard:
         for change in changes:
             self.decided[change.path] = _Decided(at, _state(source, change.path))
 
+    def written(self, rels: list[str]) -> None:
+        """A patch the user approved wrote these protected files (while commands may run):
+        as they are now, they are decided."""
+        if not self.running:
+            return  # (no command's walk before is older than the patch)
+        at, budget = next(self._clock), [KEEP_TOTAL]
+        for rel in rels:
+            entry = read_entry(str(self.root / rel), budget)
+            self.decided[rel] = _Decided(at, {} if entry.kind == "absent" else {rel: entry})
+
     def settled_since(self, watch: Watch, change: Change, after: Snapshot) -> bool:
-        """Whether another settle, after `watch`'s walk before, decided about this path (or
-        a folder holding it) and it is still as that decision left it."""
+        """Whether, after `watch`'s walk before, the user decided about this path (another
+        settle, or a patch), and it is still as that decision left it: the path or a folder
+        holding it was decided, or every file under it was."""
         parts = change.path.split("/")
         for n in range(len(parts), 0, -1):
             rel = "/".join(parts[:n])
             d = self.decided.get(rel)
             if d is not None and d.at > watch.token:
-                now = _state(after, rel)
-                return now.keys() == d.state.keys() and not any(d.state[r].differs(e) for r, e in now.items())
-        return False
+                return _same(d.state, _state(after, rel))
+        files = {r: e for r, e in _state(after, change.path).items() if e.kind != "dir"}
+        return bool(files) and all((d := self.decided.get(r)) is not None and d.at > watch.token
+                                   and _same(d.state, {r: e}) for r, e in files.items())
+
+
+def _same(was: dict[str, Entry], now: dict[str, Entry]) -> bool:
+    return was.keys() == now.keys() and not any(was[r].differs(e) for r, e in now.items())
 
 
 def _state(snap: Snapshot, rel: str) -> dict[str, Entry]:

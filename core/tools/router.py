@@ -300,6 +300,9 @@ class AgentTools:
             return _output(call, f"error: {exc}")
         except OSError as exc:
             return _output(call, f"error: the editor did not write the patch: {exc}")
+        guard = self._guard_of._guard
+        if protected and guard is not None:  # approved: a command running at once does not ask about it again
+            guard.written(rels)
         if self.hooks:  # a formatter sees the files as written, before the model is told
             await self.hooks.after_patch([c.path.relative_to(self.workspace).as_posix() for c in changes
                                           if c.new is not None])

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 from helpers.agent_server import AgentServer, spawn
-from helpers.calls import answer, fn_call, fn_call_response
+from helpers.calls import answer, custom_call, custom_call_events, fn_call, fn_call_response
 from helpers.mock_api import settings
+from helpers.streams import body, completed, created
 
 from rivulet.core.engine import Engine
 from rivulet.core.tools.approval import Decision
@@ -133,6 +134,48 @@ def _after(event: asyncio.Event, reply: bytes):
 
     async def stream():
         await event.wait()
+        yield reply
+
+    return stream
+
+
+async def test_a_protected_patch_the_user_approved_is_not_asked_about_again_by_a_command_running_at_once(tmp_path):
+    """One subagent's patch adds `.vscode/settings.json` (asked, approved) while another's
+    sandboxed command runs: that command's end must not ask about it again, nor undo it."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    patch = "*** Begin Patch\n*** Add File: .vscode/settings.json\n+{}\n*** End Patch\n"
+    server = AgentServer({
+        PROMPT: [fn_call_response("r1", spawn("call_c", "run", name="runner"), spawn("call_e", "edit", name="editor")),
+                 answer("r2", "done")],
+        "run": [fn_call_response("rc1", _shell("call_sc", "touch c.started; "
+                                               "while [ ! -e .vscode/settings.json ]; do sleep 0.02; done")),
+                answer("rc2", "ran")],
+        "edit": [_when(ws / "c.started", body([created("re1"), *custom_call_events("fe", "call_pe", "apply_patch", patch),
+                                                completed([custom_call("fe", "call_pe", "apply_patch", patch)], "re1")])),
+                 answer("re2", "edited")],
+    })
+    engine = _engine(ws, server)
+    asked: list[ApprovalRequested] = []
+
+    def front_end(event: ApprovalRequested) -> None:
+        asked.append(event)
+        event.answer(Decision.YES if event.subagent == "editor" else Decision.NO)
+
+    engine.approvals.attach(front_end)
+    result = await asyncio.wait_for(engine.submit(PROMPT), 60)
+    await engine.aclose()
+    assert result.last_message == "done"
+    assert [(e.subagent, e.request.kind) for e in asked] == [("editor", "patch")], [e.request.title for e in asked]
+    assert (ws / ".vscode" / "settings.json").read_text() == "{}\n"
+    assert "protected" not in _outputs(engine, server, "run")
+
+
+def _when(path: Path, reply: bytes):
+    """A reply sent once `path` exists."""
+
+    async def stream():
+        await _exists(path)
         yield reply
 
     return stream
