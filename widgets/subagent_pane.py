@@ -25,7 +25,7 @@ from textual.widgets import Static
 
 from rivulet.core.sanitize import sanitize
 
-from .entries import TranscriptEntry
+from .entries import ToolCallEntry, TranscriptEntry
 from .line_copy import CHROME_META
 from .live import LiveMessage, LivePane
 from .messages import OpenRawItem
@@ -150,6 +150,19 @@ class SubagentPane(TranscriptEntry):
     def on_mount(self) -> None:
         if self.folded:  # made folded (a resumed session's, or one that ended before it was drawn)
             self._show_folded()
+        self._delegate_call()
+
+    def _delegate_call(self) -> None:
+        """The call right above says only that it spawned this pane: the task and the answer
+        its arguments and output hold are this pane's task and result lines, not shown twice."""
+        siblings = list(self.parent.children) if self.parent is not None else []
+        at = siblings.index(self) if self in siblings else 0
+        for above in reversed(siblings[:at]):
+            if isinstance(above, ToolCallEntry) and above.item.get("call_id") == self.item.get("call_id"):
+                above.add_class("delegated")
+                return
+            if not isinstance(above, SubagentPane):
+                return
 
     async def add_live(self, pane: LivePane) -> None:
         """An item of the subagent starts streaming: its live pane, at the body's end, a few

@@ -205,6 +205,7 @@ async def test_a_resumed_sessions_subagent_is_a_folded_pane_under_its_call_and_o
         shown = [w for w in app._transcript.children if isinstance(w, (ToolCallEntry, SubagentPane))]
         assert shown == [app._transcript.query_children(ToolCallEntry).first(), pane]
         await pilot.pause()
+        assert texts(shown[0]).strip() == "⚙ spawn_agent"  # its task and answer are the pane's lines
         text = texts(pane)
         assert pane.folded and "'[i]helper[/i]'" in text and "task: task number 1" in text
         assert "→ The sub answer." in text and "Details" not in text
@@ -289,6 +290,9 @@ async def test_two_subagents_of_a_real_turn_stream_at_once_in_their_panes_then_f
         await until(pilot, lambda: all(p.folded for p in panes.values()), "both folded")
         assert "→ there are twelve tests" in texts(panes["counter"]) and "done" in texts(panes["counter"])
         assert not app.live_panes.nested
+        # Each call above its pane says only that it spawned it: the task and the answer are the pane's.
+        for call in app._transcript.query_children(ToolCallEntry):
+            assert "spawn_agent" in texts(call) and "task" not in texts(call) and "→" not in texts(call)
 
 
 async def test_esc_stops_every_running_subagent_and_folds_their_panes_cancelled(tmp_path):
