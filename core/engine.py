@@ -199,7 +199,7 @@ class Engine:
         from rivulet.core.subagents.runner import SubagentRunner
 
         return SubagentRunner(conversation.bus, self._child, self.approvals, limit=s.max_subagents, depth=depth,
-                         session=lambda: conversation.session)
+                              session=lambda: conversation.session, hooks=self.hooks)
 
     def _child(self, bus: EventBus, approver: Approver, instructions: str | None, depth: int) -> Conversation:
         """A subagent's conversation: the same settings and model, transport, sandbox,

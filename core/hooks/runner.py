@@ -24,6 +24,7 @@ from typing import Any
 from rivulet.core.compat.asyncio import close_process_pipes
 from rivulet.core.hooks.spec import HookSpec
 from rivulet.core.hooks.unsandboxed import git_env, reach, refusal
+from rivulet.core.tools import proctree
 from rivulet.core.tools.proctree import children_of_me, kill_tree
 from rivulet.core.tools.sandbox import Sandbox
 from rivulet.core.tools.secret_mask import SecretMasker
@@ -95,12 +96,19 @@ async def run_hook(spec: HookSpec, payload: dict[str, Any], workspace: Path, *, 
         if found.program is None:
             return HookResult(None, error="not found on PATH")
         argv[0] = found.program  # run what was checked: no second lookup
+    token = proctree.start_tool()  # a command that ends meanwhile (a subagent's) leaves it alone
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv, cwd=workspace, env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, start_new_session=True)  # its own group: killed as one
+            *argv, cwd=workspace, env={**env, proctree.TOKEN_VAR: token}, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            start_new_session=True)  # its own group: killed as one
     except OSError as exc:
+        proctree.end_tool(token, None)
         return HookResult(None, error=exc.strerror or str(exc), duration=time.monotonic() - start)
+    except BaseException:
+        proctree.end_tool(token, None)
+        raise
+    proctree.running(proc.pid)
     data = json.dumps(payload, ensure_ascii=True).encode() + b"\n"
     feeder = asyncio.ensure_future(_feed(proc.stdin, data))
     out = asyncio.ensure_future(_read_capped(proc.stdout))
@@ -112,14 +120,15 @@ async def run_hook(spec: HookSpec, payload: dict[str, Any], workspace: Path, *, 
         if not done:
             timed_out = True
         # Its group and its descendants; other children of rivulet (MCP servers) are left alone.
-        kill_tree(proc.pid, children_of_me() - {proc.pid})
+        kill_tree(proc.pid, children_of_me() - {proc.pid}, token)
         await waiter
         # What it left running is dead, so the pipes end: keep what they still held.
         await asyncio.wait({out, err, feeder}, timeout=5)
     except BaseException:  # the turn was interrupted: the hook goes with it
-        kill_tree(proc.pid, children_of_me() - {proc.pid})
+        kill_tree(proc.pid, children_of_me() - {proc.pid}, token)
         raise
     finally:
+        proctree.end_tool(token, proc.pid)
         for task in (out, err, feeder, waiter):
             if not task.done():
                 task.cancel()

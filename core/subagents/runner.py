@@ -27,6 +27,7 @@ from rivulet.core.turn.bus import BusEvent, EventBus
 from rivulet.core.turn.tool_api import StopTurn
 
 if TYPE_CHECKING:
+    from rivulet.core.hooks.dispatch import Hooks
     from rivulet.core.tools.approval import ApprovalRequest, Decision
     from rivulet.core.turn.conversation import Conversation
     from rivulet.core.turn.history import HistoryEntry
@@ -98,13 +99,15 @@ class SubagentRunner:
     conversation (at most `limit` at once)."""
 
     def __init__(self, bus: EventBus, make_child: ChildFactory, ask: LabelledApprover, *, limit: int,
-                 depth: int = 1, session: Callable[[], SessionRecorder | None] = lambda: None) -> None:
+                 depth: int = 1, session: Callable[[], SessionRecorder | None] = lambda: None,
+                 hooks: Hooks | None = None) -> None:
         self.bus = bus
         self.make_child = make_child
         self.ask = ask
         self.limit = limit
         self.depth = depth
         self.session = session  # the parent's session file, when it has one (read at each call: /new swaps it)
+        self.hooks = hooks  # the user's before_tool/after_tool hooks see spawn_agent as any other call
         self._places = asyncio.Semaphore(limit)
         self._ids = itertools.count(1)
         self._spent = Spent()
@@ -121,7 +124,18 @@ class SubagentRunner:
         return spent.to_json() if spent.count else None
 
     async def run(self, call: it.Item) -> it.Item:
-        """The call's output: the subagent's answer (capped), or why it has none."""
+        """The call's output: the subagent's answer (capped), or why it has none. A
+        before_tool hook exiting 2 keeps it from starting (as the router's calls)."""
+        if self.hooks:
+            blocked = await self.hooks.before_tool(call)
+            if blocked is not None:
+                return output(call, blocked)
+        done = await self._spawn(call)
+        if self.hooks:
+            await self.hooks.after_tool(call, done)
+        return done
+
+    async def _spawn(self, call: it.Item) -> it.Item:
         args = read_call(call)
         if isinstance(args, str):
             return output(call, args)

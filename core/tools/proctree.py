@@ -7,17 +7,47 @@ to rivulet, not to init, and stays findable. When a tool ends (done, timed out o
 interrupted) `kill_tree` stops and kills every descendant of the tool's process and
 every orphan adopted since the tool started, round after round until none is left,
 and reaps the adopted ones. Linux only (elsewhere only the process group is killed).
+
+Tools run at once (subagents, issue 41): a child of rivulet that another running tool
+started is no orphan of this one. Each tool process gets a token in its environment
+before it starts (`start_tool`, `TOKEN_VAR`: what it starts inherits it), and its pid
+once asyncio hands it back (`running`); an unknown child that carries another running
+tool's token, or is another running tool's process, is left alone. Before, the first
+command to end killed (and reaped) every command and hook started after it.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import secrets
 import signal
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
 _subreaper: bool | None = None
+TOKEN_VAR = "RIVULET_TOOL_RUN"
+_tokens: set[str] = set()  # the running tools' tokens
+_running: set[int] = set()  # the running tools' own processes
+
+
+def start_tool() -> str:
+    """A token for a tool about to start its process (put it in its environment as
+    TOKEN_VAR); until `end_tool`, no other tool's end kills what carries it."""
+    token = secrets.token_hex(8)
+    _tokens.add(token)
+    return token
+
+
+def running(pid: int) -> None:
+    """The tool's process, once started (its environment may not be readable: a setuid bwrap)."""
+    _running.add(pid)
+
+
+def end_tool(token: str, pid: int | None) -> None:
+    _tokens.discard(token)
+    if pid is not None:
+        _running.discard(pid)
 
 
 def become_subreaper() -> bool:
@@ -69,9 +99,10 @@ def _descendants(roots: set[int], parents: dict[int, int]) -> set[int]:
     return found
 
 
-def kill_tree(root: int, known_children: set[int]) -> int:
+def kill_tree(root: int, known_children: set[int], token: str | None = None) -> int:
     """Kill `root`'s process group, its descendants and every child of ours that was
-    not in `known_children` (an orphan the tool left behind). How many were killed."""
+    not in `known_children` (an orphan the tool left behind), but another running
+    tool's (`token`: this tool's own). How many were killed."""
     me = os.getpid()
     try:
         os.killpg(root, signal.SIGKILL)
@@ -87,8 +118,10 @@ def kill_tree(root: int, known_children: set[int]) -> int:
             parents = _parents()
         except OSError:
             break
-        # `root` is asyncio's child (it reaps it); every other new child of ours is an orphan.
-        adopted = {pid for pid, parent in parents.items() if parent == me and pid not in known_children} - {root}
+        # `root` is asyncio's child (it reaps it); every other new child of ours is an orphan,
+        # but another tool's running process and what it left in its session.
+        adopted = _orphans({pid for pid, parent in parents.items() if parent == me and pid not in known_children},
+                           root, token)
         targets = (_descendants({root} | adopted, parents) | adopted | ({root} if root in parents else set()))
         targets -= {me}
         targets = {pid for pid in targets if _alive(pid)}
@@ -106,12 +139,33 @@ def kill_tree(root: int, known_children: set[int]) -> int:
         for pid in targets & adopted:  # ours now: reap them, or they stay zombies
             _reap(pid)
     try:  # orphans that had already exited on their own are zombies of ours too
-        for pid, parent in _parents().items():
-            if parent == me and pid not in known_children and pid != root and not _alive(pid):
+        for pid in _orphans({pid for pid, parent in _parents().items() if parent == me and pid not in known_children},
+                            root, token):
+            if not _alive(pid):
                 _reap(pid)
     except OSError:
         pass
     return len(killed)
+
+
+def _orphans(new_children: set[int], root: int, token: str | None) -> set[int]:
+    """Of the children of ours `root`'s tool did not know, those that are no other running tool's."""
+    others, pids = _tokens - {token}, _running - {root}
+    return {pid for pid in new_children - {root} if pid not in pids and _token_of(pid) not in others}
+
+
+def _token_of(pid: int) -> str | None:
+    """The tool token in the process's environment (as it started), if it can be read."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            env = f.read(1 << 20)
+    except OSError:
+        return None
+    key = TOKEN_VAR.encode() + b"="
+    for entry in env.split(b"\0"):
+        if entry.startswith(key):
+            return entry[len(key):].decode("ascii", "replace")
+    return None
 
 
 def _alive(pid: int) -> bool:

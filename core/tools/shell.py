@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rivulet.core.compat.asyncio import close_process_pipes
+from rivulet.core.tools import proctree
 from rivulet.core.tools.environ_scrub import SECRET_ENV as SECRET_ENV  # (its home: imported without this module)
 from rivulet.core.tools.proctree import become_subreaper, children_of_me, kill_tree
 from rivulet.core.tools.sandbox import Sandbox
@@ -73,7 +74,7 @@ def child_env(secrets: tuple[str, ...] = ()) -> dict[str, str]:
 
 
 async def _spawn(argv: Sequence[str], cwd: Path, env: dict[str, str],
-                 known: set[int]) -> asyncio.subprocess.Process:
+                 known: set[int], token: str) -> asyncio.subprocess.Process:
     """Start the command. An interrupt during the start (Esc as the command begins) must not
     leave it running: the process may already be up, and may have started others, before
     asyncio hands it back, so the start is finished and then the whole tree killed."""
@@ -87,7 +88,7 @@ async def _spawn(argv: Sequence[str], cwd: Path, env: dict[str, str],
             proc = await spawn
         except Exception:  # it never started: nothing to kill
             raise asyncio.CancelledError from None
-        kill_tree(proc.pid, known)
+        kill_tree(proc.pid, known, token)
         await proc.wait()
         close_process_pipes(proc)
         raise
@@ -104,7 +105,13 @@ async def run_shell(command: str, cwd: Path, *, timeout: float, limit: int,
         argv, env = ["bash", "-c", command], child_env(secrets)
     become_subreaper()  # orphans of the command come back to us, so they can be killed
     known = children_of_me()
-    proc = await _spawn(argv, cwd, env, known)
+    token = proctree.start_tool()  # another tool's end (a subagent's) leaves this one alone
+    try:
+        proc = await _spawn(argv, cwd, {**env, proctree.TOKEN_VAR: token}, known, token)
+    except BaseException:
+        proctree.end_tool(token, None)
+        raise
+    proctree.running(proc.pid)
     captured = _Capped(limit)
     decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a character may span two reads
     masker = SecretMasker(secrets)  # before the cap and the screen: a key split across reads is masked too
@@ -129,18 +136,19 @@ async def run_shell(command: str, cwd: Path, *, timeout: float, limit: int,
         done, _ = await asyncio.wait({waiter}, timeout=timeout)
         if not done:
             timed_out = True
-        kill_tree(proc.pid, known)
+        kill_tree(proc.pid, known, token)
         await waiter
         try:  # everything it started is dead, so the pipe ends soon: keep what it still had
             await asyncio.wait_for(asyncio.shield(reader), 2)
         except TimeoutError:
             reader.cancel()
     except BaseException:  # interrupted (cancelled): nothing may outlive the turn
-        kill_tree(proc.pid, known)
+        kill_tree(proc.pid, known, token)
         reader.cancel()
         waiter.cancel()
         raise
     finally:
+        proctree.end_tool(token, proc.pid)
         # Close the pipes now, not when the transport is garbage collected (maybe after
         # its event loop has closed, which raises from __del__).
         close_process_pipes(proc)
