@@ -55,6 +55,7 @@ class TurnLock:
         self._session = session
         self.notice = notice or (lambda text: None)  # the one line said when this run must wait
         self._fd: int | None = None
+        self._waiters = 0  # `hold` calls waiting for another rivulet now
 
     @property
     def held(self) -> bool:
@@ -99,9 +100,14 @@ class TurnLock:
             busy = self.try_hold(doing)
             if busy is None:
                 return
-            self.notice(_waiting(busy))
-            while self.try_hold(doing) is not None:
-                await asyncio.sleep(POLL)
+            if not self._waiters:  # subagents' tools wait at once, on their parent's lock: said once
+                self.notice(_waiting(busy))
+            self._waiters += 1
+            try:
+                while self.try_hold(doing) is not None:
+                    await asyncio.sleep(POLL)
+            finally:
+                self._waiters -= 1
         except OSError as exc:
             self.notice(one_row(f"The workspace's lock cannot be taken ({exc.strerror or exc}): this run does not "
                                 "wait for another rivulet in it"))

@@ -8,14 +8,17 @@ import asyncio
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
 from helpers.agent_server import AgentServer, spawn
 from helpers.calls import answer, custom_call, custom_call_events, fn_call, fn_call_response
 from helpers.mock_api import settings
 from helpers.streams import body, completed, created
 
 from rivulet.core.checkpoints import restore
+from rivulet.core.checkpoints.turn_lock import TurnLock
 from rivulet.core.engine import Engine
 from rivulet.core.hooks.dispatch import Hooks
 from rivulet.core.hooks.events import HookNote
@@ -23,7 +26,7 @@ from rivulet.core.hooks.spec import HookSpec
 from rivulet.core.store.session import SessionWriter
 from rivulet.core.subagents.events import SubagentEvent, SubagentStarted
 from rivulet.core.tools.router import ToolSettings
-from rivulet.core.turn.bus import EventBus, ItemCompleted
+from rivulet.core.turn.bus import EventBus, ItemCompleted, Notice
 
 PROMPT = "split the work"
 TASKS = ("edit a", "add b", "write c")
@@ -187,3 +190,50 @@ async def test_a_subagents_command_that_ends_does_not_kill_another_subagents_com
                if i.get("type") == "function_call_output" and i["call_id"] in ("call_sa", "call_sb")}
     assert outputs["call_sa"].startswith("Exit code: 0") and "a-finished" in outputs["call_sa"]
     assert outputs["call_sb"].startswith("Exit code: 0") and "b-finished" in outputs["call_sb"], outputs["call_sb"]
+
+
+@pytest.mark.parametrize("checkpoints", [True, False])
+async def test_subagents_wait_for_another_rivulet_in_the_workspace_together_and_say_it_once(tmp_path, checkpoints):
+    """Another rivulet holds the workspace (issue 36's lock). Two subagents' commands wait
+    for it, said once; none runs before it lets go; then both run (the children share the
+    parent's lock: no deadlock with their own parent), and the turn's end lets it go."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    other = TurnLock(ws, "OTHER")  # the other rivulet (an exec), its turn under way
+    assert other.try_hold() is None
+    server = AgentServer({
+        PROMPT: [fn_call_response("r1", spawn("call_a", "one"), spawn("call_b", "two")), answer("r2", "done")],
+        "one": [fn_call_response("ra1", _shell("call_sa", "echo one > one.txt")), answer("ra2", "did one")],
+        "two": [fn_call_response("rb1", _shell("call_sb", "echo two > two.txt")), answer("rb2", "did two")],
+    })
+    engine = _engine(ws, server, sandbox="off", checkpoints=checkpoints)
+    notices: list[str] = []
+    engine.bus.subscribe(lambda e: notices.append(e.text), Notice)
+    calls: set[str] = set()
+
+    def on_event(event: SubagentEvent) -> None:
+        if isinstance(event.event, ItemCompleted) and event.event.item.get("type") == "function_call":
+            calls.add(event.event.item["call_id"])
+
+    engine.bus.subscribe(on_event, SubagentEvent)
+    turn = asyncio.ensure_future(engine.submit(PROMPT))
+    deadline = time.monotonic() + 30
+    while not (calls == {"call_sa", "call_sb"} and notices) and not turn.done():
+        assert time.monotonic() < deadline, (calls, notices)
+        await asyncio.sleep(0.02)
+    for _ in range(20):  # the loop goes round: still nobody runs while the other holds the workspace
+        await asyncio.sleep(0)
+    assert not (ws / "one.txt").exists() and not (ws / "two.txt").exists() and not turn.done()
+    other.release()
+    result = await asyncio.wait_for(turn, 60)
+    cps = engine.agent_tools.checkpoints
+    if cps is not None:
+        cps.wait()
+    await engine.aclose()
+    assert result.last_message == "done"
+    assert (ws / "one.txt").read_text() == "one\n" and (ws / "two.txt").read_text() == "two\n"
+    waiting = [n for n in notices if n.startswith("Waiting: another rivulet")]
+    assert len(waiting) == 1, notices
+    assert "session OTHER" in waiting[0]
+    assert other.try_hold() is None  # the turn's end let the workspace go
+    other.release()
