@@ -3,13 +3,14 @@
 Small local models loop: they resend a call that failed, with the same arguments, and get
 the same output, until `max_follow_ups` (70 s of identical refusals in a field run; with
 `--approval auto` one loop wrote into a file each time). The third identical call (the
-same tool, the same arguments, the same output) ends the turn with one line; history
+same tool, the same arguments, the same output but for the durations in it) ends the turn with one line; history
 keeps everything, so the user can say what to do differently and continue.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 from rivulet.core import items as it
@@ -17,6 +18,10 @@ from rivulet.core.errors import RivuletError
 from rivulet.core.sanitize import one_row
 
 REPEATS = 3  # the identical call that stops the turn: the third
+# A duration in a tool's output ("Wall time: 0.9 seconds", pytest's "1 passed in 0.55s"):
+# the same command rerun differs only there, so it is not what makes two runs differ (with
+# the real llama-server the model reran passing tests for minutes, each run 0.1 s apart).
+_DURATION = re.compile(r"\d+(?:\.\d+)?\s?(?:ms|s|sec|secs|seconds?)\b")
 
 
 class RepeatedCall(RivuletError):
@@ -27,7 +32,8 @@ def _key(call: it.Item, output: it.Item) -> str:
     """The call without its ids, and its output's content: what makes two calls the same."""
     asked = {k: v for k, v in call.items() if k not in ("id", "call_id", "status")}
     got = {k: v for k, v in output.items() if k not in ("id", "call_id", "status")}
-    return json.dumps([asked, got], sort_keys=True, default=str)
+    said = _DURATION.sub("#s", json.dumps(got, sort_keys=True, default=str))
+    return json.dumps(asked, sort_keys=True, default=str) + said
 
 
 class RepeatGuard:

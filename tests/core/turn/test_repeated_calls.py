@@ -57,3 +57,22 @@ def test_the_undo_question_names_each_distinct_command_once():
     ran = [line for line in lines if line.startswith("Ran ")]
     assert ran == [line for line in ran if "cannot be undone" in line] and len(ran) == 2
     assert ran[0].startswith("Ran `ls workspace` (9 times): ") and ran[1].startswith("Ran `make`: ")
+
+
+def test_a_rerun_that_differs_only_in_its_timings_is_a_repeat():
+    """The real llama-server run: passing tests rerun again and again, each output with its
+    own wall time and pytest duration (issue 42's field run, /tmp/notes/llama.md)."""
+    guard = RepeatGuard()
+    run = {"type": "function_call", "name": "shell", "arguments": '{"command": "python3 -m pytest -q"}'}
+
+    def output(wall: str, took: str, passed: int = 1) -> dict:
+        return {"type": "function_call_output", "output": f"Exit code: 0\nWall time: {wall} seconds\nOutput:\n"
+                                                          f".    [100%]\n{passed} passed in {took}s\n"}
+
+    guard.check(run, output("0.9", "0.55"))
+    guard.check(run, output("1.0", "0.62"))
+    with pytest.raises(RepeatedCall):
+        guard.check(run, output("0.8", "0.49"))
+    other = RepeatGuard()  # a different count is a different output
+    for n in range(1, 4):
+        other.check(run, output("1.0", "0.5", passed=n))
