@@ -29,6 +29,7 @@ _subreaper: bool | None = None
 TOKEN_VAR = "RIVULET_TOOL_RUN"
 _tokens: set[str] = set()  # the running tools' tokens
 _running: set[int] = set()  # the running tools' own processes
+_EXEC_TRIES = 50  # ms to wait for the environment of a process that is in its exec
 
 
 def start_tool() -> str:
@@ -155,12 +156,20 @@ def _orphans(new_children: set[int], root: int, token: str | None) -> set[int]:
 
 
 def _token_of(pid: int) -> str | None:
-    """The tool token in the process's environment (as it started), if it can be read."""
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            env = f.read(1 << 20)
-    except OSError:
-        return None
+    """The tool token in the process's environment (as it started), if it can be read.
+    A process in the middle of its exec shows none for a moment (its parent's Popen has
+    returned): wait for it a little (a process exiting shows none for good, and a kill
+    changes nothing for it)."""
+    env = b""
+    for _ in range(_EXEC_TRIES):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read(1 << 20)
+        except OSError:
+            return None
+        if env or not _alive(pid):
+            break
+        time.sleep(0.001)
     key = TOKEN_VAR.encode() + b"="
     for entry in env.split(b"\0"):
         if entry.startswith(key):

@@ -5,6 +5,7 @@ scripted AgentServer (tests/helpers/agent_server.py) on the real engine."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from helpers.agent_server import AgentServer, spawn
 from helpers.calls import answer, custom_call, custom_call_events, fn_call, fn_call_response
-from helpers.mock_api import settings
+from helpers.mock_api import settings, transport_for
 from helpers.streams import body, completed, created
 
 from rivulet.core.checkpoints import restore
@@ -23,7 +24,7 @@ from rivulet.core.engine import Engine
 from rivulet.core.hooks.dispatch import Hooks
 from rivulet.core.hooks.events import HookNote
 from rivulet.core.hooks.spec import HookSpec
-from rivulet.core.store.session import SessionWriter
+from rivulet.core.store.session import SessionWriter, load_session
 from rivulet.core.subagents.events import SubagentEvent, SubagentStarted
 from rivulet.core.tools.router import ToolSettings
 from rivulet.core.turn.bus import EventBus, ItemCompleted, Notice
@@ -237,3 +238,57 @@ async def test_subagents_wait_for_another_rivulet_in_the_workspace_together_and_
     assert "session OTHER" in waiting[0]
     assert other.try_hold() is None  # the turn's end let the workspace go
     other.release()
+
+
+async def test_quitting_while_subagents_run_in_background_mode_loses_nothing_and_resumes(tmp_path):
+    """`background = true`: the parent's responses run in the background, its subagents in
+    the foreground (they share its transport). Quitting while they run (the turn task
+    cancelled, no explicit cancel) leaves no background response to re-attach to (the
+    parent's had ended), records every item the subagents committed and both calls
+    aborted; the session loads clean and the next turn goes on from it."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    never = asyncio.Event()
+    server = AgentServer({})
+    server.scripts.update({
+        PROMPT: [fn_call_response("r1", spawn("call_a", "work", name="worker"), spawn("call_b", "hang")),
+                 answer("r2", "never")],
+        "work": [fn_call_response("ra1", _shell("call_sw", "echo w > w.txt")),
+                 server.gated("ra2", "late", never.wait, "work")],
+        "hang": [server.gated("rb", "late", never.wait, "hang")],
+    })
+    server.arrived.update({k: asyncio.Event() for k in server.scripts})
+    writer, _ = SessionWriter.create(model="m", base_url="http://test.invalid/v1", directory=tmp_path / "sessions")
+    engine = Engine(settings(workspace=str(ws), save_sessions=False, approval="never-ask", sandbox="off",
+                             background=True), bus=EventBus(), transport=transport_for(server.handler, background=True),
+                    tool_settings=ToolSettings(workspace=ws), writer=writer)
+    turn = asyncio.ensure_future(engine.submit(PROMPT))
+    async with asyncio.timeout(30):  # the worker's command ran and its follow-up streams; the other streams
+        while not (len(server.bodies_of("work")) == 2 and server.bodies_of("hang")):
+            await asyncio.sleep(0.02)
+    assert server.bodies_of(PROMPT)[0].get("background") is True
+    assert all("background" not in b for t in ("work", "hang") for b in server.bodies_of(t))
+    turn.cancel()  # the quit: the app cancels the turn's task
+    with pytest.raises(asyncio.CancelledError):
+        await turn
+    await engine.aclose()
+    session = load_session(writer.path)
+    assert not session.warnings and session.background is None
+    worker = session.subagent_items["call_a"]  # what it committed, then its turn's interrupt (as a conversation's)
+    assert [(i.get("type"), i.get("role")) for i in worker] == [
+        ("message", "user"), ("function_call", None), ("function_call_output", None), ("message", "user")]
+    assert "<turn_aborted>" in worker[-1]["content"][0]["text"] and "late" not in json.dumps(worker)
+    assert [(i.get("type"), i.get("role")) for i in session.subagent_items["call_b"]] == [("message", "user")]
+    outputs = {i["call_id"]: i["output"] for i in session.history.items if i.get("type") == "function_call_output"}
+    assert outputs == {"call_a": "aborted: the user interrupted the turn",
+                       "call_b": "aborted: the user interrupted the turn"}
+    assert (ws / "w.txt").read_text() == "w\n"
+    again = AgentServer({PROMPT: [answer("r3", "going on")]})  # (keyed by the first user message: the resumed one)
+    resumed = Engine(settings(workspace=str(ws), save_sessions=False, approval="never-ask", sandbox="off",
+                              background=True), bus=EventBus(), transport=again.transport(),
+                     tool_settings=ToolSettings(workspace=ws), session=session)
+    result = await asyncio.wait_for(resumed.submit("go on"), 30)
+    await resumed.aclose()
+    assert result.last_message == "going on"
+    sent = [i for i in again.bodies[0]["input"] if i.get("type") == "function_call_output"]
+    assert {i["call_id"] for i in sent} == {"call_a", "call_b"}
