@@ -22,7 +22,8 @@ settles take turns (the walk after, the question, the undo), and what one settle
 while it is still as decided: a command that started while a planted path existed would
 otherwise find it "removed" and, told no, write it back. What a command finds may have
 been written by another one running at the same time: the question and the model's note
-then say so and name them, since rivulet cannot tell which did it.
+then say so and name them, since rivulet cannot tell which did it. A command run outside
+the sandbox (asked, never settled) is named too, while it runs and after.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class Guard:
         self.running: dict[int, Watch] = {}
         self.settling = asyncio.Lock()  # one settle at a time: its walk after, question and undo
         self.decided: dict[str, _Decided] = {}
+        self.unsettled: set[int] = set()  # ended watches no settle looked at (commands outside the sandbox)
         self._clock = itertools.count(1)
 
     def take(self, patterns: tuple[str, ...] | None = None) -> Snapshot:
@@ -87,9 +89,18 @@ class Guard:
 
     def begin(self, label: str, patterns: tuple[str, ...] | None = None) -> Watch:
         """The walk before a command; it runs until `end`."""
-        watch = Watch(next(self._clock), label, self.take(patterns))
+        return self._start(Watch(next(self._clock), label, self.take(patterns)))
+
+    def beside(self, label: str) -> Watch:
+        """A command outside the sandbox (no walk, never settled): named by the settles of
+        the commands it ran beside, as one that may have written what they find."""
+        watch = self._start(Watch(next(self._clock), label, Snapshot(self.root)))
+        self.unsettled.add(watch.token)
+        return watch
+
+    def _start(self, watch: Watch) -> Watch:
         for other in self.running.values():
-            other.at_once[watch.token] = label
+            other.at_once[watch.token] = watch.label
             watch.at_once[other.token] = other.label
         self.running[watch.token] = watch
         return watch
@@ -98,6 +109,7 @@ class Guard:
         self.running.pop(watch.token, None)
         if not self.running:
             self.decided.clear()  # every command now starts after those decisions
+            self.unsettled.clear()
 
     def record(self, changes: list[Change], source: Snapshot) -> None:
         """Record what the user decided about `changes`: the state `source` holds of them."""
@@ -166,7 +178,7 @@ async def _settle(guard: Guard, watch: Watch, call: it.Item, approvals: Approval
     unseen = [] if accepted else unchecked(after) or unchecked(before)
     if not changes and not unseen:
         return ""
-    at_once = [label for token, label in watch.at_once.items() if token in guard.running]
+    at_once = [label for token, label in watch.at_once.items() if token in guard.running or token in guard.unsettled]
     who = "this command" if not at_once else "this command, or a command running at the same time,"
     marks = [f"{c.what} {c.path}" for c in changes]
     title = "keep what the command wrote" + (": " + ", ".join(marks) if marks else " (rivulet could not check it all)")

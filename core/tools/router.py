@@ -366,6 +366,7 @@ class AgentTools:
         await self._before_change(command if sandboxed else f"{command}  (outside the sandbox)")
         # Again: what changed while the question or the turn lock waited is not the command's.
         watch = self._watch(command) if guard is not None else None
+        beside = self._beside(f"outside the sandbox: {command}") if guard is None else None
         try:
             result = await run_shell(command, cwd, timeout=timeout, limit=self.settings.output_limit,
                                      on_output=show, secrets=self.settings.secrets,
@@ -379,6 +380,7 @@ class AgentTools:
                                       accepted=bool(request.protected))
         finally:
             self._unwatch(watch)
+            self._unwatch(beside)
 
     async def _settle(self, call: it.Item, watch: Watch | None, done: it.Item, accepted: bool = False) -> it.Item:
         """After a sandboxed command or MCP call: what it wrote to protected paths, asked
@@ -415,6 +417,12 @@ class AgentTools:
         if self.sandbox.mode != "workspace-write":
             return None
         return self._the_guard().begin(label, self.settings.protected_paths)
+
+    def _beside(self, label: str) -> Watch | None:
+        """A command outside the sandbox while sandboxed ones may run: named by their settles."""
+        if self.sandbox.mode != "workspace-write":
+            return None
+        return self._the_guard().beside(label)
 
     def _unwatch(self, watch: Watch | None) -> None:
         if watch is not None:

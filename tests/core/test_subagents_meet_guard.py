@@ -179,3 +179,37 @@ def _when(path: Path, reply: bytes):
         yield reply
 
     return stream
+
+
+async def test_a_change_an_unsandboxed_command_made_beside_a_sandboxed_one_names_it(tmp_path):
+    """A subagent's command run outside the sandbox (asked, allowed) creates `.vscode/`
+    while another's sandboxed command runs, and ends first. The sandboxed command's end
+    finds it: its question names the command outside the sandbox (before: blamed on the
+    sandboxed command alone, since the other had ended)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    outside = fn_call("fc_u", "call_su", "shell", {
+        "command": "while [ ! -e w.started ]; do sleep 0.02; done; mkdir -p .vscode && echo '{}' > .vscode/tasks.json",
+        "workdir": None, "timeout_ms": 30_000, "justification": None, "outside_sandbox": True})
+    server = AgentServer({
+        PROMPT: [fn_call_response("r1", spawn("call_u", "outside", name="u"), spawn("call_w", "wait", name="w")),
+                 answer("r2", "done")],
+        "outside": [fn_call_response("ru1", outside), answer("ru2", "made it")],
+        "wait": [fn_call_response("rw1", _shell("call_sw", "touch w.started; "
+                                                "while [ ! -e .vscode/tasks.json ]; do sleep 0.02; done")),
+                 answer("rw2", "waited")],
+    })
+    engine = _engine(ws, server)
+    asked: list[ApprovalRequested] = []
+
+    def front_end(event: ApprovalRequested) -> None:
+        asked.append(event)
+        event.answer(Decision.YES if event.subagent == "u" else Decision.NO)
+
+    engine.approvals.attach(front_end)
+    result = await asyncio.wait_for(engine.submit(PROMPT), 60)
+    await engine.aclose()
+    assert result.last_message == "done"
+    assert [e.subagent for e in asked] == ["u", "w"], [e.request.title for e in asked]
+    reason = asked[1].request.reason or ""
+    assert "running at the same time" in reason and "outside the sandbox: while [ ! -e w.started ]" in reason, reason
