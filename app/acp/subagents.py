@@ -71,7 +71,7 @@ def saved_content(item: it.Item, items: list[it.Item], output_text: str | None) 
 
 
 @dataclass
-class Running:
+class RunningSubagent:
     """One subagent as its tool call shows it."""
 
     task: str
@@ -84,13 +84,13 @@ class SubagentCalls:
     """The subagents of one session, by the parent's call id."""
 
     def __init__(self) -> None:
-        self._running: dict[str, Running] = {}
+        self._running: dict[str, RunningSubagent] = {}
         self.asked: set[str] = set()  # subagents' call ids asked about (each a tool call of its own)
 
     def started(self, event: SubagentStarted) -> ToolCallProgress:
         from acp import update_tool_call
 
-        self._running[event.call_id] = Running(event.task)
+        self._running[event.call_id] = RunningSubagent(event.task)
         return update_tool_call(event.call_id, title=title(event.name, event.task), kind="think",
                                 status="in_progress", content=self._content(event.call_id))
 
@@ -141,6 +141,6 @@ class SubagentCalls:
         return self._content_of(self._running[call_id], "")
 
     @staticmethod
-    def _content_of(running: Running, end: str) -> list[Any]:
+    def _content_of(running: RunningSubagent, end: str) -> list[Any]:
         return [*tc.text_content(running.task), *tc.code_content("\n".join(running.calls.values())),
                 *tc.text_content(end)]

@@ -40,7 +40,7 @@ class Step(msgspec.Struct, frozen=True):
     status: Status
 
 
-class Plan(msgspec.Struct, frozen=True):
+class ModelPlan(msgspec.Struct, frozen=True):
     plan: list[Step]
     explanation: str | None = None
 
@@ -49,10 +49,10 @@ def is_plan_call(item: it.Item) -> bool:
     return item.get("type") == "function_call" and item.get("name") == NAME
 
 
-def read_plan(item: it.Item) -> Plan | str:
+def read_plan(item: it.Item) -> ModelPlan | str:
     """The plan a call sends, or one line saying what is wrong with it."""
     try:
-        plan = msgspec.json.decode(str(item.get("arguments") or ""), type=Plan)
+        plan = msgspec.json.decode(str(item.get("arguments") or ""), type=ModelPlan)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         return f"error: not a plan: {exc}"
     if not plan.plan or len(plan.plan) > MAX_STEPS:
