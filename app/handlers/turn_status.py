@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from rivulet.core.sanitize import sanitize
 from rivulet.core.turn import bus as b
-from rivulet.core.turn.retry_policy import waiting_text
+from rivulet.core.turn.retry_policy import WAITING, waiting_text
 from rivulet.widgets.entries import ErrorEntry, TranscriptEntry
 from rivulet.widgets.status import footer_pieces
 
@@ -31,6 +31,7 @@ class TurnStatus:
         self.started_at = 0.0
         self.running = False  # between a turn's start and its end, as published
         self.turn_diff = ""  # the unified diff of what the current/last turn changed
+        self.wait_told = False  # this turn's toast about waiting for a local server was shown
 
     def at_once(self) -> dict[type, AtOnce]:
         return {b.TurnStarted: self.turn_started, b.TurnCompleted: self.turn_completed}
@@ -48,6 +49,7 @@ class TurnStatus:
 
     def turn_started(self, _: b.TurnStarted) -> None:
         self.turn_diff = ""
+        self.wait_told = False
         self.running = True
         self.started_at = time.monotonic()
         self.view.second_timer.reset()  # runs (from now, each second) until the turn is over
@@ -59,15 +61,20 @@ class TurnStatus:
             self.view.status.set(state="working", retry=None)
 
     async def response_started(self, event: b.ResponseStarted) -> None:
-        if event.attempt == 1 and self.running:
+        line = self.view.status.line
+        waited = line.retry is not None and line.retry.startswith(WAITING)
+        # A try after the wait for a local server: working again (a refused one says the wait
+        # again at once); the server back, it may take minutes to read the prompt anew.
+        if (event.attempt == 1 or waited) and self.running:
             self.view.status.set(state="working", retry=None)
 
     async def retrying(self, event: b.Retrying) -> None:
         if not self.running:
             return
-        waited_already = self.view.status.line.state == "retrying" and event.gives_up_in is not None
+        waited_already = self.wait_told and event.gives_up_in is not None
         if event.gives_up_in is not None:  # a local server restarting: the time left, retry by retry
             self.view.status.set(state="retrying", retry=waiting_text(event.gives_up_in))
+            self.wait_told = True
         else:
             self.view.status.set(state="retrying", retry=f"reconnecting {event.attempt}/{event.max_attempts}")
         if not waited_already:  # one toast for the wait, not one per try

@@ -76,6 +76,9 @@ class RestartWait:
         return delay
 
 
+WAITING = "waiting for the local server to come back"
+
+
 def waiting_text(gives_up_in: float) -> str:
     """What every front end says of the wait (`Retrying.gives_up_in`), as a countdown."""
-    return f"waiting for the local server to come back: {gives_up_in:.0f}s left"
+    return f"{WAITING}: {gives_up_in:.0f}s left"

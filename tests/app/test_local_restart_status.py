@@ -1,6 +1,7 @@
 """The chat's status line while a local server restarts (issue 42.7): the time rivulet
-still waits for it, counted down retry by retry, one toast for the whole wait, and the
-usual line again once the server answers."""
+still waits for it, counted down retry by retry, one toast for the whole wait, and
+"Working" again as soon as a try reaches it (the real llama-server then took minutes to
+read the prompt again, and the line said it was still waiting for it to come back)."""
 
 from __future__ import annotations
 
@@ -23,12 +24,18 @@ async def test_the_status_line_counts_down_the_wait_for_a_restarting_local_serve
     from helpers.mock_api import settings
 
     down = {"now": False}
+    answer = asyncio.Event()  # the server back, reading the prompt anew: its answer waits for this
+    answer.set()
 
     def handler(request: httpx.Request) -> httpx.Response:
         if down["now"]:
             raise httpx.ConnectError("All connection attempts failed")
-        return httpx.Response(200, headers={"content-type": "text/event-stream"},
-                              content=simple_text_response("up"))
+
+        async def body():
+            await answer.wait()
+            yield simple_text_response("up")
+
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body())
 
     app = RivuletApp(settings(model="local"), transport_for(handler), remember_theme=False)
     gate = asyncio.Event()
@@ -54,7 +61,11 @@ async def test_the_status_line_counts_down_the_wait_for_a_restarting_local_serve
         assert status.state == "retrying" and "reconnecting" not in str(status.render())
         toasts = [n for n in app._notifications if "retrying in" in str(n.message)]
         assert len(toasts) == 1  # one for the wait, not one per try
-        down["now"] = False  # back
+        down["now"] = False  # back, slow to answer (a local model reads the whole prompt again)
+        answer.clear()
         gate.set()
+        await until(pilot, lambda: "Working (" in str(status.render()) and "come back" not in str(status.render()),
+                    "the line to say the turn is working again, not that the server is away")
+        answer.set()
         await until(pilot, lambda: app.conversation.turns == 2 and not app.turn_worker.is_running, "the second turn")
         await until(pilot, lambda: status.retry is None and status.state == "idle", "the line after the wait")
