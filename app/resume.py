@@ -62,7 +62,7 @@ def resumed_panes(records: list[Record], session: Session) -> dict[str, dict[str
         call_id = it.call_id(item) if it.is_call(item) else None
         if call_id is not None and call_id in session.subagent_items:
             made[call_id] = resumed_record(item, output, session.subagent_items[call_id],
-                                           session.subagents.get(call_id))
+                                           session.subagents.get(call_id), session.subagent_ends.get(call_id))
     return made
 
 

@@ -220,10 +220,12 @@ class SubagentPane(TranscriptEntry):
         self.post_message(OpenRawItem(self.item_id))
 
 
-def resumed_record(call: Item, output: Item | None, items: list[Item], who: tuple[str, str] | None) -> Item:
+def resumed_record(call: Item, output: Item | None, items: list[Item], who: tuple[str, str] | None,
+                   end: tuple[str, str | None] | None = None) -> Item:
     """A resumed session's subagent, folded, from what the session holds: the call (its
-    task), the subagent's (id, name), its items and its answer, the last message it
-    committed (else the call's output: a failure said plainly, or nothing)."""
+    task), the subagent's (id, name), its items and how it ended (`end`: its status and
+    error, None from a session that did not record it), and its result: the last message
+    it committed, else the error, else the call's output (a failure said plainly)."""
     import json
 
     from rivulet.core import items as it
@@ -238,6 +240,8 @@ def resumed_record(call: Item, output: Item | None, items: list[Item], who: tupl
     record = subagent_record(subagent, str(it.call_id(call) or ""), name or subagent or "agent", str(task or ""))
     answer = next((it.message_text(i) for i in reversed(items)
                    if i.get("type") == "message" and i.get("role") == "assistant"), None)
-    record["status"] = "completed" if answer else "ended"
-    record["result"] = answer or (output_text(output) if output is not None else None)
+    status, error = end or ("completed" if answer else "ended", None)
+    record["status"] = status
+    shown = error if status == "failed" and error else answer
+    record["result"] = shown or (output_text(output) if output is not None else None)
     return record

@@ -61,6 +61,10 @@ class LazySessionWriter:
         if (writer := self._open()) is not None:
             writer.subagent_item(call_id, subagent, name, item, at)
 
+    def subagent_ended(self, call_id: str, subagent: str, name: str, status: str, error: str | None) -> None:
+        if (writer := self._open()) is not None:
+            writer.subagent_ended(call_id, subagent, name, status, error)
+
     def turn_started(self, turn_id: int, prompt: str) -> None:
         if (writer := self._open()) is not None:
             writer.turn_started(turn_id, prompt)

@@ -110,6 +110,8 @@ class Session(msgspec.Struct, dict=True):
     # order; and each call's subagent, as (id, name).
     subagent_items: dict[str, list[dict[str, Any]]] = msgspec.field(default_factory=dict)
     subagents: dict[str, tuple[str, str]] = msgspec.field(default_factory=dict)
+    # How each ended, by the call: (status, error): "completed", "failed" (error: why), "cancelled".
+    subagent_ends: dict[str, tuple[str, str | None]] = msgspec.field(default_factory=dict)
 
     @property
     def model(self) -> str:
@@ -274,6 +276,11 @@ class SessionWriter:
         """An item a subagent committed, under the parent's call (older rivulets skip the record)."""
         self._write({"type": "subagent_item", "call_id": call_id, "subagent": subagent, "name": name, "item": item,
                      "time": round(at, 3)})
+
+    def subagent_ended(self, call_id: str, subagent: str, name: str, status: str, error: str | None) -> None:
+        """How a subagent ended (a failed one may have committed no item at all)."""
+        self._write({"type": "subagent_ended", "call_id": call_id, "subagent": subagent, "name": name,
+                     "status": status, "error": error, "time": round(time.time(), 3)})
 
     def turn_started(self, turn_id: int, prompt: str) -> None:
         self._write({"type": "turn", "turn_id": turn_id, "event": "started", "prompt": prompt,
@@ -502,6 +509,7 @@ def load_session(path: Path) -> Session:
     background: dict[str, Any] | None = None  # a background response left running, not yet fetched
     sub_items: dict[str, list[dict[str, Any]]] = {}
     subagents: dict[str, tuple[str, str]] = {}
+    sub_ends: dict[str, tuple[str, str | None]] = {}
     for n, record in records:
         kind = record.get("type")
         if kind == "item" and isinstance(record.get("item"), dict):
@@ -541,6 +549,12 @@ def load_session(path: Path) -> Session:
               and isinstance(record.get("item"), dict)):
             sub_items.setdefault(record["call_id"], []).append(record["item"])
             subagents.setdefault(record["call_id"], (str(record.get("subagent") or ""), str(record.get("name") or "")))
+        elif kind == "subagent_ended" and isinstance(record.get("call_id"), str):
+            sub_items.setdefault(record["call_id"], [])  # (one that failed at once committed nothing)
+            subagents.setdefault(record["call_id"], (str(record.get("subagent") or ""), str(record.get("name") or "")))
+            error = record.get("error")
+            sub_ends[record["call_id"]] = (str(record.get("status") or "ended"),
+                                           sanitize(error)[:500] if isinstance(error, str) else None)
         elif kind == "repair":
             pass  # a torn last line that a writer cut off: nothing is missing that was committed
         elif kind == "unsaved" and _count(record.get("items")):
@@ -558,7 +572,7 @@ def load_session(path: Path) -> Session:
     for warning in warnings:
         log.warning("%s", warning)
     return Session(meta, history, sorted(turns.values(), key=lambda t: t.turn_id), warnings, background, sub_items,
-                   subagents)
+                   subagents, sub_ends)
 
 
 def _count(value: Any) -> bool:

@@ -158,7 +158,7 @@ class SubagentRunner:
             self._record_items(child, call_id, subagent, name)
             result = await child.run_turn(args.task)
         except asyncio.CancelledError:
-            self._ended(subagent, call_id, "cancelled", None, None, child)
+            self._ended(subagent, call_id, name, "cancelled", None, None, child)
             raise
         except RivuletError as exc:
             return self._failed(call, subagent, name, exc.message, child)
@@ -166,7 +166,9 @@ class SubagentRunner:
             log.exception("subagent %s failed", subagent)
             return self._failed(call, subagent, name, f"{type(exc).__name__}: {exc}", child)
         answer = result.last_message
-        self._ended(subagent, call_id, "completed", answer, None, child, result.usage)
+        # A turn the user stopped at its question ended "cancelled", as one cancelled from outside.
+        self._ended(subagent, call_id, name, "cancelled" if result.stopped else "completed", answer, None, child,
+                    result.usage)
         if result.stopped:  # the user said "stop the turn" at its question: the parent's turn stops too
             raise StopTurn(output(call, f"The subagent {name!r} was stopped: {result.stopped}."
                                   + (f" What it answered before:\n{capped(answer)}" if answer else "")),
@@ -178,15 +180,17 @@ class SubagentRunner:
 
     def _failed(self, call: it.Item, subagent: str, name: str, error: str, child: Conversation | None) -> it.Item:
         line = " ".join(error.split())
-        self._ended(subagent, it.call_id(call) or "", "failed", None, line, child)
+        self._ended(subagent, it.call_id(call) or "", name, "failed", None, line, child)
         return output(call, f"The subagent {name!r} failed: {line}. It gave no answer; its work may be partly "
                             "done.")
 
-    def _ended(self, subagent: str, call_id: str, status: str, answer: str | None,
+    def _ended(self, subagent: str, call_id: str, name: str, status: str, answer: str | None,
                error: str | None, child: Conversation | None, usage: dict[str, Any] | None = None) -> None:
         cost = child.last_cost if child is not None else None
         if child is not None:
             self._spent.add(cost)
+        if (session := self.session()) is not None:  # how it ended, for a resume (a failure commits no item)
+            session.subagent_ended(call_id, subagent, name, status, error)
         self.bus.publish(SubagentEnded(subagent, call_id, status, answer, error, usage, cost))
 
     def _record_items(self, child: Conversation, call_id: str, subagent: str, name: str) -> None:

@@ -27,6 +27,10 @@ class SessionRecorder(Protocol):
     def subagent_item(self, call_id: str, subagent: str, name: str, item: dict[str, Any], at: float) -> None:
         """An item a subagent committed (core/subagents), under the parent's call `call_id`."""
 
+    def subagent_ended(self, call_id: str, subagent: str, name: str, status: str, error: str | None) -> None:
+        """How the subagent of the parent's call `call_id` ended: completed, failed (`error`
+        says why) or cancelled."""
+
     def sync(self) -> None:
         """Make what was recorded durable now (writes are fsynced in groups)."""
 

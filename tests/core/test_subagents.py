@@ -312,5 +312,34 @@ async def test_the_user_stopping_the_turn_at_a_subagents_question_stops_the_pare
     assert [cid for cid, _ in outputs] == ["call_a", "call_b"]  # in call order
     assert outputs[0][1] == "aborted: the user stopped the turn"
     assert outputs[1][1].startswith("The subagent 'asker' was stopped")
-    assert sorted((e.subagent, e.status) for e in ended) == [("sa-1", "cancelled"), ("sa-2", "completed")]
+    assert sorted((e.subagent, e.status) for e in ended) == [("sa-1", "cancelled"), ("sa-2", "cancelled")]
     assert "end wait" not in server.log
+
+
+async def test_how_each_subagent_ended_is_in_the_session_for_a_resume(tmp_path):
+    """A failed subagent comes back failed, with its error, not as "done": the session
+    records how each subagent ended (its items alone cannot say it)."""
+    server = AgentServer({
+        PROMPT: [fn_call_response("r1", spawn("call_a", "break", name="breaker"), spawn("call_b", "fine")),
+                 answer("r2", "one failed")],
+        "break": [b"event: error\ndata: {\"type\": \"error\", \"code\": \"bad\", \"message\": \"the model broke\"}\n\n"],
+        "fine": [answer("rf", "all good")],
+    })
+    writer, _ = SessionWriter.create(model="m", base_url="http://test.invalid/v1", directory=tmp_path / "sessions")
+    engine = _engine(tmp_path, server, writer=writer, max_retries=0)
+    await asyncio.wait_for(engine.submit(PROMPT), 30)
+    await engine.aclose()
+    writer.close()
+    session = load_session(writer.path)
+    assert not session.warnings
+    status, error = session.subagent_ends["call_a"]
+    assert status == "failed" and error is not None and "the model broke" in error
+    assert session.subagent_ends["call_b"] == ("completed", None)
+    assert session.subagents["call_a"] == ("sa-1", "breaker")
+
+    from rivulet.widgets.subagent_pane import resumed_record
+
+    calls = {i["call_id"]: i for i in session.history.items if i.get("type") == "function_call"}
+    failed = resumed_record(calls["call_a"], None, session.subagent_items["call_a"], session.subagents["call_a"],
+                            session.subagent_ends["call_a"])
+    assert failed["status"] == "failed" and "the model broke" in failed["result"]
