@@ -25,13 +25,19 @@ def call_summary(item: it.Item) -> str:
     name = str(item.get("name") or it.item_type(item))
     if name == "apply_patch":
         return name
+    return f"{name}: {_cut(shown_arguments(item))}"
+
+
+def shown_arguments(item: it.Item) -> str:
+    """A function call's arguments as a line front end shows them: a shell call's command
+    (Codex's argv joined by JSON), else the arguments as sent."""
     args = item.get("arguments")
     try:
         parsed = json.loads(args) if isinstance(args, str) else None
     except ValueError:
         parsed = None
     shown = parsed.get("command") if isinstance(parsed, dict) and "command" in parsed else args or ""
-    return f"{name}: {_cut(shown if isinstance(shown, str) else json.dumps(shown))}"
+    return shown if isinstance(shown, str) else json.dumps(shown)
 
 
 class SubagentLines:

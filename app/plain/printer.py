@@ -24,7 +24,7 @@ from rich.text import Text
 
 from rivulet.app.hook_lines import hook_lines
 from rivulet.app.plain.blocks import BlockCutter
-from rivulet.app.subagent_lines import SubagentLines
+from rivulet.app.subagent_lines import SubagentLines, shown_arguments
 from rivulet.core import items as it
 from rivulet.core.hooks.events import HookNote
 from rivulet.core.hosted_items import citation_line, citations
@@ -186,13 +186,7 @@ class PlainPrinter:
                 for row in patch.rstrip("\n").splitlines():
                     self.line("  " + row, "green" if row.startswith("+") else "red" if row.startswith("-") else None)
             return
-        args = item.get("arguments")
-        try:
-            parsed = json.loads(args) if isinstance(args, str) else None
-        except ValueError:
-            parsed = None
-        shown = parsed.get("command") if isinstance(parsed, dict) and "command" in parsed else args or ""
-        self.line(f"→ {name}: {shown if isinstance(shown, str) else json.dumps(shown)}", "bold")
+        self.line(f"→ {name}: {shown_arguments(item)}", "bold")
 
     def output(self, item: it.Item) -> None:
         out = item.get("output")
