@@ -236,13 +236,14 @@ async def test_undo_puts_back_what_a_subagent_changed_and_the_session_keeps_its_
                                 if i.get("type") == "message"]
 
 
-async def test_the_user_stopping_the_turn_at_another_call_stops_the_running_subagent(tmp_path):
+async def _stopped_while_wait_streams(tmp_path, first_response: bytes, more: dict):
+    """A turn whose first response is `first_response`, with a subagent on the task "wait"
+    streaming (held open) when the user answers the turn's one question "no, and stop the
+    turn"; returns the turn's result, the engine, the subagents' ends and the server."""
     never = asyncio.Event()
     server = AgentServer({})
-    server.scripts.update({
-        PROMPT: [fn_call_response("r1", spawn("call_a", "wait"), _shell_call("rm -rf build")), answer("r2", "never")],
-        "wait": [server.gated("ra", "late", never.wait, "wait")],
-    })
+    server.scripts.update({PROMPT: [first_response, answer("r2", "never")],
+                           "wait": [server.gated("ra", "late", never.wait, "wait")], **more})
     server.arrived.update({k: asyncio.Event() for k in server.scripts})
     engine = _engine(tmp_path, server, sandbox="off")
 
@@ -256,6 +257,12 @@ async def test_the_user_stopping_the_turn_at_another_call_stops_the_running_suba
     result = await asyncio.wait_for(engine.submit(PROMPT), 30)
     await engine.bus.drain()
     await engine.aclose()
+    return result, engine, ended, server
+
+
+async def test_the_user_stopping_the_turn_at_another_call_stops_the_running_subagent(tmp_path):
+    result, engine, ended, server = await _stopped_while_wait_streams(
+        tmp_path, fn_call_response("r1", spawn("call_a", "wait"), _shell_call("rm -rf build")), {})
     assert result.stopped and len(server.bodies_of(PROMPT)) == 1  # no follow-up
     outputs = [(i["call_id"], i["output"]) for i in engine.conversation.history.items
                if i.get("type") == "function_call_output"]
@@ -284,27 +291,9 @@ async def test_a_subagents_own_exception_is_its_calls_output_not_the_parents(tmp
 async def test_the_user_stopping_the_turn_at_a_subagents_question_stops_the_parents_turn(tmp_path):
     """"No, and stop the turn", answered to a subagent: the whole turn stops (no follow-up),
     the other running subagent is cancelled, and the outputs stay in call order."""
-    never = asyncio.Event()
-    server = AgentServer({})
-    server.scripts.update({
-        PROMPT: [fn_call_response("r1", spawn("call_a", "wait"), spawn("call_b", "ask", name="asker")),
-                 answer("r2", "never")],
-        "wait": [server.gated("ra", "late", never.wait, "wait")],
-        "ask": [fn_call_response("rb1", _shell_call("rm -rf build", "call_x")), answer("rb2", "never")],
-    })
-    server.arrived.update({k: asyncio.Event() for k in server.scripts})
-    engine = _engine(tmp_path, server, sandbox="off")
-
-    async def front_end(event: ApprovalRequested) -> None:
-        await server.arrived["wait"].wait()  # the other subagent is streaming when the user says stop
-        event.answer(Decision.STOP)
-
-    engine.approvals.attach(front_end)
-    ended: list[SubagentEnded] = []
-    engine.bus.subscribe(ended.append, SubagentEnded)
-    result = await asyncio.wait_for(engine.submit(PROMPT), 30)
-    await engine.bus.drain()
-    await engine.aclose()
+    result, engine, ended, server = await _stopped_while_wait_streams(
+        tmp_path, fn_call_response("r1", spawn("call_a", "wait"), spawn("call_b", "ask", name="asker")),
+        {"ask": [fn_call_response("rb1", _shell_call("rm -rf build", "call_x")), answer("rb2", "never")]})
     assert result.stopped and len(server.bodies_of(PROMPT)) == 1  # no follow-up
     assert len(server.bodies_of("ask")) == 1  # the asking subagent sent no follow-up either
     outputs = [(i["call_id"], i["output"]) for i in engine.conversation.history.items
