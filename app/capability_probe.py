@@ -90,13 +90,19 @@ async def probe_in_background(settings: Settings, say: Any, busy: Callable[[], b
 
     if not caps.probes_unasked(settings):
         return None
-    fp, _ = await server_fingerprint(settings)
+    fp, ids = await server_fingerprint(settings)
     if caps.lookup(settings.base_url, fp) is not None:
         return None
     while busy is not None and busy():
         await asyncio.sleep(IDLE_POLL)
     # The user's settings, not this chat's: a model switch later does not change what is probed.
-    report = await Doctor(settings.model_copy(), PROBE_TIMEOUT, stored=False).run()
+    probed = settings.model_copy()
+    from rivulet.core.server_model import pick, wants_server_model
+
+    own = pick(probed.model, ids)[0] if wants_server_model(probed) else None
+    if own is not None:  # the server's one model, even if the chat has not taken it yet (issue 42.2)
+        probed.model = own
+    report = await Doctor(probed, PROBE_TIMEOUT, stored=False).run()
     if not report.can_chat:
         return None
     remember(settings, report, fp)

@@ -151,3 +151,15 @@ def test_status_says_why_a_paid_server_was_not_probed(probing):
                                                 overrides=["provider=azure"])))
     assert "probed         no: only a local server is probed unasked" in said and "rivulet doctor" in said
     assert "probed         no" not in "\n".join(server_lines(load_settings(base_url="http://127.0.0.1:8080/v1")))
+
+
+async def test_the_background_probe_names_the_local_servers_one_model(probing):
+    """Issue 42.2: the chat's probe may start before the chat has taken the server's model
+    (its list is asked after the first frame): it names the server's one model all the same."""
+    with CannedServer(simple_text_response("hi"), models=MODELS) as server:
+        args = build_parser().parse_args(["--base-url", server.base_url])
+        ready = prepare(args)  # the chat's boot: the model list not asked yet
+        assert ready.settings.model != "m-1"
+        assert await probe_in_background(ready.settings, print) is not None
+        await ready.transport.aclose()
+        assert server.requests and {r.get("model") for r in server.requests} == {"m-1"}
