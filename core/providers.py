@@ -19,6 +19,11 @@ import msgspec
 # rivulet has none of: a user with one adds it with `headers`.
 ATTRIBUTION = {"X-Title": "rivulet"}
 
+# The desktop runners of local models (llama.cpp, Ollama, LM Studio) mostly serve small
+# models, which call spawn_agent for everything and whose subagents loop (a 1.5B model on
+# llama-server, issue 42's field run): subagents are off there unless the user turns them on.
+LOCAL_RUNNER: dict[str, Any] = {"subagents": False}
+
 
 class Preset(msgspec.Struct, frozen=True, dict=True):
     name: str
@@ -45,7 +50,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            '[profiles.openrouter]\nprovider = "openrouter"\nmodel = "openai/gpt-5.1-codex"'),
     Preset("llamacpp", "llama.cpp's llama-server: no key, the JSON function patch tool (custom tools are dropped), SSE",
            {"base_url": "http://127.0.0.1:8080/v1", "auth": "none", "patch_tool": "function", "transport": "sse",
-            "ws_incremental": False, "compaction": "summary"},
+            "ws_incremental": False, "compaction": "summary", **LOCAL_RUNNER},
            '[profiles.llama]\nprovider = "llamacpp"'),
     Preset("vllm", "vLLM: Bearer key from $VLLM_API_KEY when it has one, the function patch tool, SSE",
            {"base_url": "http://127.0.0.1:8000/v1", "auth": "bearer", "api_key_env": "VLLM_API_KEY",
@@ -53,11 +58,11 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            '[profiles.vllm]\nprovider = "vllm"\nmodel = "openai/gpt-oss-20b"'),
     Preset("ollama", "Ollama: no key, the function patch tool, SSE",
            {"base_url": "http://127.0.0.1:11434/v1", "auth": "none", "patch_tool": "function", "transport": "sse",
-            "ws_incremental": False, "compaction": "summary"},
+            "ws_incremental": False, "compaction": "summary", **LOCAL_RUNNER},
            '[profiles.ollama]\nprovider = "ollama"\nmodel = "gpt-oss:20b"'),
     Preset("lmstudio", "LM Studio: no key, the function patch tool, SSE",
            {"base_url": "http://127.0.0.1:1234/v1", "auth": "none", "patch_tool": "function", "transport": "sse",
-            "ws_incremental": False, "compaction": "summary"},
+            "ws_incremental": False, "compaction": "summary", **LOCAL_RUNNER},
            '[profiles.lmstudio]\nprovider = "lmstudio"\nmodel = "openai/gpt-oss-20b"'),
     Preset("custom", "any other Responses server: nothing preset, every setting is yours", {},
            '[profiles.mine]\nprovider = "custom"\nbase_url = "https://example.test/v1"\napi_key_env = "MY_KEY"'),

@@ -105,6 +105,15 @@ def test_a_users_setting_beats_the_presets(keys):
     assert wants_websocket(settings)
 
 
+def test_local_runners_offer_no_subagents_unless_the_user_turns_them_on(keys):
+    """Small local models call spawn_agent for everything (issue 42's field run)."""
+    for provider in ("llamacpp", "ollama", "lmstudio"):
+        assert not load_settings(overrides=[f"provider={provider}"]).subagents
+        assert load_settings(overrides=[f"provider={provider}", "subagents=true"]).subagents
+    assert all(load_settings(overrides=[f"provider={p}"] + (["base_url=https://r.test/openai"] if p == "azure" else [])
+                             ).subagents for p in ("openai", "azure", "openrouter", "vllm", "custom"))
+
+
 def test_no_command_the_model_runs_sees_any_presets_key(keys):
     """A preset's key variable is a secret even when another profile is active."""
     from rivulet.core.tools.shell import SECRET_ENV, child_env
