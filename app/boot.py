@@ -47,7 +47,7 @@ def fail(message: str, code: int = 1) -> int:
 
 def all_overrides(args: argparse.Namespace) -> list[str]:
     """The `-c` items given before the command and after it, in order."""
-    return [*(getattr(args, "overrides", None) or []), *(getattr(args, "overrides_after", None) or [])]
+    return [*(args.overrides or []), *(args.overrides_after or [])]
 
 
 class BootError(Exception):
@@ -91,10 +91,10 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False, say: Calla
 
     settings = load_settings(base_url=args.base_url, model=args.model,
                              approval=args.approval, workspace=args.workspace,
-                             patch_tool=getattr(args, "patch_tool", None), transport=args.transport,
-                             strict_protocol=getattr(args, "strict", None), profile=getattr(args, "profile", None),
-                             overrides=all_overrides(args), background=getattr(args, "background", None))
-    flag = getattr(args, "instructions", None)
+                             patch_tool=args.patch_tool, transport=args.transport,
+                             strict_protocol=args.strict, profile=args.profile,
+                             overrides=all_overrides(args), background=args.background)
+    flag = args.instructions
     if flag:  # adds to the configured instructions (which come after AGENTS.md)
         joined = f"{settings.instructions}\n\n{flag}" if settings.instructions else flag
         settings = settings.model_copy(update={"instructions": joined})
@@ -129,7 +129,7 @@ def settings_for(args: argparse.Namespace, *, headless: bool = False, say: Calla
 
 def cli_images(args: argparse.Namespace, settings: Settings) -> list[Attachment]:
     """`--image PATH`s as attachments (read now: a bad one is one line before anything starts)."""
-    if not getattr(args, "image", None):
+    if not args.image:
         return []
     from pathlib import Path
 
@@ -139,7 +139,7 @@ def cli_images(args: argparse.Namespace, settings: Settings) -> list[Attachment]
     limits = AttachLimits(settings.attach_max_bytes, settings.image_max_bytes)
     # A relative path is the shell's (where the user typed it), not the workspace's.
     return [attach_image(str(Path(path).expanduser().absolute()), workspace, limits)
-            for path in getattr(args, "image", None) or []]
+            for path in args.image or []]
 
 
 def session_for(args: argparse.Namespace,
@@ -217,7 +217,7 @@ def prepare(args: argparse.Namespace) -> Ready:
         assert tools is not None
         images = cli_images(args, settings)
         session, writer, cancelled, turn = session_for(args, settings)
-        if session is not None and demo is None and not getattr(args, "model", None):
+        if session is not None and demo is None and not args.model:
             settings = settings.model_copy(update={"model": session_model(session, settings.model)})
         prompts = PromptHistory(history_file(tools.workspace)) if settings.save_sessions else None
         ready = Ready(settings, build_transport(settings, notices), tools, demo, session, writer, prompts, images,

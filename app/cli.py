@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from rivulet.app.cli_args import SHARED
 from rivulet.app.mcp.cli import add_mcp_parser, split_command
 
 APPROVALS = ["ask", "auto-edit", "auto", "never-ask"]
@@ -111,6 +112,7 @@ class _LazyParsers(dict[str, argparse.ArgumentParser]):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rivulet", description="A terminal client for the OpenAI Responses API. "
                                      "Without a command: the chat.")
+    parser.set_defaults(**SHARED)  # before the options: theirs win; a command's own parser's win too
     parser.add_argument("--version", action=_Version, help="show the version and exit")
     _add_global_options(parser, top=True)
     _add_turn_options(parser, top=True)
@@ -235,7 +237,7 @@ def _replay_options(rp: argparse.ArgumentParser) -> None:
 def continued(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
     """`rivulet --continue` is `rivulet resume --last`: the same run, so the same choice
     of "the last session" (app/boot.py)."""
-    if not getattr(args, "continue_last", False):
+    if not args.continue_last:
         return args
     if args.command is not None:
         parser.error(f"--continue starts the chat; it takes no command (try: rivulet {args.command} ...)")

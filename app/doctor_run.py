@@ -53,7 +53,7 @@ async def run_doctor(args: argparse.Namespace) -> int:
                                FrontEnd(name="doctor"))
     from rivulet.app.capability_probe import remember, server_fingerprint
 
-    stored = not getattr(args, "no_store", False)
+    stored = not args.no_store
     print(sanitize(f"rivulet doctor: about {9 if stored else 7} short requests to {settings.endpoint.safe} "
                    "on your key" + ("; 2 of them set store: true (the server keeps them) to try previous_response_id: "
                                     "--no-store skips them" if stored else "")), file=sys.stderr)
@@ -65,9 +65,9 @@ async def run_doctor(args: argparse.Namespace) -> int:
         if demo is not None:
             demo.stop()
     # `--json` is read by scripts: it leaves the cache as it was, unless asked (`--refresh`).
-    keep = args.json and not getattr(args, "refresh", False)
+    keep = args.json and not args.refresh
     change = remember(settings, report, fp) if report.can_chat and demo is None and not keep else None
-    if getattr(args, "report", False):
+    if args.report:
         from rivulet.app.doctor_report import markdown_report
 
         print(markdown_report(report, settings, models))
@@ -75,6 +75,6 @@ async def run_doctor(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json(), ensure_ascii=True))
     else:
         print(render(report))
-        if change is not None and (getattr(args, "refresh", False) or change):
+        if change is not None and (args.refresh or change):
             print(sanitize(change or "Capability cache: unchanged for this server."))
     return 0 if report.can_chat else 1

@@ -82,7 +82,7 @@ async def run_exec(args: argparse.Namespace) -> int:
         bus.subscribe(cast("Handler", RetryLines()), Retrying)  # subscribed to Retrying only
         bus.subscribe(_subagent_lines(), *SubagentLines.TYPES)
     # A blank prompt is no conversation worth a file; --ephemeral runs leave none either.
-    saving = settings.save_sessions and not getattr(args, "ephemeral", False) and bool(prompt.strip())
+    saving = settings.save_sessions and not args.ephemeral and bool(prompt.strip())
     _, writer = open_session(settings, NewSession("exec") if saving else None)
     ground.writer = writer
     _hook_lines(args, ground, bus)

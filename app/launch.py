@@ -136,7 +136,7 @@ def run_tui(args: argparse.Namespace) -> int:
     try:
         from rivulet.app.boot import all_overrides
 
-        view = peek(base_url=args.base_url, model=args.model, profile=getattr(args, "profile", None),
+        view = peek(base_url=args.base_url, model=args.model, profile=args.profile,
                     overrides=all_overrides(args))
         parse_servers(view.mcp_servers)  # a bad [mcp_servers] table: one line, before anything is drawn
     except ConfigError as exc:
@@ -183,7 +183,7 @@ def run_tui(args: argparse.Namespace) -> int:
     if app.settings is not None and app.return_code == 0:  # the conversation stays in the scrollback
         from rivulet.app.transcript_out import print_on_quit
 
-        everything = getattr(args, "print_on_exit", False) or app.settings.print_on_exit
+        everything = args.print_on_exit or app.settings.print_on_exit
         print_on_quit(app.conversation, everything, app.settings.exit_recap_turns, path)
     if path is not None and app.return_code == 0:
         from rivulet.app.command_name import command_name

@@ -14,6 +14,7 @@ import argparse
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from rivulet.app.cli_args import complete
 from rivulet.app.commands.results import Choose, Lines, Option, Result, Say
 from rivulet.app.commands.services import HasArgs, HasEngine, HasStatus, HasTurns
 from rivulet.core.command_name import command_name
@@ -82,7 +83,7 @@ async def switch_profile(s: ProfileNeeds, name: str) -> Result:
         return Say("A turn is running: switch the profile when it ends", "warning")
     base = s.args or argparse.Namespace(base_url=None, model=None, approval=None, workspace=None, transport=None,
                                         demo=False)
-    args = argparse.Namespace(**{**vars(base), "profile": name, "demo": False})
+    args = complete(argparse.Namespace(**{**vars(base), "profile": name, "demo": False}))
     try:
         settings, _ = settings_for(args, headless=True)  # never the demo in place of a profile
     except ConfigError as exc:

@@ -14,7 +14,7 @@ from rivulet.core.errors import ConfigError
 def wants_plain(args: argparse.Namespace) -> bool:
     """--plain, `plain = true` (config or $RIVULET_PLAIN), TERM=dumb, or no terminal on
     stdout: only the chat and `resume` (exec and the other commands print as they did)."""
-    if getattr(args, "plain", False):
+    if args.plain:
         return True
     if os.environ.get("TERM") == "dumb" or not sys.stdout.isatty():
         return True

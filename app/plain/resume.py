@@ -32,7 +32,7 @@ def resumed_session(args: argparse.Namespace, settings: Settings) -> tuple[Sessi
         session, writer, _, _ = session_for(args, settings)
     except SessionError as exc:
         raise BootError(exc.message) from None
-    if session is not None and not getattr(args, "model", None):
+    if session is not None and not args.model:
         settings.model = session_model(session, settings.model)
     return session, writer
 

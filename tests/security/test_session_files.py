@@ -11,6 +11,7 @@ import sys
 from helpers.mock_api import settings
 
 from rivulet.app.boot import session_for
+from rivulet.app.cli_args import complete
 from rivulet.core import items as it
 from rivulet.core.store.session import SessionWriter, load_session, sessions_dir
 from rivulet.core.turn.history import History
@@ -64,7 +65,7 @@ def test_a_second_process_resuming_a_session_forks_it_instead_of_interleaving(tm
         assert holder.stdout.readline().strip() == "holding"
         before = path.read_bytes()
         # What `rivulet resume <id>` does.
-        args = argparse.Namespace(command="resume", id=str(path), last=False)
+        args = complete(argparse.Namespace(command="resume", id=str(path), last=False))
         session, writer, _, _ = session_for(args, settings())
         try:
             session.history.observers.append(writer.observe)
