@@ -210,7 +210,7 @@ class BusBridge:
             return
         for family in self._batch_aware:
             family.batch_started(events)
-        batch_update = getattr(self.target, "batch_update", nullcontext)
+        batch_update = self.target.batch_update if isinstance(self.target, App) else nullcontext
         deadline = time.monotonic() + SLICE
         with batch_update():  # one layout and one screen update for the whole batch
             for n, event in enumerate(events):

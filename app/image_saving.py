@@ -14,7 +14,7 @@ def save_partial(writer: SessionWriter | None, event: ItemProgressed) -> str | N
     """The saved file's path, or None (no session file: nothing is kept)."""
     from rivulet.core.store.images import images_dir, save_image
 
-    path = getattr(writer, "path", None) if writer is not None else None
+    path = writer.path if writer is not None else None
     if path is None or event.image_b64 is None:
         return None
     try:

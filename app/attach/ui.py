@@ -43,9 +43,7 @@ class AttachAndEdit:
         self._chips = self.screen_stack[0].query_one(AttachmentChips)  # the chat's: a view may be on top
         self.chat.composer.paste_filter = self._paste_filter
         # The completion popup (widgets/completion.py) asks providers; ours offers files.
-        add_provider = getattr(self.chat.composer, "add_completion_provider", None)
-        if add_provider is not None:
-            add_provider(FileCompletion(workspace))
+        self.chat.composer.add_completion_provider(FileCompletion(workspace))
         self.refresh_chips()
 
     def refresh_chips(self: Any) -> None:

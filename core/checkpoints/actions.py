@@ -107,7 +107,7 @@ def outcome(p: Plan, result: Result) -> str:
 def for_run(settings: Any, workspace: Path, session: str | Callable[[], str | None],
             notice: Callable[[str], None], lock: TurnLock | None = None) -> TurnCheckpoints | None:
     """The checkpoints of a chat or exec run (None: `checkpoints = false`)."""
-    if not getattr(settings, "checkpoints", True):
+    if not settings.checkpoints:
         return None
     return TurnCheckpoints(workspace, session, limits_of(settings), notice=notice, lock=lock)
 
