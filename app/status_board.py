@@ -18,7 +18,7 @@ _SAME: Any = object()  # a field the call leaves as it is
 
 # The widget's fields this board writes (the rule test reads this list).
 FIELDS = ("state", "elapsed", "heading", "retry", "note", "cost", "model", "effort", "window",
-          "profile", "sandbox", "usage", "total_tokens")
+          "profile", "sandbox", "usage", "total_tokens", "subagents")
 
 
 class StatusBoard:
@@ -40,12 +40,12 @@ class StatusBoard:
             cost: Sequence[tuple[str, str]] | None = _SAME,
             model: str = _SAME, effort: str | None = _SAME, window: int | None = _SAME,
             profile: str | None = _SAME, sandbox: str | None = _SAME,
-            usage: dict[str, Any] | None = _SAME, total_tokens: int = _SAME) -> None:
+            usage: dict[str, Any] | None = _SAME, total_tokens: int = _SAME, subagents: int = _SAME) -> None:
         """Change the given fields, then draw the line once."""
         line = self.line
         changes = {"state": state, "elapsed": elapsed, "heading": heading, "retry": retry, "note": note,
                    "cost": cost, "model": model, "effort": effort, "window": window, "profile": profile,
-                   "sandbox": sandbox, "usage": usage, "total_tokens": total_tokens}
+                   "sandbox": sandbox, "usage": usage, "total_tokens": total_tokens, "subagents": subagents}
         for name, value in changes.items():
             if value is not _SAME:
                 setattr(line, name, value)

@@ -114,6 +114,7 @@ class StatusLine(Static):
         self.state = "idle"  # idle | working | retrying | failed
         self.elapsed = 0
         self.heading: str | None = None
+        self.subagents = 0  # subagents running now (issue 41)
         self.retry: str | None = None  # "reconnecting 2/4", or the wait for a local server
         self.note: str | None = None
         self.total_tokens = 0
@@ -163,6 +164,8 @@ class StatusLine(Static):
             if steer:
                 parts.append(Part(f" • {steer}", 3, "left", joins=True))
             parts.append(Part(")", KEEP, "left", joins=True))
+            if self.subagents:  # before the heading: it says what runs, the heading what one thinks
+                parts.append(Part(f"{self.subagents} subagent{'s' if self.subagents > 1 else ''} running", 1, "left"))
             if self.heading:
                 parts.append(Part(sanitize(self.heading), 3, "left"))
             if self.retry:

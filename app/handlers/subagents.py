@@ -61,6 +61,7 @@ class Subagents:
         self.items[event.call_id] = []
         self.names[event.call_id] = event.name
         self.commits.subagents[event.call_id] = pane.item
+        self.view.status.set(subagents=len(self.panes))
         await self._mount_under_call(pane, event.call_id)
 
     async def _mount_under_call(self, pane: SubagentPane, call_id: str) -> None:
@@ -121,6 +122,7 @@ class Subagents:
         pane = self.panes.pop(event.subagent, None)
         if pane is None:
             return
+        self.view.status.set(subagents=len(self.panes))
         await self._drop_live(event.subagent)
         result = event.answer if event.status == "completed" else event.error or event.answer
         await pane.fold(event.status, result, tokens_of(event.usage) if event.usage else None)
@@ -139,9 +141,12 @@ class Subagents:
             await self._drop_live(subagent)
             await pane.fold("cancelled", reason, None)
         self.panes.clear()
+        self.view.status.set(subagents=0)
 
     def forget(self) -> None:
         """A new conversation, or another session: what was kept of this one's subagents goes."""
+        if self.panes:
+            self.view.status.set(subagents=0)
         self.panes.clear()
         self.items.clear()
         self.names.clear()

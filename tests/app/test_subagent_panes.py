@@ -420,3 +420,15 @@ async def test_an_item_started_and_committed_in_one_batch_gets_no_live_pane(monk
         await pilot.pause()
         assert mounted == [] and ("sa-1", "fc_x") not in app.live_panes.nested
         assert "call" in texts(first) and "ls" in texts(first)  # its line
+
+
+async def test_the_status_line_counts_the_subagents_running():
+    app = make_app(GatedServer([]))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await two_running(app, pilot)
+        status = app._status
+        await until(pilot, lambda: "2 subagents running" in str(status.render()), "two running")
+        app.bridge.publish(SubagentEnded("sa-1", "call_1", "completed", "ok", None, None, None))
+        await until(pilot, lambda: "1 subagent running" in str(status.render()), "one running")
+        app.bridge.publish(SubagentEnded("sa-2", "call_2", "failed", None, "no", None, None))
+        await until(pilot, lambda: "running" not in str(status.render()), "none running")

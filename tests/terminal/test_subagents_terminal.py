@@ -66,6 +66,7 @@ def test_two_subagents_stream_at_once_in_their_panes_then_fold(term, size):
                            what="both subagents streaming at once")
         assert "line two" not in screen  # held by the server: both are live at once
         assert "◆ agent 'counter' · running" in screen and "◆ agent 'reader' · running" in screen
+        assert "2 subagents running" in screen  # the status line says what runs
         rows = screen.splitlines()
         # each subagent's text is in its own pane: below its own header, above the next one's
         at = {what: next(n for n, row in enumerate(rows) if what in row)
