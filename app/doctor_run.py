@@ -54,9 +54,11 @@ async def run_doctor(args: argparse.Namespace) -> int:
     from rivulet.app.capability_probe import remember, server_fingerprint
 
     stored = not args.no_store
-    print(sanitize(f"rivulet doctor: about {9 if stored else 7} short requests to {settings.endpoint.safe} "
-                   "on your key" + ("; 2 of them set store: true (the server keeps them) to try previous_response_id: "
-                                    "--no-store skips them" if stored else "")), file=sys.stderr)
+    keyed = bool(settings.api_key and settings.api_key.get_secret_value()) and settings.auth != "none"
+    print(sanitize(f"rivulet doctor: about {9 if stored else 7} short requests to {settings.endpoint.safe}"
+                   + (" on your key" if keyed else "")  # (a local server has none: issue 42's field run)
+                   + ("; 2 of them set store: true (the server keeps them) to try previous_response_id: "
+                      "--no-store skips them" if stored else "")), file=sys.stderr)
     try:
         fp, models = await server_fingerprint(engine.settings)
         report = await Doctor(engine.settings, args.timeout, stored=stored, sse=engine.transport).run()

@@ -31,6 +31,8 @@ def test_a_reasoning_only_answer_is_a_chat_said_as_such_and_the_probes_go_on():
     with CannedServer(thinking_only()) as server:
         proc = rivulet("doctor", "--base-url", server.base_url, "--json", "--timeout", "20")
         text_proc = rivulet("doctor", "--base-url", server.base_url, "--timeout", "20")
+        keyed = rivulet("doctor", "--base-url", server.base_url, "--timeout", "20", "--no-store",
+                        env={"OPENAI_API_KEY": "sk-test-doctor-0001"})
     report = _report(proc)
     plain = report["probes"][0]
     assert (plain["name"], plain["ok"], plain["warn"]) == ("plain text", True, True)
@@ -42,6 +44,10 @@ def test_a_reasoning_only_answer_is_a_chat_said_as_such_and_the_probes_go_on():
     calls = next(p for p in report["probes"] if p["name"] == "function call (tool_choice required)")
     assert calls["ok"] is False and calls["detail"] == "no function call; got reasoning"
     assert text_proc.returncode == 0 and "warn plain text" in text_proc.stdout
+    # Its first line names the key only where one is sent (a local server has none: issue 42).
+    assert "short requests to" in text_proc.stderr and "on your key" not in text_proc.stderr
+    assert "short requests to" in keyed.stderr and "on your key" in keyed.stderr
+    assert "sk-test-doctor-0001" not in keyed.stdout + keyed.stderr
     assert "cannot chat" not in text_proc.stdout
 
 
