@@ -16,7 +16,7 @@ from typing import Protocol
 from rivulet.app.commands.results import Choose, Lines, Option, Result, Say
 from rivulet.app.commands.services import HasEngine, HasStatus
 from rivulet.core.errors import RivuletError
-from rivulet.core.protocol.models import fetch_models, list_models
+from rivulet.core.protocol.models import list_models
 from rivulet.core.sanitize import sanitize
 
 EFFORTS = ("minimal", "low", "medium", "high")
@@ -34,21 +34,6 @@ def refresh_model_status(s: ModelNeeds) -> None:
     settings = s.engine.settings
     window = s.engine.windows.choose(settings).tokens
     s.status.show_model(settings.model, settings.reasoning_effort, settings.profile, window)
-
-
-async def learn_windows(s: ModelNeeds) -> None:
-    """At start: the context windows the server reports for its models (llama.cpp's
-    `n_ctx` is the window it really runs), for the status line, /status and automatic
-    compaction. Quietly nothing when the server cannot say: the table or the
-    `context_window` setting stands."""
-    if s.engine.settings.context_window:
-        return
-    try:
-        found = await fetch_models(s.engine.settings, timeout=10)
-    except RivuletError:
-        return
-    s.engine.windows.learn(found)
-    refresh_model_status(s)
 
 
 async def switch_model(s: ModelNeeds, model: str) -> Result:
