@@ -15,16 +15,15 @@ from textual.widgets import Collapsible, Static
 
 from rivulet.core import items as it
 from rivulet.core.kinds import kind_of
-from rivulet.core.kinds.calls import call_body, output_text, shell_command
+from rivulet.core.kinds.calls import call_body, output_text, patch_text, shell_command
 from rivulet.core.kinds.reasoning import heading_of, reasoning_raw, reasoning_summary
 from rivulet.core.sanitize import sanitize
-from rivulet.core.tools.patch_format import PatchError, PatchParser
 
 from .entry_keys import FocusableEntry
 from .frozen import FrozenMarkdown
 from .hosted_view import citations_text, view_renderable
 from .messages import OpenRawItem
-from .patch_view import patch_text, render_patch
+from .patch_view import committed_patch
 from .segmenter import split_segments
 
 Item = dict[str, Any]
@@ -140,13 +139,7 @@ class ToolCallEntry(TranscriptEntry):
         yield Static(Text.assemble(("⚙ ", "bold"), (call_title(self.item), "bold")), classes="tool-title")
         patch = patch_text(self.item)
         if patch is not None:
-            parser = PatchParser()
-            parser.feed(patch)
-            try:
-                parser.finish()
-            except PatchError:
-                pass  # the errors are drawn with the patch; the tool output says the same
-            yield Static(render_patch(parser, tail=200), classes="tool-args")
+            yield Static(committed_patch(patch), classes="tool-args")
         else:
             body = sanitize(shell_command(self.item) or call_body(self.item))
             if body:

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.theme import Theme
 
 from rivulet.core import items as it
-from rivulet.core.kinds.calls import call_body, output_text, shell_command
+from rivulet.core.kinds.calls import call_body, output_text, patch_text, shell_command
 from rivulet.core.kinds.reasoning import heading_of, reasoning_summary
 from rivulet.core.sanitize import sanitize
 
@@ -21,20 +22,32 @@ from .entries import call_title, user_view
 from .frozen import markdown
 from .hosted_view import citations_text, view_renderable
 from .line_copy import CHROME_META
+from .patch_view import committed_patch
+from .protocol_note import note_text
 
 Item = dict[str, Any]
 ANSWER_PADDING = (0, 1, 0, 2)  # AssistantEntry's (themes/rivulet.tcss): where the live pane drew the text
 
 
-def _bar(text: str, colour: str, style: Style | None = None) -> Text:
-    out = Text()
-    lines = text.splitlines() or [""]
-    for n, line in enumerate(lines):
-        out.append("▌ ", style=Style(color=colour) + CHROME_META)  # not copied with a selection
-        out.append(line, style=style)
-        if n < len(lines) - 1:
-            out.append("\n")
-    return out
+class Barred:
+    """A renderable behind a bar on every row it takes, a wrapped row too, as an entry
+    widget's border-left draws it (a bar put before each line of the text left the rows
+    Rich wrapped without one). The bar is not copied with a selection."""
+
+    def __init__(self, body: RenderableType, colour: str) -> None:
+        self.body, self.colour = body, colour
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        bar = Segment("▌ ", Style(color=self.colour) + CHROME_META)
+        inner = options.update_width(max(1, options.max_width - 2))
+        for line in console.render_lines(self.body, inner, pad=False) or [[]]:
+            yield bar
+            yield from line
+            yield Segment.line()
+
+
+def _bar(text: str, colour: str, style: Style | None = None) -> Barred:
+    return Barred(Text("\n".join(text.splitlines()), style=style or ""), colour)
 
 
 def _muted(theme: Theme) -> Style:
@@ -65,7 +78,8 @@ def reasoning(item: Item, output: Item | None, theme: Theme) -> RenderableType:
 
 def call(item: Item, output: Item | None, theme: Theme) -> RenderableType:
     colour = theme.secondary or theme.primary
-    shown = sanitize(shell_command(item) or call_body(item))
+    patch = patch_text(item)  # a patch as its files and diff, as the live entry draws it
+    shown = "" if patch is not None else sanitize(shell_command(item) or call_body(item))
     if len(shown) > 2000:
         shown = shown[:2000] + f"\n… ({len(shown) - 2000} more characters)"
     out = sanitize(output_text(output)) if output is not None else "(no output)"
@@ -73,7 +87,9 @@ def call(item: Item, output: Item | None, theme: Theme) -> RenderableType:
     if len(lines) > 12:
         out = "\n".join(lines[:12]) + f"\n… ({len(lines) - 12} more lines)"
     parts: list[RenderableType] = [_bar("⚙ " + call_title(item), colour, Style(bold=True))]
-    if shown:
+    if patch is not None:
+        parts.append(Barred(committed_patch(patch), colour))
+    elif shown:
         parts.append(_bar(shown, colour))
     parts.append(_bar("→ " + out, colour, _muted(theme)))
     return Group(*parts)
@@ -92,3 +108,8 @@ def other(item: Item, output: Item | None, theme: Theme) -> RenderableType:
     kind, status = item.get("type"), item.get("status")
     return Text(" • " + " · ".join([sanitize(str(kind))] + ([sanitize(str(status))] if status else [])),
                 style=_muted(theme))
+
+
+def protocol_note(item: Item, output: Item | None, theme: Theme) -> RenderableType:
+    """A protocol note's dim line, where its turn put it (.protocol-note's padding)."""
+    return Padding(note_text(item), (0, 1))

@@ -8,29 +8,13 @@ the patch grows. All text is sanitised: a patch is model output.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from rich.text import Text
 
 from rivulet.core.sanitize import sanitize
-from rivulet.core.tools.patch_format import OpKind, PatchParser
+from rivulet.core.tools.patch_format import OpKind, PatchError, PatchParser
 
 _MARK = {OpKind.ADD: ("A", "green"), OpKind.DELETE: ("D", "red"), OpKind.UPDATE: ("M", "yellow")}
 _LINE = {"+": "green", "-": "red", " ": ""}
-
-
-def patch_text(item: dict[str, Any]) -> str | None:
-    """The patch an apply_patch call carries (custom tool input, or JSON `input`)."""
-    if item.get("name") != "apply_patch":
-        return None
-    if item.get("type") == "custom_tool_call":
-        return str(item.get("input") or "")
-    try:
-        args = json.loads(item.get("arguments") or "{}")
-    except ValueError:
-        return None
-    return str(args.get("input") or "") if isinstance(args, dict) else None
 
 
 def render_patch(parser: PatchParser, tail: int = 40, writing: bool = False) -> Text:
@@ -63,3 +47,13 @@ def render_patch(parser: PatchParser, tail: int = 40, writing: bool = False) -> 
     out.rstrip()
     return out
 
+
+def committed_patch(patch: str, tail: int = 200) -> Text:
+    """A committed call's whole patch as drawn: the live entry's and a frozen (old) one's."""
+    parser = PatchParser()
+    parser.feed(patch)
+    try:
+        parser.finish()
+    except PatchError:
+        pass  # the errors are drawn with the patch; the tool output says the same
+    return render_patch(parser, tail=tail)

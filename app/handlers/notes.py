@@ -18,6 +18,7 @@ from rivulet.core.sanitize import sanitize
 from rivulet.core.server_notes import SeenNotes
 from rivulet.core.turn import bus as b
 from rivulet.core.turn.no_answer import NO_ANSWER
+from rivulet.widgets.protocol_note import ProtocolNote, note_item
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler
@@ -54,9 +55,8 @@ class Notes:
         self._rules_shown.add(note.rule)
         if self.seen is not None and not self.seen.first_time(note.rule):
             return  # shown with this server before: /status and the inspector keep it
-        line = Text(f"protocol note · {note.rule}: {sanitize(note.detail)}  (ctrl+o lists every note)",
-                    style="dim italic")
-        await self.view.transcript.mount(Static(line, classes="protocol-note"))
+        # Frozen with the entries around it, in its turn (widgets/protocol_note.py).
+        await self.view.transcript.mount(ProtocolNote(note_item(note.rule, note.detail)))
 
     async def notice(self, event: b.Notice) -> None:
         self.view.notify(sanitize(event.text), severity="warning", timeout=8, markup=False)

@@ -30,6 +30,22 @@ def call_body(item: Item) -> str:
     return ""
 
 
+def patch_text(item: Item) -> str | None:
+    """The patch an apply_patch call carries, or None for any other call: a custom tool's
+    input, or the `input` field of a function call's JSON arguments (a server that drops
+    custom tools, llama.cpp, is offered apply_patch as a function). The live entry and
+    the frozen (old) one both draw this."""
+    if item.get("name") != "apply_patch":
+        return None
+    if item.get("type") == "custom_tool_call":
+        return str(item.get("input") or "")
+    try:
+        args = json.loads(item.get("arguments") or "{}")
+    except ValueError:
+        return None
+    return str(args.get("input") or "") if isinstance(args, dict) else None
+
+
 def shell_command(item: Item) -> str | None:
     """`$ command` for a call of the shell function tool, else None."""
     if item.get("type") != "function_call" or item.get("name") != "shell":
