@@ -37,11 +37,10 @@ class SubagentEvent(BusEvent):
         `subagent.turn.completed` and so on: a script that ends at the first `turn.completed`
         or fails at an `error` reads its own turn's, never a subagent's. A nested subagent's
         id is its path (`sa-1/sa-2`)."""
-        out = self.event.to_json()
+        out = self.event.to_json()  # (once per relayed delta: kept to a few dict operations)
         if out["type"] in _WHOLE_TURN:
-            out["type"] = f"subagent.{out['type']}"
-        inner = out.get("subagent")
-        out["subagent"] = f"{self.subagent}/{inner}" if isinstance(self.event, SubagentEvent) and inner \
+            out["type"] = "subagent." + out["type"]
+        out["subagent"] = f"{self.subagent}/{out['subagent']}" if type(self.event) is SubagentEvent \
             else self.subagent
         return out
 

@@ -63,7 +63,8 @@ class RelayBus(EventBus):
         self.give_way = parent.give_way
 
     def publish(self, event: BusEvent) -> None:
-        super().publish(event)
+        if self._subs:  # (mostly none: the front ends listen on the parent's bus)
+            super().publish(event)
         self.parent.publish(SubagentEvent(self.subagent, self.call_id, event))
 
 

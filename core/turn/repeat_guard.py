@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 
 from rivulet.core import items as it
 from rivulet.core.errors import RivuletError
@@ -28,25 +27,34 @@ class RepeatedCall(RivuletError):
     kind = "repeated_call"
 
 
-def _key(call: it.Item, output: it.Item) -> str:
-    """The call without its ids, and its output's content: what makes two calls the same."""
-    asked = {k: v for k, v in call.items() if k not in ("id", "call_id", "status")}
+def _asked(call: it.Item) -> str:
+    """The call without its ids: what the model asked for."""
+    return json.dumps({k: v for k, v in call.items() if k not in ("id", "call_id", "status")}, sort_keys=True,
+                      default=str)
+
+
+def _got(output: it.Item) -> str:
+    """The output's content, its durations left out."""
     got = {k: v for k, v in output.items() if k not in ("id", "call_id", "status")}
-    said = _DURATION.sub("#s", json.dumps(got, sort_keys=True, default=str))
-    return json.dumps(asked, sort_keys=True, default=str) + said
+    return _DURATION.sub("#s", json.dumps(got, sort_keys=True, default=str))
 
 
 class RepeatGuard:
-    """One turn's calls and outputs, counted."""
+    """One turn's calls and outputs, counted. An output is read (its durations taken out:
+    a regex over all of it, ~1 ms for 10 kB) only once its call has been asked for
+    REPEATS times: a turn of calls that differ, or one long output, costs one JSON dump."""
 
     def __init__(self) -> None:
-        self._seen: Counter[str] = Counter()
+        self._outputs: dict[str, list[it.Item | str]] = {}  # a call as asked -> its outputs (read: as strings)
 
     def check(self, call: it.Item, output: it.Item) -> None:
         """Count this call; raise RepeatedCall at its REPEATS-th identical run."""
-        key = _key(call, output)
-        self._seen[key] += 1
-        if self._seen[key] >= REPEATS:
+        outputs = self._outputs.setdefault(_asked(call), [])
+        outputs.append(output)
+        if len(outputs) < REPEATS:
+            return
+        outputs[:] = [seen if isinstance(seen, str) else _got(seen) for seen in outputs]  # each read once
+        if outputs.count(outputs[-1]) >= REPEATS:
             name = one_row(str(call.get("name") or it.item_type(call)))[:40]
             raise RepeatedCall(f"stopped: the model repeated the same call {REPEATS} times ({name}, the same "
                                "arguments and the same output); send a message to continue")
