@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.console import Group, RenderableType
 from rich.padding import Padding
-from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.theme import Theme
@@ -18,32 +17,15 @@ from rivulet.core.kinds.calls import call_body, output_text, patch_text, shell_c
 from rivulet.core.kinds.reasoning import heading_of, reasoning_summary
 from rivulet.core.sanitize import sanitize
 
+from .barred import Barred
 from .entries import call_title, user_view
 from .frozen import markdown
 from .hosted_view import citations_text, view_renderable
-from .line_copy import CHROME_META
 from .patch_view import committed_patch
 from .protocol_note import note_text
 
 Item = dict[str, Any]
 ANSWER_PADDING = (0, 1, 0, 2)  # AssistantEntry's (themes/rivulet.tcss): where the live pane drew the text
-
-
-class Barred:
-    """A renderable behind a bar on every row it takes, a wrapped row too, as an entry
-    widget's border-left draws it (a bar put before each line of the text left the rows
-    Rich wrapped without one). The bar is not copied with a selection."""
-
-    def __init__(self, body: RenderableType, colour: str) -> None:
-        self.body, self.colour = body, colour
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        bar = Segment("▌ ", Style(color=self.colour) + CHROME_META)
-        inner = options.update_width(max(1, options.max_width - 2))
-        for line in console.render_lines(self.body, inner, pad=False) or [[]]:
-            yield bar
-            yield from line
-            yield Segment.line()
 
 
 def _bar(text: str, colour: str, style: Style | None = None) -> Barred:

@@ -16,7 +16,6 @@ from collections import deque
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -25,8 +24,8 @@ from textual.widgets import Static
 
 from rivulet.core.sanitize import sanitize
 
+from .barred import Barred
 from .entries import ToolCallEntry, TranscriptEntry
-from .line_copy import CHROME_META
 from .live import LiveMessage, LivePane
 from .messages import OpenRawItem
 
@@ -82,9 +81,8 @@ def result_text(record: Item) -> Text:
 def folded_renderable(record: Item, theme: Theme) -> RenderableType:
     """A folded pane as one renderable: how a frozen (old) one is drawn."""
     colour = theme.accent or theme.primary
-    bar = Style(color=colour) + CHROME_META  # (the bar is not copied with a selection)
     lines = [header_text(record), task_text(record), result_text(record)]
-    return Group(*(Text.assemble(("▌ ", bar), line) for line in lines))
+    return Group(*(Barred(line, colour) for line in lines))  # each line cut as the live pane cuts it
 
 
 def record_text(record: Item) -> str:

@@ -1,0 +1,39 @@
+"""A frozen (old) entry draws its bar on every row, as a live entry's border does: a row
+Rich wrapped too (seen with the real llama-server: the continuation rows had none), and
+a folded subagent pane's lines are cut as the live pane cuts them, not wrapped."""
+
+from __future__ import annotations
+
+import json
+
+from textual.theme import BUILTIN_THEMES
+
+from rivulet.widgets.frozen import render_lines
+from rivulet.widgets.kind_views import entry_renderable
+from rivulet.widgets.subagent_pane import folded_renderable
+
+THEME = BUILTIN_THEMES["textual-dark"]
+TASK = ("In stats.py the function mean() wrongly adds 1. Use apply_patch to change the line "
+        "'return sum(values) / len(values) + 1' to 'return sum(values) / len(values)'.")
+
+
+def rows(renderable, width: int = 60) -> list[str]:
+    return [strip.text for strip in render_lines(renderable, width, THEME)]
+
+
+def test_a_frozen_calls_wrapped_rows_each_have_the_bar():
+    call = {"type": "function_call", "name": "spawn_agent", "call_id": "c1",
+            "arguments": json.dumps({"task": TASK, "name": "apply_patch"})}
+    output = {"type": "function_call_output", "call_id": "c1", "output": "The subagent failed: " + TASK}
+    drawn = rows(entry_renderable(call, output, THEME))
+    assert len(drawn) > 6  # the task and the output wrap at 60 columns
+    assert all(row.startswith("▌ ") for row in drawn), drawn
+
+
+def test_a_frozen_subagent_pane_keeps_one_barred_row_per_line():
+    record = {"type": "subagent", "name": "apply_patch", "task": TASK, "status": "failed",
+              "result": "stopped: the model repeated the same call 3 times (shell, the same arguments and the "
+                        "same output); send a message to continue"}
+    drawn = rows(folded_renderable(record, THEME))
+    assert len(drawn) == 3 and all(row.startswith("▌ ") for row in drawn), drawn
+    assert drawn[1].rstrip().endswith("…")  # cut at the edge, as the live pane's line
