@@ -51,13 +51,15 @@ class DrawnRow:
         self.chars: list[tuple[int, str]] = []  # (cell index in the drawn line, character)
         self.wrapped = self.code = False
         code_cells: set[int] = set()
-        x = 0
+        x = chrome = 0
         for segment in line:
             meta = segment.style.meta if segment.style is not None and has_meta(segment.style) else {}
             if meta.get(WRAP):
                 self.wrapped = True
                 self.chars = []  # the margin before the mark is not the code's
-            elif not meta.get(CHROME):
+            elif meta.get(CHROME):
+                chrome += len(segment.text)
+            else:
                 if meta.get(CODE):
                     self.code = True
                     code_cells.update(range(x, x + len(segment.text)))
@@ -68,7 +70,7 @@ class DrawnRow:
             last = max((i for i, (x, _) in enumerate(self.chars) if x in code_cells), default=len(self.chars) - 1)
             self.chars = self.chars[: last + 1]
         self.text = "".join(c for _, c in self.chars)
-        self.width = x
+        self.width = x - chrome  # what the text could fill (an entry's bar is not room for it)
 
     def between(self, start: int, end: int) -> str:
         return "".join(c for x, c in self.chars if start <= x and (end == -1 or x < end))

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 
+from textual.geometry import Offset
+from textual.selection import Selection
 from textual.theme import BUILTIN_THEMES
 
 from rivulet.widgets.frozen import render_lines
 from rivulet.widgets.kind_views import entry_renderable
+from rivulet.widgets.line_copy import copied_text
 from rivulet.widgets.subagent_pane import folded_renderable
 
 THEME = BUILTIN_THEMES["textual-dark"]
@@ -37,3 +40,17 @@ def test_a_frozen_subagent_pane_keeps_one_barred_row_per_line():
     drawn = rows(folded_renderable(record, THEME))
     assert len(drawn) == 3 and all(row.startswith("▌ ") for row in drawn), drawn
     assert drawn[1].rstrip().endswith("…")  # cut at the edge, as the live pane's line
+
+
+def test_a_frozen_prompt_wrapped_behind_its_bar_copies_as_it_was_written():
+    """The copy joins the rows the wrap broke with a space: the bar on each row is no room
+    for the text, so a break is judged against the width the text had (at some widths
+    a wrapped row's break was taken for the prompt's own line end)."""
+    item = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": TASK}]}
+    wrong = []
+    for width in range(40, 121):
+        lines = render_lines(entry_renderable(item, None, THEME), width, THEME)
+        copied = copied_text(lines, Selection(Offset(0, 0), Offset(width, len(lines))))
+        if copied != TASK:
+            wrong.append((width, copied))
+    assert wrong == []
