@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rivulet.core import items as it
+from rivulet.core.kinds import calls
 from rivulet.core.kinds.registry import kind_of
 
 if TYPE_CHECKING:
@@ -162,13 +163,8 @@ def hosted_status(item: Item) -> str:
 
 
 def patch_text(item: Item) -> str:
-    if "input" in item:
-        return str(item.get("input") or "")
-    try:
-        args = json.loads(str(item.get("arguments") or "{}"))
-    except ValueError:
-        return ""
-    return str(args.get("input") or "") if isinstance(args, dict) else ""
+    """The patch an apply_patch call carries (core/kinds' one reading), "" for none."""
+    return calls.patch_text(item) or ""
 
 
 def patch_diffs(text: str, workspace: Path) -> list[Content]:
