@@ -34,7 +34,7 @@ from .frozen import render_lines
 from .kind_views import entry_renderable
 from .line_copy import copied_text, pointer_bounds, selected
 from .messages import OpenRawItem
-from .protocol_note import NOTE_TYPE
+from .note_line import NOTE_TYPE
 
 KEEP_ENTRIES = 4  # history entries kept as widgets (a turn's worth); older ones are frozen
 FLOOD_ENTRIES = 8  # entries added between two layouts that make a flood (no margin drawn)
@@ -119,7 +119,7 @@ class FrozenEntries(Widget):
         if lines is None:
             _, item, output = self.entries[index]
             width = self._key[0] or 1
-            # A blank line first: the entries' top margin (a protocol note has none).
+            # A blank line first: the entries' top margin (a note has none).
             margin = [] if item.get("type") == NOTE_TYPE else [Strip.blank(width)]
             lines = [*margin, *render_lines(entry_renderable(item, output, self.app.current_theme),
                                             width, self.app.current_theme)]

@@ -21,8 +21,8 @@ from .barred import Barred
 from .entries import call_title, user_view
 from .frozen import markdown
 from .hosted_view import citations_text, view_renderable
+from .note_line import note_text
 from .patch_view import committed_patch
-from .protocol_note import note_text
 
 Item = dict[str, Any]
 ANSWER_PADDING = (0, 1, 0, 2)  # AssistantEntry's (themes/rivulet.tcss): where the live pane drew the text
@@ -92,6 +92,6 @@ def other(item: Item, output: Item | None, theme: Theme) -> RenderableType:
                 style=_muted(theme))
 
 
-def protocol_note(item: Item, output: Item | None, theme: Theme) -> RenderableType:
-    """A protocol note's dim line, where its turn put it (.protocol-note's padding)."""
-    return Padding(note_text(item), (0, 1))
+def note_line(item: Item, output: Item | None, theme: Theme) -> RenderableType:
+    """A note's line, where its turn put it (a protocol note with its stylesheet padding)."""
+    return Padding(note_text(item), (0, 1) if item.get("kind") == "protocol-note" else 0)

@@ -26,7 +26,7 @@ from .entries import (
     ViewEntry,
 )
 from .live import LiveImage, LiveMessage, LiveOther, LivePane, LivePatch, LiveReasoning, LiveToolCall
-from .protocol_note import NOTE_TYPE
+from .note_line import NOTE_TYPE
 from .subagent_pane import SUBAGENT_TYPE, SubagentPane, folded_renderable
 
 Item = dict[str, Any]
@@ -98,5 +98,5 @@ def entry_renderable(item: Item, output: Item | None, theme: Theme) -> Renderabl
     if item.get("type") == SUBAGENT_TYPE:
         return folded_renderable(item, theme)  # a subagent's pane, folded (widgets/subagent_pane.py)
     if item.get("type") == NOTE_TYPE:
-        return fv.protocol_note(item, output, theme)  # the transcript's own note (widgets/protocol_note.py)
+        return fv.note_line(item, output, theme)  # the transcript's own note (widgets/note_line.py)
     return widgets_for(item).frozen(item, output, theme)

@@ -23,7 +23,7 @@ from rivulet.widgets.entries import OtherEntry, ToolCallEntry, TranscriptEntry
 from rivulet.widgets.frozen_entries import FLOOD_ENTRIES, KEEP_ENTRIES, FrozenEntries
 from rivulet.widgets.kind_views import entry_for
 from rivulet.widgets.live import LivePane
-from rivulet.widgets.protocol_note import ProtocolNote
+from rivulet.widgets.note_line import NoteLine
 from rivulet.widgets.subagent_pane import SubagentPane
 
 if TYPE_CHECKING:
@@ -135,15 +135,15 @@ class Commits:
         for entry in self.view.transcript.query_children(ToolCallEntry).filter(".running"):
             entry.remove_class("running")
 
-    def entry_widgets(self) -> list[TranscriptEntry | ProtocolNote]:
+    def entry_widgets(self) -> list[TranscriptEntry | NoteLine]:
         """The entry widgets that may be frozen, oldest first: those above the first running
         subagent's pane (it streams; it and what follows it stay widgets, in order). A
         protocol note is frozen in its place among them."""
-        out: list[TranscriptEntry | ProtocolNote] = []
+        out: list[TranscriptEntry | NoteLine] = []
         for w in self.view.transcript.children:
             if isinstance(w, SubagentPane) and not w.folded:
                 break
-            if isinstance(w, (TranscriptEntry, ProtocolNote)) and not is_pruning(w):
+            if isinstance(w, (TranscriptEntry, NoteLine)) and not is_pruning(w):
                 out.append(w)
         return out
 
@@ -154,7 +154,7 @@ class Commits:
         if len(entries) > KEEP_ENTRIES + FREEZE_SLACK:
             await self.freeze(entries[: len(entries) - KEEP_ENTRIES])
 
-    async def freeze(self, old: list[TranscriptEntry | ProtocolNote]) -> FrozenEntries:
+    async def freeze(self, old: list[TranscriptEntry | NoteLine]) -> FrozenEntries:
         """These entry widgets (the oldest) become data of the frozen block."""
         frozen = await self.frozen_block()
         for widget in old:

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual.widget import Widget
-from textual.widgets import Static
 
 from rivulet.core.errors import RivuletError
 from rivulet.core.hooks.events import HookNote
@@ -18,7 +16,7 @@ from rivulet.core.sanitize import sanitize
 from rivulet.core.server_notes import SeenNotes
 from rivulet.core.turn import bus as b
 from rivulet.core.turn.no_answer import NO_ANSWER
-from rivulet.widgets.protocol_note import ProtocolNote, note_item
+from rivulet.widgets.note_line import NoteLine, line_item, protocol_note_item
 
 if TYPE_CHECKING:
     from rivulet.app.bus_bridge import Handler
@@ -55,8 +53,8 @@ class Notes:
         self._rules_shown.add(note.rule)
         if self.seen is not None and not self.seen.first_time(note.rule):
             return  # shown with this server before: /status and the inspector keep it
-        # Frozen with the entries around it, in its turn (widgets/protocol_note.py).
-        await self.view.transcript.mount(ProtocolNote(note_item(note.rule, note.detail)))
+        # Frozen with the entries around it, in its turn (widgets/note_line.py).
+        await self.view.transcript.mount(NoteLine(protocol_note_item(note.rule, note.detail)))
 
     async def notice(self, event: b.Notice) -> None:
         self.view.notify(sanitize(event.text), severity="warning", timeout=8, markup=False)
@@ -64,7 +62,7 @@ class Notes:
     async def hook_note(self, note: HookNote) -> None:
         """A hook's output (capped) or its one-line failure: dim, in the transcript, never markup."""
         style = "dim italic" if not (note.failed or note.blocked) else "italic"
-        await self.view.transcript.mount(Static(Text(sanitize(note.line()), style=style), classes="hook-note"))
+        await self.view.transcript.mount(NoteLine(line_item("hook-note", note.line(), style)))  # (frozen in place)
 
     async def retrying(self, event: b.Retrying) -> None:
         self.server_errors.append(event.error)
@@ -85,7 +83,7 @@ class Notes:
         is opened, and a line under it says that no answer came."""
         if not event.no_answer:
             return
-        line = Static(Text(f"⚠ {sanitize(event.no_answer)}", style="italic"), classes="no-answer")
+        line = NoteLine(line_item("no-answer", f"⚠ {event.no_answer}", "italic"))
         await self.view.transcript.mount(line, after=self._open_last_thought())
 
     def _open_last_thought(self) -> Widget | None:

@@ -38,3 +38,27 @@ async def test_a_hook_note_is_shown_dim_and_as_plain_text(tmp_path):
         assert "\x1b" not in shown  # the escape made visible, not sent to the terminal
         assert "dim" in str(note.content.style)
     assert (ws / "ended").read_text() == "down\n"
+
+
+@pytest.mark.pilot
+async def test_a_hook_note_stays_in_its_turn_when_the_turn_is_frozen(tmp_path):
+    """Old entries are frozen into lines: a hook's note goes with its turn's entries
+    (it stayed a widget below the frozen block, under later turns)."""
+    from helpers.tui import follow_up_payloads, settled
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    hooks = [{"event": "turn_start", "command": ["sh", "-c", 'echo "note of turn $(ls | wc -l)"; touch t$(ls | wc -l)']}]
+    s = settings(model="gpt-5.1-codex", hooks=hooks, sandbox="off", hooks_sandbox="off")
+    server = GatedServer(*[follow_up_payloads(f"Answer {n}.", f"r{n}") for n in range(1, 6)])
+    app = RivuletApp(s, server.transport(), tool_settings=ToolSettings(workspace=ws), remember_theme=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for turn in range(1, 6):
+            await pilot.press(*f"question {turn}", "enter")
+            await until(pilot, lambda turn=turn: app.conversation.turns == turn and settled(app), f"turn {turn}")
+        frozen = app._transcript.frozen
+        assert frozen is not None and frozen.entries, "the first turns are frozen"
+        texts = [str(i.get("text") or "") or (i.get("content") or [{}])[0].get("text", "")
+                 for _, i, _ in frozen.entries]
+        second = next(n for n, t in enumerate(texts) if "note of turn 1" in t)  # turn 2's, at its start
+        assert texts.index("question 1") < second < texts.index("question 2"), texts
