@@ -158,7 +158,7 @@ class Commits:
         """These entry widgets (the oldest) become data of the frozen block."""
         frozen = await self.frozen_block()
         for widget in old:
-            frozen.add(widget.item_id, widget.item, getattr(widget, "output", None))
+            frozen.add(widget.item_id, widget.item, widget.output)
         if old:
             await self.settle(self.view.transcript.remove_children(old))
         return frozen
