@@ -10,7 +10,8 @@ answer. Each answer is written in paced chunks, so the 4 streams really interlea
 front end is subscribed as `exec --json` is (every event encoded as its JSON line, not
 printed), so the relayed events cost what they cost a front end. CPU is the event loop
 thread's own (`time.thread_time`: the server's threads are left out); medians of the
-repetitions, the two turns alternated.
+repetitions, the two turns alternated, after a warm-up turn and the start-up heap frozen
+as the chat and `rivulet acp` freeze it (app/gc_pacing.py).
 
 Run: .venv/bin/python benchmarks/subagent_bench.py [--deltas N] [--repeat R]
 Not a test and not in CI: the numbers depend on the machine and its load.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import statistics
 import tempfile
@@ -160,6 +162,11 @@ def main() -> int:
     events = {}
     with tempfile.TemporaryDirectory() as tmp:
         asyncio.run(one_turn(server.base_url, Path(tmp), "one conversation"))  # warm: imports, first connect
+        # As the chat and `rivulet acp` do once start-up is over (app/gc_pacing.py): what it left
+        # alive is never walked again, so a full collection's pause does not land at random in
+        # one turn or the other (without it, one turn's CPU varied by a third between runs).
+        gc.collect()
+        gc.freeze()
         for _ in range(args.repeat):
             cpu, events["one"], answer = asyncio.run(one_turn(server.base_url, Path(tmp), "one conversation"))
             assert answer and answer.startswith("w0 "), answer
