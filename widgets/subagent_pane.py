@@ -113,6 +113,8 @@ class SubagentPane(TranscriptEntry):
     SubagentPane .subagent-activity { color: $text-muted; text-style: italic; height: auto; }
     SubagentPane .live { max-height: 6; overflow-y: hidden; }
     SubagentPane .subagent-task { color: $text-muted; }
+    /* One row each, cut with "…" as the frozen pane's (Text's own no_wrap is not a Static's). */
+    SubagentPane .subagent-task, SubagentPane .subagent-result { text-wrap: nowrap; text-overflow: ellipsis; }
     SubagentPane.folded .subagent-result { color: $text-muted; }
     """
 

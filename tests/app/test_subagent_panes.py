@@ -432,3 +432,15 @@ async def test_the_status_line_counts_the_subagents_running():
         await until(pilot, lambda: "1 subagent running" in str(status.render()), "one running")
         app.bridge.publish(SubagentEnded("sa-2", "call_2", "failed", None, "no", None, None))
         await until(pilot, lambda: "running" not in str(status.render()), "none running")
+
+
+async def test_a_folded_panes_task_and_result_are_one_row_each_at_80_columns():
+    app = make_app(GatedServer([]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        first, _ = await two_running(app, pilot)
+        long = "a first line far longer than the pane is wide, " * 4
+        app.bridge.publish(SubagentEnded("sa-1", "call_1", "completed", long, None, None, None))
+        await until(pilot, lambda: first.folded, "folded")
+        await pilot.pause()
+        result = first.query_one(".subagent-result", Static)
+        assert result.region.height == 1 and drawn(app, result).rstrip().endswith("…")
