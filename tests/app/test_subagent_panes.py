@@ -13,7 +13,7 @@ from helpers.tui import GatedServer, make_app, until
 from textual.widgets import DataTable, Static
 
 from rivulet.core.subagents.events import SubagentEnded, SubagentEvent, SubagentStarted
-from rivulet.core.tools.approval import ApprovalRequest
+from rivulet.core.tools.approval import ApprovalRequest, Decision
 from rivulet.core.tools.approval_event import ApprovalRequested
 from rivulet.core.turn import bus as b
 from rivulet.widgets.dialogs import ApprovalScreen
@@ -444,3 +444,25 @@ async def test_a_folded_panes_task_and_result_are_one_row_each_at_80_columns():
         await pilot.pause()
         result = first.query_one(".subagent-result", Static)
         assert result.region.height == 1 and drawn(app, result).rstrip().endswith("…")
+
+
+async def test_two_questions_asked_at_once_are_shown_one_after_the_other_in_the_order_asked():
+    """Two subagents ask at once: one dialog at a time, the first asked first; a dialog
+    pushed over another would take the keys meant for the one below it."""
+    app = make_app(GatedServer([]))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        loop = asyncio.get_running_loop()
+        first, second = loop.create_future(), loop.create_future()
+        app.bridge.publish(ApprovalRequested("approval-1", ApprovalRequest("shell", "c1", "make a"), first, "one"))
+        app.bridge.publish(ApprovalRequested("approval-2", ApprovalRequest("shell", "c2", "make b"), second, "two"))
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the first dialog")
+        await pilot.pause()
+        assert app.screen.subagent == "one" and sum(isinstance(s, ApprovalScreen) for s in app.screen_stack) == 1
+        await pilot.press("y")
+        await until(pilot, lambda: first.done() and isinstance(app.screen, ApprovalScreen)
+                    and app.screen.subagent == "two", "the second dialog, after the first answer")
+        await pilot.press("n")
+        await until(pilot, second.done, "the second answer")
+        assert (first.result(), second.result()) == (Decision.YES, Decision.NO)
+        assert not isinstance(app.screen, ApprovalScreen)
