@@ -221,6 +221,7 @@ class Engine:
         tools.checkpoints, tools.turn_lock = parent.checkpoints, parent.turn_lock
         tools.share_guard(parent)  # commands at once: each protected change asked about once
         tools.hooks, tools.editor_files = parent.hooks, parent.editor_files
+        tools.turn_diff = parent.turn_diff  # one diff of the turn (/diff, ctrl+t): the subagents' patches in it
         child = Conversation(settings, self._child_transport(), bus, tools=ChildTools(tools), windows=self.windows,
                              project=self.conversation.project)
         child.agents = self._subagents(child, depth + 1)

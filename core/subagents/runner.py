@@ -23,7 +23,7 @@ from rivulet.core import items as it
 from rivulet.core.errors import RivuletError
 from rivulet.core.subagents.events import SubagentEnded, SubagentEvent, SubagentStarted
 from rivulet.core.subagents.tool import SPEC, AgentCall, capped, is_agent_call, output, read_call
-from rivulet.core.turn.bus import BusEvent, EventBus
+from rivulet.core.turn.bus import BusEvent, EventBus, TurnDiffUpdated
 from rivulet.core.turn.tool_api import StopTurn
 
 if TYPE_CHECKING:
@@ -65,7 +65,10 @@ class RelayBus(EventBus):
     def publish(self, event: BusEvent) -> None:
         if self._subs:  # (mostly none: the front ends listen on the parent's bus)
             super().publish(event)
-        self.parent.publish(SubagentEvent(self.subagent, self.call_id, event))
+        if isinstance(event, TurnDiffUpdated):  # the whole turn's diff (shared): the turn's own event, once
+            self.parent.publish(event)
+        else:
+            self.parent.publish(SubagentEvent(self.subagent, self.call_id, event))
 
 
 class Spent:

@@ -19,7 +19,7 @@ from rivulet.core.subagents.events import SubagentEnded, SubagentEvent, Subagent
 from rivulet.core.tools.approval import Decision
 from rivulet.core.tools.approval_event import ApprovalRequested
 from rivulet.core.tools.router import ToolSettings
-from rivulet.core.turn.bus import BusEvent, EventBus, ItemCompleted, ToolOutputDelta
+from rivulet.core.turn.bus import BusEvent, EventBus, ItemCompleted, ToolOutputDelta, TurnDiffUpdated
 
 PROMPT = "split the work"
 
@@ -332,3 +332,27 @@ async def test_how_each_subagent_ended_is_in_the_session_for_a_resume(tmp_path):
     failed = resumed_record(calls["call_a"], None, session.subagent_items["call_a"], session.subagents["call_a"],
                             session.subagent_ends["call_a"])
     assert failed["status"] == "failed" and "the model broke" in failed["result"]
+
+
+async def test_the_turns_diff_holds_what_its_subagents_patched(tmp_path):
+    """/diff and ctrl+t show the turn's whole diff: a subagent's patch is in it, and the
+    parent's bus says so unwrapped (before: only the parent's own patches)."""
+    from helpers.calls import custom_call, custom_call_events
+    from helpers.streams import body, completed, created
+
+    patch = "*** Begin Patch\n*** Add File: made.txt\n+by a subagent\n*** End Patch\n"
+    server = AgentServer({
+        PROMPT: [fn_call_response("r1", spawn("call_a", "patch it")), answer("r2", "patched")],
+        "patch it": [body([created("ra1"), *custom_call_events("fa", "call_p", "apply_patch", patch),
+                           completed([custom_call("fa", "call_p", "apply_patch", patch)], "ra1")]),
+                     answer("ra2", "done")],
+    })
+    engine = _engine(tmp_path, server, approval="never-ask", sandbox="off")
+    diffs: list[TurnDiffUpdated] = []
+    engine.bus.subscribe(diffs.append, TurnDiffUpdated)
+    await asyncio.wait_for(engine.submit(PROMPT), 30)
+    await engine.bus.drain()
+    await engine.aclose()
+    assert (tmp_path / "ws" / "made.txt").read_text() == "by a subagent\n"
+    assert diffs and "+by a subagent" in diffs[-1].diff and diffs[-1].files == 1
+    assert "+by a subagent" in engine.agent_tools.turn_diff.unified()
