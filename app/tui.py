@@ -100,6 +100,8 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, KeyActions, App[Non
         replay: str | None = None, prompt_history: PromptHistory | None = None,
         images: list[Attachment] | None = None, view: Peek | None = None, boot: Callable[[], Ready] | None = None,
     ) -> None:
+        # The bridge first: Textual's App posts messages while it is made (post_message below).
+        self.bus, self.bridge = (bus := b.EventBus()), BusBridge(self, bus)  # (a turn gives way to a key through it)
         super().__init__()
         tui_start.patch_textual()  # pastes never become keys; removed widgets' lines are freed
         # The crash report may quote model or server text: plain, sanitised, redacted.
@@ -117,7 +119,6 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, KeyActions, App[Non
         self.frame_interval = frame_interval or (1 / settings.stream_fps if settings is not None else None)
         self.turn_worker: Worker[None] | None = None
         self.themes_ready = False  # from on_mount on, a theme change is the user's, and remembered
-        self.bus = b.EventBus()
         self.windows: ModelWindows | None = None  # what the server's /models said of context windows
         self.shell_context = ShellContext()  # what `!cmd`s printed, for the next message
         self.chat: ChatView = chat_view_for(self)  # what the handlers see of the chat
@@ -126,7 +127,6 @@ class RivuletApp(PhaseProperties, AttachAndEdit, SafeNotify, KeyActions, App[Non
         self.commits = Commits(self.chat, self.live_panes)
         self.turn_status = TurnStatus(self.chat)
         self.notes, self.subagents = Notes(self.chat), Subagents(self.chat, self.live_panes, self.commits)
-        self.bridge = BusBridge(self, self.bus)  # (the turn's reader gives way to a key through it)
         self.sending = ChatSending(self)  # how a typed message becomes a turn
         self.queue = MessageQueue(self.chat, self.sending)  # messages typed while a turn runs: queued or steered
         families = (self.live_panes, self.commits, self.turn_status, self.notes, Approvals(self.chat), self.queue,

@@ -42,9 +42,8 @@ def noting_input(app: RivuletApp, event: events.Event) -> Iterator[None]:
 def noting_post(app: RivuletApp, message: Message) -> None:
     """A key or paste posted to the app from the terminal (not one bubbling back up): the
     batch under way stops at its next event, so that the key is handled next."""
-    bridge = getattr(app, "bridge", None)  # (none yet while Textual's App is made)
-    if bridge is not None and isinstance(message, (events.Key, events.Paste)) and not message.is_forwarded:
-        bridge.key_posted()
+    if isinstance(message, (events.Key, events.Paste)) and not message.is_forwarded:
+        app.bridge.key_posted()
 
 
 async def hold(app: RivuletApp, event: events.Event) -> bool:
