@@ -1,7 +1,8 @@
 """A subagent's tool router: the agent tools, made for it (its bus, its labelled
 approvals), in the parent's turn. Its turn is no turn of the workspace's own: the parent's
-checkpoint takes what its tools change, and the parent's turn ends it, so the child's end
-lets nothing go (neither the checkpoint nor the turn lock)."""
+checkpoint and diff take what its tools change, and the parent's turn starts and ends
+them, so the child's start resets nothing and its end lets nothing go (neither the
+checkpoint nor the turn lock)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ class ChildTools:
         return await self.tools.run(call)
 
     def start_turn(self) -> None:
-        self.tools.start_turn()  # (its own diff of the turn; the checkpoint is the parent turn's)
+        pass  # the turn's diff and checkpoint are the parent turn's (a reset here wiped its diff)
 
     def end_turn(self, turn_id: int) -> None:
         pass  # the parent's turn ends the checkpoint and lets the turn lock go

@@ -335,17 +335,21 @@ async def test_how_each_subagent_ended_is_in_the_session_for_a_resume(tmp_path):
 
 
 async def test_the_turns_diff_holds_what_its_subagents_patched(tmp_path):
-    """/diff and ctrl+t show the turn's whole diff: a subagent's patch is in it, and the
-    parent's bus says so unwrapped (before: only the parent's own patches)."""
+    """/diff and ctrl+t show the turn's whole diff: the parent's patch and a subagent's made
+    after it are both in it (a subagent's start never resets it), and the parent's bus says
+    so unwrapped (before: only the parent's own patches)."""
     from helpers.calls import custom_call, custom_call_events
     from helpers.streams import body, completed, created
 
-    patch = "*** Begin Patch\n*** Add File: made.txt\n+by a subagent\n*** End Patch\n"
+    def patching(rid: str, call_id: str, name: str, text: str) -> bytes:
+        patch = f"*** Begin Patch\n*** Add File: {name}\n+{text}\n*** End Patch\n"
+        return body([created(rid), *custom_call_events(f"f{rid}", call_id, "apply_patch", patch),
+                     completed([custom_call(f"f{rid}", call_id, "apply_patch", patch)], rid)])
+
     server = AgentServer({
-        PROMPT: [fn_call_response("r1", spawn("call_a", "patch it")), answer("r2", "patched")],
-        "patch it": [body([created("ra1"), *custom_call_events("fa", "call_p", "apply_patch", patch),
-                           completed([custom_call("fa", "call_p", "apply_patch", patch)], "ra1")]),
-                     answer("ra2", "done")],
+        PROMPT: [patching("r0", "call_own", "own.txt", "by the parent"),
+                 fn_call_response("r1", spawn("call_a", "patch it")), answer("r2", "patched")],
+        "patch it": [patching("ra1", "call_p", "made.txt", "by a subagent"), answer("ra2", "done")],
     })
     engine = _engine(tmp_path, server, approval="never-ask", sandbox="off")
     diffs: list[TurnDiffUpdated] = []
@@ -354,5 +358,6 @@ async def test_the_turns_diff_holds_what_its_subagents_patched(tmp_path):
     await engine.bus.drain()
     await engine.aclose()
     assert (tmp_path / "ws" / "made.txt").read_text() == "by a subagent\n"
-    assert diffs and "+by a subagent" in diffs[-1].diff and diffs[-1].files == 1
-    assert "+by a subagent" in engine.agent_tools.turn_diff.unified()
+    assert diffs and "+by a subagent" in diffs[-1].diff and "+by the parent" in diffs[-1].diff
+    assert diffs[-1].files == 2
+    assert "+by the parent" in engine.agent_tools.turn_diff.unified()
