@@ -463,15 +463,14 @@ class Conversation:
                 if (stop_found := stopped_subagent()) is not None:
                     return stop_at(*stop_found)
                 commit_ready()
-            while pending := [task for n, task in spawned.items() if n >= done and not task.done()]:
-                await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            while True:  # the subagents left, as each ends
                 if (stop_found := stopped_subagent()) is not None:
                     return stop_at(*stop_found)
                 commit_ready()
-            if (stop_found := stopped_subagent()) is not None:
-                return stop_at(*stop_found)
-            commit_ready()
-            return None
+                pending = [task for n, task in spawned.items() if n >= done and not task.done()]
+                if not pending:
+                    return None
+                await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
         finally:
             running = [task for task in spawned.values() if not task.done()]
             for task in running:
