@@ -199,6 +199,13 @@ def one_row(text: str) -> str:
     return sanitize(text).translate(_ROW)
 
 
+def short_row(text: str, limit: int) -> str:
+    """Untrusted text as one short row (a name, a task, a first line): sanitised, its
+    whitespace runs one space, cut at `limit` characters with "…" as the last."""
+    row = " ".join(sanitize(text).split())
+    return row if len(row) <= limit else row[:limit - 1] + "…"
+
+
 def reveal(text: str) -> tuple[str, list[str]]:
     """(text with every control and hidden character shown, what kinds were found).
     Newlines stay newlines; a lone or paired CR shows as ␍ (it can hide a line's start)."""

@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from rivulet.core.sanitize import sanitize
+from rivulet.core.sanitize import sanitize, short_row
 from rivulet.core.tools.approval import ApprovalRequest
 from rivulet.core.tools.approval_text import number_lines, question
 
@@ -52,9 +52,7 @@ def numbered(text: str) -> Text:
 
 def subagent_label(name: str) -> Text:
     """Who asks: "agent 'tests' asks:" (the name is the model's: sanitised, one line, cut)."""
-    shown = " ".join(sanitize(name).split())
-    shown = shown if len(shown) <= 60 else shown[:59] + "…"
-    return Text.assemble(("agent ", "bold"), (f"'{shown}'", "bold reverse"), (" asks:", "bold"))
+    return Text.assemble(("agent ", "bold"), (f"'{short_row(name, 60)}'", "bold reverse"), (" asks:", "bold"))
 
 
 class ApprovalScreen(GatedQuestion):

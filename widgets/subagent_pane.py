@@ -22,7 +22,7 @@ from textual.containers import Vertical
 from textual.theme import Theme
 from textual.widgets import Static
 
-from rivulet.core.sanitize import sanitize
+from rivulet.core.sanitize import sanitize, short_row
 
 from .barred import Barred
 from .entries import ToolCallEntry, TranscriptEntry
@@ -40,10 +40,7 @@ def pane_key(call_id: str) -> str:
     return KEY_PREFIX + call_id
 
 
-def one_line(text: str, limit: int = 200) -> str:
-    """Model text as one short line: sanitised, whitespace runs made one space, cut."""
-    line = " ".join(sanitize(text).split())
-    return line if len(line) <= limit else line[:limit - 1] + "…"
+ROW = 200  # characters of a task, a result or an activity line kept (the pane cuts at its edge)
 
 
 def subagent_record(subagent: str, call_id: str, name: str, task: str) -> Item:
@@ -57,8 +54,8 @@ def header_text(record: Item) -> Text:
     status = str(record.get("status") or "running")
     tokens = int(record.get("tokens") or 0)
     style = {"failed": "bold red", "cancelled": "bold yellow", "completed": "bold green"}.get(status, "bold")
-    out = Text.assemble(("◆ agent ", "bold"), (f"'{one_line(str(record.get('name') or ''), 60)}'", "bold"),
-                        (" · ", ""), (STATUS_WORDS.get(status, one_line(status, 20)), style))
+    out = Text.assemble(("◆ agent ", "bold"), (f"'{short_row(str(record.get('name') or ''), 60)}'", "bold"),
+                        (" · ", ""), (STATUS_WORDS.get(status, short_row(status, 20)), style))
     if tokens:
         out.append(f" · {tokens:,} tokens")
     return out
@@ -66,14 +63,14 @@ def header_text(record: Item) -> Text:
 
 def task_text(record: Item) -> Text:
     """The task in one line (cut at the pane's edge)."""
-    return Text("task: " + one_line(str(record.get("task") or "")), no_wrap=True, overflow="ellipsis")
+    return Text("task: " + short_row(str(record.get("task") or ""), ROW), no_wrap=True, overflow="ellipsis")
 
 
 def result_text(record: Item) -> Text:
     """The folded pane's one line: its answer's first line, or why it failed."""
     result = str(record.get("result") or "")
     first = next((line for line in result.splitlines() if line.strip()), "")
-    shown = one_line(first) if first else "(no answer)"
+    shown = short_row(first, ROW) if first else "(no answer)"
     style = "red" if record.get("status") == "failed" else ""
     return Text("→ " + shown, style=style, no_wrap=True, overflow="ellipsis")
 
@@ -187,7 +184,7 @@ class SubagentPane(TranscriptEntry):
         """What it is doing besides streaming an item: a tool's output, a retry, a notice."""
         lines = [line for line in sanitize(text).splitlines() if line.strip()]
         if lines:
-            self._activity.update(Text(one_line(lines[-1]), no_wrap=True, overflow="ellipsis"))
+            self._activity.update(Text(short_row(lines[-1], ROW), no_wrap=True, overflow="ellipsis"))
             self._activity.display = True
 
     def add_tokens(self, tokens: int) -> None:
