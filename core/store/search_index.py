@@ -443,14 +443,10 @@ def _rows(data: bytes, offset: int, state: _FileState) -> Iterator[_Row]:
             state.cwd = str(record.get("cwd") or "")
         elif kind == "turn" and record.get("event") == "started" and isinstance(record.get("turn_id"), int):
             state.turn = record["turn_id"]
-        elif kind == "item" and isinstance(record.get("item"), dict):
+        elif kind in ("item", "subagent_item") and isinstance(record.get("item"), dict):  # a subagent's: in its turn
             key = record.get("key")
-            if isinstance(key, str) and key.startswith("user-") and key[5:].isdigit():
+            if kind == "item" and isinstance(key, str) and key.startswith("user-") and key[5:].isdigit():
                 state.turn = int(key[5:])  # (files with no turn records: the user message's key)
-            row = _row(record["item"], state.turn, float(when), line_at, -1)
-            if row is not None:
-                yield row
-        elif kind == "subagent_item" and isinstance(record.get("item"), dict):  # found with its parent's turn
             row = _row(record["item"], state.turn, float(when), line_at, -1)
             if row is not None:
                 yield row
