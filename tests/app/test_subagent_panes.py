@@ -147,7 +147,8 @@ async def test_an_approval_from_a_subagent_says_which_one_asks():
         decision = asyncio.get_running_loop().create_future()
         request = ApprovalRequest("shell", "c1", "rm -rf build")
         app.bridge.publish(ApprovalRequested("approval-1", request, decision, "[b]tests[/b]\x1b[31m"))
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query("#approval-subagent"),
+                    "the dialog, composed")
         label = app.screen.query_one("#approval-subagent", Static)
         assert str(label.render()) == "agent '[b]tests[/b]␛[31m' asks:"  # literal, controls made visible
         await pilot.press("n")
@@ -176,7 +177,8 @@ async def test_an_approval_from_the_conversation_names_no_subagent():
         await pilot.pause()
         decision = asyncio.get_running_loop().create_future()
         app.bridge.publish(ApprovalRequested("approval-1", ApprovalRequest("shell", "c1", "ls"), decision))
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the dialog")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query("#approval-hint"),
+                    "the dialog, composed")
         assert not app.screen.query("#approval-subagent")
 
 
@@ -328,7 +330,8 @@ async def test_a_real_subagents_approval_is_labelled_and_its_answer_reaches_it(t
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()
         app.run_turn("make it")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the subagent's question")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query("#approval-subagent"),
+                    "the subagent's question, composed")
         assert str(app.screen.query_one("#approval-subagent", Static).render()) == "agent 'maker' asks:"
         await pilot.press("y")
         await until(pilot, lambda: app._status.state == "idle" and "done" in screen_text(app), "the answer")
