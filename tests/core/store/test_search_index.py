@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -83,9 +84,12 @@ def test_each_kind_gives_what_it_shows_with_its_turn_and_name(tmp_path):
 
 
 def test_sessions_newest_first_one_hit_each_and_a_workspace_filter(tmp_path):
-    old = session(tmp_path, "tell me about otters", "more otters", at=1000.0)
-    new = session(tmp_path, "otters again", cwd="/elsewhere", at=2000.0)
-    session(tmp_path, "nothing to see", at=3000.0)
+    # A session's last activity orders them: its items' times, set past every session's start
+    # (at 1000.0 and 2000.0 the start times, made in the same second, decided: a tie, once).
+    now = time.time()
+    old = session(tmp_path, "tell me about otters", "more otters", at=now + 1000.0)
+    new = session(tmp_path, "otters again", cwd="/elsewhere", at=now + 2000.0)
+    session(tmp_path, "nothing to see", at=now + 3000.0)
     with SearchIndex(tmp_path) as index:
         index.update()
         hits = index.search("otters")
